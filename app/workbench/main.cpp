@@ -1,0 +1,2 @@
+// The mkb-workbench entry point (being written).
+int main() { return 0; }

@@ -1,0 +1,57 @@
+// The grader's verdict on one evaluation of a kernel.py, as plain data (DESIGN §5.1-5.3).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace mkb {
+
+struct QuantMetrics {
+    double cosine = 0;
+    double relativeL1 = 0;
+    double rmse = 0;
+    bool passed = false;
+};
+
+struct Roofline {
+    double bytes = 0;                       // compulsory traffic: all inputs and outputs
+    double flops = 0;                       // from the FLOP counter on reference, or MKB_META
+    std::optional<double> achievedGBps;     // over the kernel's median time
+    std::optional<double> achievedTflops;
+    std::optional<double> iou;              // achieved bandwidth / measured peak bandwidth
+    std::optional<double> mfu;              // achieved FLOP/s / measured peak for the dominant dtype
+};
+
+struct Verdict {
+    // The four MetaKernelBench rewards; all 0 on failure.
+    bool imported = false;
+    bool correct = false;
+    bool passed = false;
+    double speedupVsEager = 0;
+
+    std::string stage;                 // the stage evaluation ended in: "done", "load", "import", "correctness", ...
+    bool infrastructureError = false;  // true when the grader itself failed (not the candidate's fault)
+    bool timedOut = false;             // the evaluation bound was hit
+    std::string error;                 // one-line failure reason, empty on success
+
+    int correctDraws = 0;
+    int totalDraws = 0;
+    std::string mismatch;              // the first mismatch in words
+
+    bool compliant = false;
+    std::string complianceRule;        // the rule that failed, empty when compliant
+
+    std::optional<double> kernelMedianMs;
+    std::optional<double> eagerMedianMs;
+    std::optional<double> kernelIqrMs;
+    bool throttled = false;            // some timing samples were taken while the SM clock was throttled
+
+    std::optional<bool> outliersCorrect;  // outlier draws, reported separately
+    std::optional<QuantMetrics> quant;
+    std::optional<Roofline> roofline;
+
+    double evalSeconds = 0;
+    std::string json;                  // the full verdict JSON exactly as the grader wrote it
+};
+
+} // namespace mkb
