@@ -1,0 +1,155 @@
+// The project store: one SQLite file per project holding devices, models, problems, invocations, trials,
+// submissions, final verdicts, skills and annotations (DESIGN §9), with versioned forward migrations.
+//
+// Layout decisions worth knowing when reading the file directly (handle()):
+// - trials keep the problem's suite/number/slug/family/fingerprint as columns, so a trial survives problem edits;
+// - final verdicts live in their own table `final_verdicts` (one row per trial), with the same verdict columns as
+//   `submissions`; the grader's full JSON is kept verbatim in `verdict_json`;
+// - a skill is one row of `skills` per trial that wrote one; annotations point at skills;
+// - only one live (archived = 0) trial per (model, suite, problem number, replicate, arm), enforced by a partial
+//   unique index; redone trials are archived, never deleted.
+// A Store is used from one thread at a time; open one Store per thread or process (WAL lets them share the file).
+#pragma once
+
+#include "core/records/problem.h"
+#include "core/records/store_records.h"
+#include "core/records/trial.h"
+#include "core/records/verdict.h"
+#include "core/util/result.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct sqlite3;
+
+namespace mkb {
+
+enum class OpenMode {
+    CreateIfMissing, // create the file (and its parent folders) when absent; a 0-byte file is initialised too
+    MustExist,       // fail with a clear error when the file does not exist
+};
+
+/// Which trials loadTrials returns.
+struct TrialFilter {
+    std::optional<std::string> model; // only this model's trials (by name)
+    std::optional<std::string> suite; // only this suite's trials
+    bool includeArchived = false;     // archived (redone) trials too
+};
+
+/// How an attempt ended: everything finishTrial writes in one transaction.
+struct TrialOutcome {
+    TrialStatus status = TrialStatus::Finished;
+    std::optional<Verdict> verdict; // the final fresh evaluation; stored in final_verdicts
+    Usage usage;
+    std::string error;
+    std::optional<std::string> skillText; // the SKILL.md the attempt wrote; stored in skills with its SHA-256
+    bool timedOut = false;
+    bool skipped = false;
+    std::string finishedAt; // ISO 8601 UTC; the current time when empty
+};
+
+/// What `mkb db info` prints.
+struct StoreInfo {
+    std::filesystem::path path;
+    int schemaVersion = 0;       // the file's version after opening (equals latestSchemaVersion())
+    int migratedFromVersion = 0; // the version the file had before this open (0 = newly created)
+    std::uintmax_t fileSizeBytes = 0;
+    std::string journalMode;                                     // "wal"
+    std::vector<std::pair<std::string, std::int64_t>> rowCounts; // table name -> rows, in schema order
+    std::int64_t liveTrials = 0;
+    std::int64_t archivedTrials = 0;
+};
+
+class Store {
+public:
+    /// Opens (and when needed creates and migrates forward) the store at path. WAL, foreign keys on, 5 s busy
+    /// timeout. Never overwrites a file it cannot recognise: not SQLite, truncated, failing its integrity check,
+    /// another application's database, or a schema newer than this build are each a one-line error naming the file.
+    static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path,
+                                               OpenMode mode = OpenMode::CreateIfMissing);
+
+    /// Reads the schema version of an existing store without changing it (for `mkb db migrate` and `db info`).
+    /// 0 means an empty file. Errors like open().
+    static Result<int> fileSchemaVersion(const std::filesystem::path& path);
+
+    /// The schema version this build writes.
+    static int latestSchemaVersion();
+    /// PRAGMA application_id of every workbench store ('MKBW').
+    static constexpr std::int32_t kApplicationId = 0x4D4B4257;
+
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    const std::filesystem::path& path() const;
+    /// The schema version the file had before this open; 0 when this open created it.
+    int migratedFromVersion() const;
+    /// The raw connection for bulk readers (read-only use, please).
+    sqlite3* handle();
+
+    /// Runs work inside one SQLite transaction (a savepoint when nested); rolls back when work returns an error.
+    Status transaction(const std::function<Status()>& work);
+
+    // Problems: every distinct fingerprint of a problem is kept (unique per suite, number, fingerprint).
+    Result<std::int64_t> upsertProblem(const Problem& problem);
+    /// Every stored version of every problem (source text included), ordered by suite, number, first seen.
+    Result<std::vector<Problem>> problems();
+
+    // Devices, keyed by UUID.
+    Result<std::int64_t> saveDevice(const DeviceRecord& device);
+    Result<std::vector<DeviceRecord>> devices();
+
+    // Models, keyed by name. ensureModel returns the existing id (updating driver/settings) or inserts one.
+    Result<std::int64_t> ensureModel(const std::string& name, const std::string& driver,
+                                     const std::string& settingsJson);
+    Result<std::vector<ModelRecord>> models();
+
+    // Invocations.
+    Result<std::int64_t> beginInvocation(const InvocationRecord& invocation);
+    Status finishInvocation(std::int64_t invocationId, const std::string& finishedAt = {});
+    Result<std::vector<InvocationRecord>> invocations();
+
+    // Trials.
+    /// Inserts a live trial (status running unless the record says otherwise) and returns its id. The model is
+    /// created (driver "") when not yet in the store. Fails when a live trial already holds the same
+    /// (model, suite, problem number, replicate, arm): archive that one first.
+    Result<std::int64_t> insertTrial(const TrialRecord& trial);
+    Status updateTrialStatus(std::int64_t trialId, TrialStatus status, const std::string& error = {});
+    /// Writes status, verdict, usage, error, skill, flags and finish time in one transaction. Refuses a trial that
+    /// already holds a final verdict or is archived.
+    Status finishTrial(std::int64_t trialId, const TrialOutcome& outcome);
+    /// Marks a trial archived (kept forever, no longer live), so a new trial may take its place.
+    Status archiveTrial(std::int64_t trialId);
+    /// Trials with finalVerdict and skillText filled, ordered by id; a single query.
+    Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {});
+    Result<TrialRecord> loadTrial(std::int64_t trialId);
+
+    // Submissions (feedback evaluations during an attempt).
+    Result<std::int64_t> addSubmission(const SubmissionRecord& submission);
+    Result<std::vector<SubmissionRecord>> submissions(std::int64_t trialId);
+
+    // Skills and annotations.
+    Result<std::optional<SkillRecord>> skillOfTrial(std::int64_t trialId);
+    Result<std::int64_t> addAnnotation(const AnnotationRecord& annotation);
+    Result<std::vector<AnnotationRecord>> annotations(std::int64_t skillId);
+    Status deleteAnnotation(std::int64_t annotationId);
+
+    // Housekeeping.
+    Result<StoreInfo> info();
+    /// PRAGMA integrity_check plus a foreign key check; returns the problems found (empty when healthy).
+    Result<std::vector<std::string>> integrityCheck();
+
+    struct Impl;
+
+private:
+    explicit Store(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace mkb
