@@ -51,6 +51,7 @@ struct Verdict {
     std::optional<Roofline> roofline;
 
     double evalSeconds = 0;
+    std::string deviceName; // the GPU the evaluation ran on, as the grader named it; "" when unknown
     std::string json;                  // the full verdict JSON exactly as the grader wrote it
 };
 
