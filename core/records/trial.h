@@ -74,6 +74,7 @@ struct TrialRecord {
     std::string startedAt;
     std::string finishedAt;
     std::int64_t invocationId = 0;
+    std::string origin; // empty for our own runs; "mkb-import:<sha256 of the imported record>" for imported trials
 };
 
 } // namespace mkb
