@@ -17,17 +17,26 @@ struct CatalogIssue {
 };
 
 struct Catalog {
-    std::vector<Problem> problems;     // sorted by number
-    std::vector<CatalogIssue> issues;  // every malformed file; loading went on past each
+    std::vector<Problem> problems;    // sorted by number
+    std::vector<CatalogIssue> issues; // every malformed file; loading went on past each
 
     const Problem* findByNumber(int number) const;
-    /// Accepts "7", "07", "p07", "07_slug", "family/07_slug", "family/07_slug.py" or a path to the file.
+    /// Accepts "7", "07", "p07", "07_slug", "family/07_slug", "family/07_slug.py" or a path to the file;
+    /// a bare slug ("paged_gqa_decode") is accepted too when exactly one problem has it.
     const Problem* find(const std::string& nameOrNumber) const;
-    /// Problems whose name ("family/NN_slug"), code ("pNN") or family matches a shell glob.
+    /// Problems whose name ("family/NN_slug"), code ("pNN"), file stem ("NN_slug") or family matches a shell glob.
     std::vector<const Problem*> select(const std::string& glob) const;
 };
 
-/// Scans each suite root; never throws; malformed files become issues.
+/// Scans each suite root; never throws; malformed files become issues. A file with any issue (including one whose
+/// number is also used by another file: both are reported and neither is loaded) is not a problem of the catalog.
 Catalog loadCatalog(const std::vector<std::filesystem::path>& suiteRoots);
+
+/// The DSL ids that have a shipped solution for the problem: files `<family>/_solutions/<NN>_<slug>.<dsl>.py`
+/// beside it, sorted.
+std::vector<std::string> solutionDsls(const Problem& problem);
+
+/// The path a solution for the problem and DSL has (whether or not it exists).
+std::filesystem::path solutionPath(const Problem& problem, const std::string& dslId);
 
 } // namespace mkb

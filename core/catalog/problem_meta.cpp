@@ -1,0 +1,123 @@
+// Validation and reading of MKB_META: tags, quant thresholds, outlier settings and roofline overrides.
+#include "core/catalog/problem_meta.h"
+
+#include <algorithm>
+
+namespace mkb {
+namespace {
+
+std::string at(int line, const std::string& message) {
+    return "line " + std::to_string(line) + ": " + message;
+}
+
+void readQuant(const nlohmann::json& value, int line, ProblemMeta& meta, std::vector<std::string>& problems) {
+    if (value.is_boolean() || value.is_null()) {
+        if (value.is_boolean() && value.get<bool>()) {
+            meta.quant = QuantThresholds{};
+        }
+        return;
+    }
+    if (!value.is_object()) {
+        problems.push_back(at(line, "'quant' must be True, False or a dict of min_cosine/max_relative_l1/max_rmse"));
+        return;
+    }
+    QuantThresholds thresholds;
+    for (const auto& [key, threshold] : value.items()) {
+        double* target = key == "min_cosine"        ? &thresholds.minCosine
+                         : key == "max_relative_l1" ? &thresholds.maxRelativeL1
+                         : key == "max_rmse"        ? &thresholds.maxRmse
+                                                    : nullptr;
+        if (!target) {
+            problems.push_back(
+                at(line, "unknown key 'quant." + key + "' (known: min_cosine, max_relative_l1, max_rmse)"));
+            continue;
+        }
+        if (!threshold.is_number() || threshold.get<double>() < 0) {
+            problems.push_back(at(line, "'quant." + key + "' must be a non-negative number"));
+            continue;
+        }
+        *target = threshold.get<double>();
+    }
+    if (thresholds.minCosine > 1.0) {
+        problems.push_back(at(line, "'quant.min_cosine' must be at most 1"));
+    }
+    meta.quant = thresholds;
+}
+
+void readOutliers(const nlohmann::json& value, int line, ProblemMeta& meta, std::vector<std::string>& problems) {
+    if (value.is_boolean() || (value.is_string() && value.get<std::string>() == "off")) {
+        meta.outliersJson = value.dump();
+        return;
+    }
+    if (!value.is_object()) {
+        problems.push_back(at(line, "'outliers' must be False, \"off\", True or a dict like "
+                                    "{\"inputs\": [0, 2], \"p\": 0.001, \"scale\": 50}"));
+        return;
+    }
+    for (const auto& [key, setting] : value.items()) {
+        if (key == "inputs") {
+            bool good = setting.is_array() && std::all_of(setting.begin(), setting.end(), [](const nlohmann::json& i) {
+                            return i.is_number_integer() && i.get<long long>() >= 0;
+                        });
+            if (!good) {
+                problems.push_back(at(line, "'outliers.inputs' must be a list of input positions (0, 1, ...)"));
+            }
+        } else if (key == "p") {
+            if (!setting.is_number() || setting.get<double>() <= 0 || setting.get<double>() > 1) {
+                problems.push_back(at(line, "'outliers.p' must be a fraction in (0, 1]"));
+            }
+        } else if (key == "scale") {
+            if (!setting.is_number() || setting.get<double>() <= 0) {
+                problems.push_back(at(line, "'outliers.scale' must be a positive number"));
+            }
+        } else {
+            problems.push_back(at(line, "unknown key 'outliers." + key + "' (known: inputs, p, scale)"));
+        }
+    }
+    meta.outliersJson = value.dump();
+}
+
+} // namespace
+
+const std::vector<std::string>& knownMetaKeys() {
+    static const std::vector<std::string> keys = {"tags", "quant", "outliers", "flops", "bytes"};
+    return keys;
+}
+
+std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, ProblemMeta& meta) {
+    std::vector<std::string> problems;
+    if (!value.is_object()) {
+        problems.push_back(at(line, "must be a dict, e.g. {\"tags\": [\"reduction\"]}"));
+        return problems;
+    }
+    for (const auto& [key, entry] : value.items()) {
+        if (key == "tags") {
+            if (!entry.is_array() ||
+                !std::all_of(entry.begin(), entry.end(), [](const nlohmann::json& t) { return t.is_string(); })) {
+                problems.push_back(at(line, "'tags' must be a list of strings"));
+                continue;
+            }
+            for (const nlohmann::json& tag : entry) {
+                meta.tags.push_back(tag.get<std::string>());
+            }
+        } else if (key == "quant") {
+            readQuant(entry, line, meta, problems);
+        } else if (key == "outliers") {
+            readOutliers(entry, line, meta, problems);
+        } else if (key == "flops" || key == "bytes") {
+            if (entry.is_null()) {
+                continue;
+            }
+            if (!entry.is_number() || entry.get<double>() < 0) {
+                problems.push_back(at(line, "'" + key + "' must be a non-negative number"));
+                continue;
+            }
+            (key == "flops" ? meta.flops : meta.bytes) = entry.get<double>();
+        } else {
+            problems.push_back(at(line, "unknown key '" + key + "' (known: tags, quant, outliers, flops, bytes)"));
+        }
+    }
+    return problems;
+}
+
+} // namespace mkb

@@ -1,0 +1,20 @@
+// Turning a problem's MKB_META literal (as JSON) into ProblemMeta, with every wrong key or value named.
+#pragma once
+
+#include "core/records/problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mkb {
+
+/// The keys MKB_META may hold.
+const std::vector<std::string>& knownMetaKeys();
+
+/// Fills `meta` from the MKB_META value; returns one "line N: ..." text per problem (empty when all is well).
+/// `line` is the line of the MKB_META assignment, used in the messages.
+std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, ProblemMeta& meta);
+
+} // namespace mkb
