@@ -1,0 +1,7 @@
+"""Entry point for `python -m mkbgrader`."""
+
+import sys
+
+from mkbgrader.cli import main
+
+sys.exit(main(sys.argv[1:]))

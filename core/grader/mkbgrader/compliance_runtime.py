@@ -1,0 +1,197 @@
+"""Runtime compliance in the evaluation child: forbidden calls, launch observation and output dependence, tampering.
+
+Output dependence (DSL launch → returned output) is checked by a probe run: `solve` is called once more on a
+fresh clone of a correctness draw's inputs while every observed launch is followed by a device-wide sync and a
+comparison of each tensor argument with its value before the launch. Arguments the launch changed are then
+poisoned (floats → NaN, integers → bitwise not, booleans → not). If every returned output is bit-identical to the
+normal run, no returned output depends on what the DSL kernels wrote, so the launches were decoration (e.g. the
+eager result returned and the kernel's result discarded). Limits, stated honestly: an eager result routed through
+a DSL copy kernel does depend on the launch and passes this check; nondeterministic kernels always pass it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import threading
+from typing import Any, Callable, Optional
+
+import torch
+
+from mkbgrader import draws
+
+
+class ComplianceViolation(BaseException):
+    """Raised from a guard; a BaseException so `except Exception` in a candidate does not swallow it."""
+
+    def __init__(self, rule: str, detail: str) -> None:
+        super().__init__(f"{rule}: {detail}")
+        self.rule = rule
+        self.detail = detail
+
+
+def _library_prefixes() -> tuple[str, ...]:
+    """Installed packages (site-packages, dist-packages) and the grader's own folder."""
+    paths = sysconfig.get_paths()
+    prefixes = {paths.get(k, "") for k in ("purelib", "platlib")}
+    prefixes.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    prefixes.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return tuple(os.path.realpath(p) + os.sep for p in prefixes if p)
+
+
+def _stdlib_prefixes() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k))
+
+
+class RuntimeGuard:
+    """Wraps forbidden entry points; records the first violation; tracks launches per solve call."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.violation: Optional[ComplianceViolation] = None
+        self.launches = 0
+        self.probing = False
+        self.input_storages: set[int] = set()
+        self._restore: list[tuple[Any, str, Any]] = []
+        self._libraries = _library_prefixes()
+        self._stdlib = _stdlib_prefixes()
+        self._sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+        self.tamper_watch: list[tuple[Any, str, Any]] = []
+
+    # ----- forbidden calls -------------------------------------------------------------------------------
+    def _from_candidate(self) -> bool:
+        """True when the first frame outside the standard library (below the guard) is not a library's."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            raw = frame.f_code.co_filename
+            filename = raw if raw.startswith("<") else os.path.realpath(raw)
+            in_library = filename.startswith(self._libraries)
+            if raw.startswith("<frozen") or (filename.startswith(self._stdlib) and not in_library):
+                frame = frame.f_back
+                continue
+            return not in_library
+        return False
+
+    def violate(self, rule: str, detail: str) -> ComplianceViolation:
+        violation = ComplianceViolation(rule, detail)
+        if self.violation is None:
+            self.violation = violation
+        return violation
+
+    def _forbid(self, owner: Any, name: str, rule: str, what: str, always: bool = False) -> None:
+        original = getattr(owner, name, None)
+        if original is None:
+            return
+        guard_self = self
+
+        def guard(*args: Any, **kwargs: Any) -> Any:
+            if always or guard_self._from_candidate():
+                raise guard_self.violate(rule, f"the kernel called {what}, which is forbidden")
+            return original(*args, **kwargs)
+
+        guard.__name__ = getattr(original, "__name__", name)
+        setattr(owner, name, guard)
+        self._restore.append((owner, name, original))
+        self.tamper_watch.append((owner, name, guard))
+
+    def install(self, problem_module: Any) -> None:
+        import ctypes
+        import subprocess
+
+        self._forbid(torch, "compile", "torch_compile", "torch.compile") if hasattr(torch, "compile") else None
+        self._forbid(torch.jit, "script", "torch_jit", "torch.jit.script")
+        self._forbid(torch.jit, "trace", "torch_jit", "torch.jit.trace")
+        for name in ("CUDAGraph", "graph", "make_graphed_callables", "graphs"):
+            if hasattr(torch.cuda, name) and name != "graphs":
+                self._forbid(torch.cuda, name, "cuda_graph", f"torch.cuda.{name}")
+        for name in ("CDLL", "PyDLL", "cast", "memmove", "memset", "string_at"):
+            self._forbid(ctypes, name, "ctypes", f"ctypes.{name}")
+        self._forbid(ctypes.cdll, "LoadLibrary", "ctypes", "ctypes.cdll.LoadLibrary")
+        self._forbid(subprocess, "Popen", "subprocess", "subprocess.Popen")
+        for name in ("system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe", "execl",
+                     "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe", "spawnl",
+                     "posix_spawn", "posix_spawnp", "_exit", "kill", "killpg", "setsid", "setpgid"):
+            if hasattr(os, name):
+                rule = "exit" if name == "_exit" else "subprocess"
+                self._forbid(os, name, rule, f"os.{name}")
+        for name in ("reference", "make_inputs"):
+            if hasattr(problem_module, name):
+                self._forbid(problem_module, name, "calls_reference", f"the problem's {name}()", always=True)
+
+    # ----- launches -------------------------------------------------------------------------------------
+    def launch(self, args: Any, run: Callable[[], Any]) -> Any:
+        """Called by a DSL adapter for every kernel launch it observes."""
+        self.launches += 1
+        if not self.probing:
+            return run()
+        tensors = [t for t in draws.tensors_in(list(args)) if isinstance(t, torch.Tensor)]
+        before = [t.detach().clone() for t in tensors]
+        result = run()
+        self._sync()
+        for tensor, old in zip(tensors, before):
+            if not _bitwise_equal(tensor, old):
+                _poison(tensor)
+        return result
+
+    # ----- tampering ------------------------------------------------------------------------------------
+    def watch(self, owner: Any, name: str) -> None:
+        if hasattr(owner, name):
+            self.tamper_watch.append((owner, name, getattr(owner, name)))
+
+    def watch_defaults(self, grader_modules: list[Any]) -> None:
+        import time
+
+        for name in ("perf_counter", "perf_counter_ns", "time", "monotonic", "sleep"):
+            self.watch(time, name)
+        for name in ("synchronize", "Event", "current_stream", "Stream", "set_stream", "stream"):
+            self.watch(torch.cuda, name)
+        for name in ("record", "elapsed_time", "synchronize", "query", "wait"):
+            self.watch(torch.cuda.Event, name)
+        for name in ("manual_seed", "equal", "isfinite", "isnan", "where", "empty", "zeros_like"):
+            self.watch(torch, name)
+        for name in ("clone", "to", "abs", "max", "sum", "item", "copy_", "__eq__", "__ne__", "__sub__", "cpu"):
+            self.watch(torch.Tensor, name)
+        for module in grader_modules:
+            for name, value in list(vars(module).items()):
+                if callable(value) and not name.startswith("__"):
+                    self.watch(module, name)
+
+    def tampered(self) -> str:
+        for owner, name, expected in self.tamper_watch:
+            if getattr(owner, name, None) is not expected:
+                owner_name = getattr(owner, "__name__", type(owner).__name__)
+                return f"{owner_name}.{name} was replaced during the evaluation"
+        return ""
+
+    def thread_count(self) -> int:
+        return threading.active_count()
+
+
+def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+    return torch.equal(a, b)
+
+
+def _poison(tensor: torch.Tensor) -> None:
+    with torch.no_grad():
+        if tensor.is_floating_point() or tensor.is_complex():
+            tensor.fill_(float("nan"))
+        elif tensor.dtype == torch.bool:
+            tensor.logical_not_()
+        else:
+            tensor.bitwise_not_()
+
+
+def outputs_identical(first: Any, second: Any) -> bool:
+    """Bitwise equality of two output trees (NaN equals NaN), used by the output-dependence probe."""
+    a, b = draws.tensors_in(first), draws.tensors_in(second)
+    if len(a) != len(b):
+        return False
+    if not a:
+        return first == second
+    return all(_bitwise_equal(x, y) for x, y in zip(a, b))

@@ -1,0 +1,88 @@
+"""Seeds and input drawing: fresh unpredictable seeds, inputs drawn on the grader's device, clones and snapshots."""
+
+from __future__ import annotations
+
+import inspect
+import secrets
+from typing import Any, Callable
+
+import torch
+
+
+def fresh_seed() -> int:
+    """An unpredictable seed from the OS entropy pool (a candidate cannot guess the next draw)."""
+    return secrets.randbits(63)
+
+
+def accepts_device(make_inputs: Callable[..., Any]) -> bool:
+    try:
+        return "device" in inspect.signature(make_inputs).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def draw_inputs(make_inputs: Callable[..., Any], device: str, seed: int) -> list:
+    """Seeds torch's RNG, then calls make_inputs(device=...) when it takes one, else make_inputs()."""
+    torch.manual_seed(seed)
+    inputs = make_inputs(device=device) if accepts_device(make_inputs) else make_inputs()
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"make_inputs() returned a {type(inputs).__name__}, not a list")
+    return list(inputs)
+
+
+def clone_tree(value: Any) -> Any:
+    """A deep copy of tensors inside lists/tuples/dicts (fresh storage, same values)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, list):
+        return [clone_tree(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(clone_tree(v) for v in value)
+    if isinstance(value, dict):
+        return {k: clone_tree(v) for k, v in value.items()}
+    return value
+
+
+def promote_to_float64(value: Any) -> Any:
+    """The anchor's inputs: float32/float16/bfloat16 tensors promoted to float64, everything else cloned."""
+    if isinstance(value, torch.Tensor):
+        if value.dtype in (torch.float32, torch.float16, torch.bfloat16):
+            return value.detach().to(torch.float64)
+        return value.detach().clone()
+    if isinstance(value, list):
+        return [promote_to_float64(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(promote_to_float64(v) for v in value)
+    if isinstance(value, dict):
+        return {k: promote_to_float64(v) for k, v in value.items()}
+    return value
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in tensors_in(v)]
+    return []
+
+
+def mutation_note(before: list, after: list) -> str:
+    """Empty when `after` holds the same values as the snapshot `before`; else which input changed, in words."""
+    for i, (b, a) in enumerate(zip(before, after)):
+        for j, (tb, ta) in enumerate(zip(tensors_in(b), tensors_in(a))):
+            if tb.shape != ta.shape or tb.dtype != ta.dtype:
+                return f"input {i} changed shape or dtype during solve"
+            same = torch.equal(tb, ta) or (tb.is_floating_point() and bool(
+                ((tb == ta) | (torch.isnan(tb) & torch.isnan(ta))).all()))
+            if not same:
+                where = f"input {i}" + (f" (tensor {j})" if not isinstance(b, torch.Tensor) else "")
+                return f"solve modified {where} in place; inputs must be left unchanged"
+        if not isinstance(b, torch.Tensor) and not tensors_in(b) and b != a:
+            return f"solve modified input {i} in place; inputs must be left unchanged"
+    return ""
+
+
+def total_bytes(value: Any) -> int:
+    return sum(t.numel() * t.element_size() for t in tensors_in(value))

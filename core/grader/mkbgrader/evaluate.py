@@ -1,0 +1,286 @@
+"""The evaluation child's work: load, import, correctness, outliers, warm-up, timing, re-check, roofline.
+
+Runs only inside the forked child. It reports raw numbers and notes through `send`; the parent judges them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import sys
+import threading
+from typing import Any, Callable, Optional
+
+import torch
+
+from mkbgrader import compare, compliance_runtime, contract, draws, outliers, quant, roofline, timing
+from mkbgrader.compliance_runtime import ComplianceViolation
+from mkbgrader.dsls import adapter_for
+from mkbgrader.settings import Settings
+
+Send = Callable[[dict], None]
+
+
+class StageFailure(Exception):
+    def __init__(self, message: str, infrastructure: bool = False) -> None:
+        super().__init__(message)
+        self.infrastructure = infrastructure
+
+
+def one_line(error: BaseException, limit: int = 400) -> str:
+    text = str(error).strip().splitlines()
+    message = f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+def set_reference_numerics() -> None:
+    """TF32 off, no reduced-precision reductions, float32 matmul precision "highest" (only attributes that exist)."""
+    matmul = torch.backends.cuda.matmul
+    for name in ("allow_tf32", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+        try:  # torch.backends.cuda.matmul raises AssertionError (not AttributeError) for unknown names
+            setattr(matmul, name, False)
+        except (AssertionError, AttributeError):
+            pass
+    if hasattr(torch.backends.cudnn, "allow_tf32"):
+        torch.backends.cudnn.allow_tf32 = False
+    if hasattr(torch, "set_float32_matmul_precision"):
+        torch.set_float32_matmul_precision("highest")
+
+
+def load_module(path: str, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Evaluation:
+    def __init__(self, request: dict, settings: Settings, send: Send) -> None:
+        self.request = request
+        self.settings = settings
+        self.send = send
+        self.device: str = request.get("device") or "cpu"
+        self.stage = "load"
+        self.imported = False
+
+    def enter(self, stage: str) -> None:
+        self.stage = stage
+        self.send({"t": "stage", "stage": stage})
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except ComplianceViolation as violation:
+            self.send({"t": "error", "stage": self.stage, "rule": violation.rule, "message": violation.detail,
+                       "infrastructure": False, "imported": self.imported})
+        except StageFailure as failure:
+            self.send({"t": "error", "stage": self.stage, "message": str(failure),
+                       "infrastructure": failure.infrastructure, "imported": self.imported})
+        except BaseException as error:  # the grader's own bug: an infrastructure error, never a crash
+            self.send({"t": "error", "stage": self.stage, "message": "grader error: " + one_line(error),
+                       "infrastructure": True, "imported": self.imported})
+        self.send({"t": "final"})
+
+    # ----- stages ------------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        self.enter("load")
+        set_reference_numerics()
+        if self.device.startswith("cuda"):
+            if not torch.cuda.is_available():
+                raise StageFailure(f"device {self.device} requested but torch sees no CUDA device", True)
+            torch.cuda.set_device(torch.device(self.device))
+        try:
+            problem = load_module(self.request["problem"], "mkb_problem")
+        except BaseException as error:
+            raise StageFailure(f"problem {self.request['problem']} failed to load: {one_line(error)}", True)
+        self.reference = getattr(problem, "reference", None)
+        self.make_inputs = getattr(problem, "make_inputs", None)
+        if not callable(self.reference) or not callable(self.make_inputs):
+            raise StageFailure(f"problem {self.request['problem']} lacks reference() or make_inputs()", True)
+        meta = dict(getattr(problem, "MKB_META", {}) or {})
+        meta.update(self.request.get("problem_meta") or {})
+        self.meta = meta
+        self.send({"t": "meta", "meta": meta})
+        self.quant_thresholds = quant.thresholds_from_meta(meta)
+
+        adapter = adapter_for(self.request.get("dsl", ""), self.request.get("dsl_descriptor") or {})
+        self.enter("import")
+        missing = adapter.prepare()
+        if missing:
+            raise StageFailure(missing, False)
+        self.guard = compliance_runtime.RuntimeGuard(self.device)
+        self.guard.install(problem)
+        watched = adapter.observe(self.guard)
+        self.guard.watch_defaults([compare, contract, draws, timing, compliance_runtime])
+        for owner, name in watched:
+            self.guard.watch(owner, name)
+        self.clock = timing.Clock(self.device, self.settings.kernel_only_timing)
+        self.sampler = timing.ClockSampler(self.device)
+        self.sync = torch.cuda.synchronize if self.device.startswith("cuda") else (lambda: None)
+        self.threads_before = threading.active_count()
+        self.dsl = adapter.name
+        try:
+            kernel_dir = os.path.dirname(os.path.abspath(self.request["kernel"]))
+            sys.path.insert(0, kernel_dir)
+            candidate = load_module(self.request["kernel"], "kernel")
+        except ComplianceViolation:
+            raise
+        except SystemExit:
+            raise self.guard.violate("exit", "kernel.py called sys.exit while being imported")
+        except BaseException as error:
+            raise StageFailure(f"kernel.py failed to import: {one_line(error)}")
+        self.solve = getattr(candidate, "solve", None)
+        if not callable(self.solve):
+            raise StageFailure("kernel.py defines no callable solve(*inputs)")
+        self.imported = True
+        self.send({"t": "imported"})
+
+        self.enter("correctness")
+        all_correct = True
+        for index in range(self.settings.correctness_draws):
+            ok = self._check_draw("correctness", index, outlier_seed=None, probe_dependence=(index == 0))
+            all_correct = all_correct and ok
+        positions = outliers.outlier_inputs_allowed(meta, 0)
+        if self.settings.outliers and positions is not None and self.settings.outlier_draws > 0:
+            self.enter("outliers")
+            for index in range(self.settings.outlier_draws):
+                self._check_draw("outliers", index, outlier_seed=draws.fresh_seed(), probe_dependence=False)
+        if not all_correct:
+            return
+        self._time()
+        self.enter("roofline")
+        self._roofline()
+        self.enter("done")
+
+    def call_solve(self, inputs: list) -> Any:
+        """One solve call with every runtime rule checked afterwards."""
+        guard = self.guard
+        guard.launches = 0
+        try:
+            with torch.no_grad():
+                output = self.solve(*inputs)
+            self.sync()
+        except ComplianceViolation:
+            raise
+        except SystemExit:
+            raise guard.violate("exit", "solve called sys.exit; it must return its outputs")
+        except BaseException as error:
+            if guard.violation is not None:
+                raise guard.violation
+            raise StageFailure(f"solve raised {one_line(error)}")
+        if guard.violation is not None:
+            raise guard.violation
+        tampered = guard.tampered()
+        if tampered:
+            raise guard.violate("tampering", tampered)
+        if guard.launches == 0 and not guard.probing:
+            raise guard.violate("no_launch", f"a solve call made no {self.dsl} kernel launch")
+        if threading.active_count() > self.threads_before:
+            raise guard.violate("threads", "solve left background threads running")
+        return output
+
+    def _reference_pair(self, inputs: list) -> tuple[Any, Any]:
+        try:
+            with torch.no_grad():
+                reference = self.reference(*draws.clone_tree(inputs))
+                anchor = self.reference(*draws.promote_to_float64(inputs))
+        except BaseException as error:
+            raise StageFailure(f"the problem's reference failed: {one_line(error)}", True)
+        return reference, anchor
+
+    def _draw(self, seed: int) -> list:
+        try:
+            return draws.draw_inputs(self.make_inputs, self.device, seed)
+        except BaseException as error:
+            raise StageFailure(f"the problem's make_inputs failed: {one_line(error)}", True)
+
+    def _check_draw(self, phase: str, index: int, outlier_seed: Optional[int], probe_dependence: bool) -> bool:
+        seed = draws.fresh_seed()
+        inputs = self._draw(seed)
+        if outlier_seed is not None:
+            positions = outliers.outlier_inputs_allowed(self.meta, len(inputs)) or []
+            outliers.inject_outliers(inputs, positions, self.settings.outlier_p, self.settings.outlier_scale,
+                                     outlier_seed)
+        given = draws.clone_tree(inputs)
+        output = self.call_solve(given)
+        launches = self.guard.launches
+        mutation = draws.mutation_note(inputs, given)
+        reference, anchor = self._reference_pair(inputs)
+        leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
+        self.send({"t": "draw", "phase": phase, "index": index, "leaves": leaves, "mutation": mutation,
+                   "launches": launches})
+        if mutation and phase == "correctness":
+            raise StageFailure(f"draw {index + 1}: {mutation}")
+        if probe_dependence:
+            self.guard.probing = True
+            try:
+                probed = self.call_solve(draws.clone_tree(inputs))
+            finally:
+                self.guard.probing = False
+            if compliance_runtime.outputs_identical(output, probed):
+                raise self.guard.violate("launch_unused", f"no returned output depends on what the {self.dsl} "
+                                         "kernels wrote (poisoning their results changed nothing)")
+        return not mutation and all(compare.leaf_passes(leaf, self.quant_thresholds) for leaf in leaves)
+
+    def _time(self) -> None:
+        settings = self.settings
+        self.enter("warmup")
+        for _ in range(settings.warmup_draws):
+            seed = draws.fresh_seed()
+            self.call_solve(self._draw(seed))
+            with torch.no_grad():
+                self.reference(*self._draw(seed))
+        self.enter("timing")
+        recheck = set(random.SystemRandom().sample(range(settings.timing_draws), settings.recheck_draws))
+        kernel_ms: list[float] = []
+        eager_ms: list[float] = []
+        clocks: list[Optional[float]] = []
+        throttled: list[bool] = []
+        rechecked: list[tuple[int, list, Any]] = []
+        for index in range(settings.timing_draws):
+            seed = draws.fresh_seed()
+            inputs = self._draw(seed)
+            kept = draws.clone_tree(inputs) if index in recheck else None
+            elapsed, output = self.clock.time_call(lambda: self.call_solve(inputs))
+            kernel_ms.append(elapsed)
+            clock, slow = self.sampler.sample()
+            clocks.append(clock)
+            throttled.append(slow)
+            if kept is not None:
+                rechecked.append((index, kept, output))
+            eager_inputs = self._draw(seed)
+            with torch.no_grad():
+                elapsed, _ = self.clock.time_call(lambda: self.reference(*eager_inputs))
+            eager_ms.append(elapsed)
+        self.send({"t": "timings", "kernel_ms": kernel_ms, "eager_ms": eager_ms, "clock_mhz": clocks,
+                   "throttled": throttled, "kernel_only": settings.kernel_only_timing,
+                   "persisting_l2_reset": self.clock.persisting_reset is not None})
+        self.enter("recheck")
+        for index, kept, output in rechecked:
+            reference, anchor = self._reference_pair(kept)
+            leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
+            self.send({"t": "draw", "phase": "recheck", "index": index, "leaves": leaves, "mutation": "",
+                       "launches": 1})
+        self.last_inputs = self._draw(draws.fresh_seed())
+
+    def _roofline(self) -> None:
+        inputs = self.last_inputs
+        with torch.no_grad():
+            outputs = self.reference(*draws.clone_tree(inputs))
+        bytes_moved = self.meta.get("bytes") or draws.total_bytes(inputs) + draws.total_bytes(outputs)
+        flops = self.meta.get("flops")
+        if flops is None:
+            try:
+                flops = roofline.count_flops(self.reference, draws.clone_tree(inputs))
+            except Exception:
+                flops = None
+        self.send({"t": "roofline", "bytes": bytes_moved, "flops": flops,
+                   "dtype": roofline.dominant_dtype(draws.tensors_in(inputs))})
+
+
+def evaluate(request: dict, settings: Settings, send: Send) -> None:
+    Evaluation(request, settings, send).run()

@@ -1,0 +1,62 @@
+"""One evaluation from the parent's side: static check in-process, then the forked child, then the verdict."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Optional
+
+from mkbgrader import compliance_static, sandbox, verdict
+from mkbgrader.settings import Settings
+
+
+def _cpu_memory_limit() -> Optional[int]:
+    """On CPU evaluations the address space is capped at 3/4 of RAM (CUDA needs unlimited address space)."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        return int(pages * page_size * 3 // 4)
+    except (ValueError, OSError):
+        return None
+
+
+def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
+    """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises)."""
+    started = time.monotonic()
+    kernel_path = str(request.get("kernel", ""))
+    problem_path = str(request.get("problem", ""))
+    if not os.path.isfile(problem_path):
+        result = verdict.empty_verdict()
+        return verdict._fail(result, "load", f"problem file {problem_path} does not exist", infrastructure=True)
+    if on_stage:
+        on_stage("static_check")
+    try:
+        with open(kernel_path, "rb") as handle:
+            raw = handle.read(settings.max_kernel_bytes + 1)
+    except OSError as error:
+        result = verdict.empty_verdict()
+        return verdict._fail(result, "static_check", f"cannot read kernel {kernel_path}: {error.strerror}")
+    size = os.path.getsize(kernel_path)
+    source = raw.decode("utf-8", "replace") if size <= settings.max_kernel_bytes else ""
+    finding = compliance_static.check_source(source, request.get("dsl_descriptor") or {}, settings.max_kernel_bytes) \
+        if size <= settings.max_kernel_bytes else \
+        compliance_static.StaticFinding("size", f"kernel.py is {size} bytes; the limit is {settings.max_kernel_bytes}")
+    if finding is not None:
+        return verdict.static_failure(finding.rule, finding.detail, round(time.monotonic() - started, 3))
+
+    def work(send: Callable[[dict], None]) -> None:
+        from mkbgrader import evaluate
+
+        evaluate.evaluate(request, settings, send)
+
+    def on_message(message: dict) -> None:
+        if on_stage and message.get("t") == "stage":
+            on_stage(str(message.get("stage")))
+
+    device = str(request.get("device") or "cpu")
+    memory_limit = _cpu_memory_limit() if device == "cpu" else None
+    outcome = sandbox.run_in_child(work, settings.timeout_s, settings.log_cap_bytes, on_message, memory_limit)
+    meta = dict(request.get("problem_meta") or {})
+    for message in outcome.messages:
+        if message.get("t") == "meta" and isinstance(message.get("meta"), dict):
+            meta = {**message["meta"], **meta}
+    return verdict.build(outcome, settings, request.get("peaks"), meta)

@@ -1,0 +1,50 @@
+"""Roofline figures (DESIGN §5.3): compulsory bytes, FLOPs, achieved rates and IOU/MFU against measured peaks."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+
+def count_flops(reference: Callable[..., Any], inputs: list) -> Optional[float]:
+    """FLOPs of one reference call via torch.utils.flop_counter (absent in torch 1.13: then None)."""
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError:
+        return None
+    mode = FlopCounterMode(display=False)
+    with mode:
+        reference(*inputs)
+    total = mode.get_total_flops()
+    return float(total) if total else None
+
+
+def dominant_dtype(tensors: list) -> str:
+    """The float dtype holding the most input bytes, named as in the probe's tflops table."""
+    sizes: dict[str, int] = {}
+    for t in tensors:
+        if t.is_floating_point():
+            name = str(t.dtype).replace("torch.", "")
+            sizes[name] = sizes.get(name, 0) + t.numel() * t.element_size()
+    return max(sizes, key=lambda k: sizes[k]) if sizes else "float32"
+
+
+def roofline(raw: dict, kernel_median_ms: Optional[float], peaks: Optional[dict]) -> Optional[dict]:
+    """Combines the child's raw {bytes, flops, dtype} with the kernel median and peaks (runs in the parent)."""
+    if not raw or kernel_median_ms is None or kernel_median_ms <= 0:
+        return None
+    seconds = kernel_median_ms * 1e-3
+    bytes_moved = float(raw.get("bytes") or 0)
+    flops = raw.get("flops")
+    achieved_gbps = bytes_moved / seconds / 1e9
+    achieved_tflops = float(flops) / seconds / 1e12 if flops else None
+    iou = mfu = None
+    if isinstance(peaks, dict):
+        copy = peaks.get("copy_gbps")
+        if isinstance(copy, (int, float)) and copy > 0:
+            iou = achieved_gbps / copy
+        rates = peaks.get("tflops") or {}
+        peak = rates.get(raw.get("dtype", "float32")) if isinstance(rates, dict) else None
+        if achieved_tflops is not None and isinstance(peak, (int, float)) and peak > 0:
+            mfu = achieved_tflops / peak
+    return {"bytes": bytes_moved, "flops": float(flops) if flops else None, "achieved_gbps": achieved_gbps,
+            "achieved_tflops": achieved_tflops, "iou": iou, "mfu": mfu, "dtype": raw.get("dtype")}

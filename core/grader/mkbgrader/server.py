@@ -1,0 +1,129 @@
+"""The JSON-lines server (docs/grader-protocol.md): requests on stdin, replies on a private copy of stdout.
+
+fd 1 is pointed at stderr right after start-up, so nothing but protocol replies can reach the real stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, Optional, TextIO
+
+from mkbgrader import PROTOCOL_VERSION, sandbox
+from mkbgrader.fingerprint import grader_fingerprint
+from mkbgrader.settings import parse_settings
+
+
+def _reply_channel() -> TextIO:
+    sys.stdout.flush()
+    private = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(private, "w", buffering=1)
+
+
+class Server:
+    def __init__(self, replies: TextIO) -> None:
+        self.replies = replies
+
+    def reply(self, message: dict) -> None:
+        self.replies.write(json.dumps(message, allow_nan=False) + "\n")
+        self.replies.flush()
+
+    def error(self, request_id: Any, message: str) -> None:
+        self.reply({"type": "error", "id": request_id, "message": message})
+
+    def ready(self) -> None:
+        import torch
+
+        self.reply({"type": "ready", "protocol": PROTOCOL_VERSION, "grader_fingerprint": grader_fingerprint(),
+                    "torch": torch.__version__})
+
+    def handle(self, line: str) -> bool:
+        """Handles one request line; returns False when the server should stop."""
+        try:
+            request = json.loads(line)
+        except ValueError:
+            self.error(None, "request is not valid JSON; send one JSON object per line")
+            return True
+        if not isinstance(request, dict):
+            self.error(None, "request is not a JSON object")
+            return True
+        kind, request_id = request.get("type"), request.get("id")
+        if kind == "shutdown":
+            return False
+        if kind == "grade":
+            self.grade(request)
+        elif kind == "probe":
+            self.probe(request)
+        else:
+            self.error(request_id, f"unknown request type {kind!r}; expected grade, probe or shutdown")
+        return True
+
+    def grade(self, request: dict) -> None:
+        from mkbgrader.grade import grade
+
+        request_id = request.get("id")
+        problems = [k for k in ("problem", "kernel", "dsl") if not isinstance(request.get(k), str) or not request[k]]
+        if problems:
+            self.error(request_id, f"grade request lacks {', '.join(problems)}")
+            return
+        device = request.get("device", "cpu")
+        if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
+            self.error(request_id, f"device must be \"cpu\" or \"cuda[:N]\", not {device!r}")
+            return
+        if "dsl_descriptor" in request and not isinstance(request["dsl_descriptor"], dict):
+            self.error(request_id, "dsl_descriptor must be a JSON object")
+            return
+        try:
+            settings = parse_settings(request.get("settings"))
+        except ValueError as error:
+            self.error(request_id, str(error))
+            return
+
+        def on_stage(stage: str) -> None:
+            self.reply({"type": "stage", "id": request_id, "stage": stage})
+
+        try:
+            result = grade(request, settings, on_stage)
+        except Exception as error:  # a grader bug must become an infrastructure verdict, not a dead server
+            from mkbgrader.verdict import _fail, empty_verdict
+
+            result = _fail(empty_verdict(), "load", f"grader error: {type(error).__name__}: {error}", True)
+        self.reply({"type": "verdict", "id": request_id, "verdict": result})
+
+    def probe(self, request: dict, timeout_s: float = 300.0) -> None:
+        request_id = request.get("id")
+        device = request.get("device", "cuda:0")
+        if not isinstance(device, str) or not device.startswith("cuda"):
+            self.error(request_id, "probe needs a CUDA device such as \"cuda:0\"")
+            return
+
+        def work(send: Callable[[dict], None]) -> None:
+            from mkbgrader.probe import probe_device
+
+            try:
+                send({"t": "probe", "device": probe_device(device)})
+            except Exception as error:
+                send({"t": "error", "message": f"{type(error).__name__}: {error}"})
+
+        outcome = sandbox.run_in_child(work, timeout_s)
+        result: Optional[dict] = next((m["device"] for m in outcome.messages if m.get("t") == "probe"), None)
+        if result is None:
+            failure = next((m.get("message") for m in outcome.messages if m.get("t") == "error"), None)
+            self.error(request_id, "probe failed: " + (failure or ("timed out" if outcome.timed_out else
+                                                                   "the probe process died without a result")))
+            return
+        self.reply({"type": "probe_result", "id": request_id, "device": result})
+
+
+def serve(stdin: TextIO = sys.stdin) -> int:
+    server = Server(_reply_channel())
+    server.ready()
+    for line in stdin:
+        if not line.strip():
+            continue
+        if not server.handle(line):
+            break
+    return 0

@@ -1,0 +1,126 @@
+"""Timing: raw per-draw samples in the child (device-wide synchronisation) and their statistics in the parent."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Callable, Optional
+
+
+def median(samples: list[float]) -> Optional[float]:
+    return statistics.median(samples) if samples else None
+
+
+def iqr(samples: list[float]) -> Optional[float]:
+    """Interquartile range (inclusive quartiles), None with fewer than two samples."""
+    if len(samples) < 2:
+        return None
+    q = statistics.quantiles(samples, n=4, method="inclusive")
+    return q[2] - q[0]
+
+
+def speedup(eager_ms: Optional[float], kernel_ms: Optional[float]) -> float:
+    if not eager_ms or not kernel_ms or kernel_ms <= 0:
+        return 0.0
+    return eager_ms / kernel_ms
+
+
+class Clock:
+    """One timed call: synchronize the whole device, start, call, synchronize the whole device, stop.
+
+    The references to the synchronisation and timer functions are captured at construction (before the
+    candidate is imported), so a candidate that replaces torch.cuda.synchronize or time.perf_counter does not
+    change what is measured; the tampering check reports it separately.
+    """
+
+    def __init__(self, device: str, kernel_only: bool = False) -> None:
+        import time
+
+        import torch
+
+        self.cuda = device.startswith("cuda")
+        self.perf_counter = time.perf_counter
+        self.flush_buffer = None
+        self.persisting_reset: Optional[Callable[[], Any]] = None
+        if self.cuda:
+            self.synchronize = torch.cuda.synchronize
+            self.event_type = torch.cuda.Event
+            if kernel_only:
+                props = torch.cuda.get_device_properties(torch.device(device))
+                l2 = int(getattr(props, "L2_cache_size", 0) or 0) or 64 * 1024 * 1024
+                self.flush_buffer = torch.empty(max(2 * l2, 256 * 1024 * 1024) // 4, dtype=torch.int32, device=device)
+                self.persisting_reset = _persisting_l2_reset()
+        else:
+            self.synchronize = lambda: None
+
+    def time_call(self, call: Callable[[], Any]) -> tuple[float, Any]:
+        """Returns (milliseconds, the call's result)."""
+        if self.flush_buffer is not None:
+            self.flush_buffer.zero_()
+            if self.persisting_reset is not None:
+                self.persisting_reset()
+        if self.cuda:
+            self.synchronize()
+            start, end = self.event_type(enable_timing=True), self.event_type(enable_timing=True)
+            start.record()
+            result = call()
+            self.synchronize()
+            end.record()
+            end.synchronize()
+            return float(start.elapsed_time(end)), result
+        begin = self.perf_counter()
+        result = call()
+        return (self.perf_counter() - begin) * 1e3, result
+
+
+def _persisting_l2_reset() -> Optional[Callable[[], Any]]:
+    """cudaCtxResetPersistingL2Cache through cuda-python when installed (torch has no API for it)."""
+    try:
+        from cuda.bindings import runtime  # type: ignore
+    except ImportError:
+        try:
+            from cuda import cudart as runtime  # type: ignore
+        except ImportError:
+            return None
+    reset = getattr(runtime, "cudaCtxResetPersistingL2Cache", None)
+    return reset
+
+
+class ClockSampler:
+    """SM clock and throttle reasons via pynvml (nvidia-ml-py) when importable; otherwise records nothing."""
+
+    # Throttle reasons that mean the clock was lowered by power or heat (not idle or an applications setting).
+    _SLOWDOWN_MASK = 0x4 | 0x8 | 0x20 | 0x40 | 0x80 | 0x100  # SW power cap, HW slowdown, SW/HW thermal, power brake
+
+    def __init__(self, device: str) -> None:
+        self.handle = None
+        self.nvml: Any = None
+        if not device.startswith("cuda"):
+            return
+        try:
+            import pynvml  # type: ignore
+            import torch
+
+            pynvml.nvmlInit()
+            index = torch.device(device).index or 0
+            props = torch.cuda.get_device_properties(index)
+            uuid = str(getattr(props, "uuid", "") or "")
+            handle = None
+            if uuid:
+                try:
+                    handle = pynvml.nvmlDeviceGetHandleByUUID(("GPU-" + uuid).encode())
+                except Exception:
+                    handle = None
+            self.handle = handle or pynvml.nvmlDeviceGetHandleByIndex(index)
+            self.nvml = pynvml
+        except Exception:
+            self.handle = None
+
+    def sample(self) -> tuple[Optional[float], bool]:
+        if self.handle is None:
+            return None, False
+        try:
+            clock = float(self.nvml.nvmlDeviceGetClockInfo(self.handle, self.nvml.NVML_CLOCK_SM))
+            reasons = self.nvml.nvmlDeviceGetCurrentClocksThrottleReasons(self.handle)
+            return clock, bool(reasons & self._SLOWDOWN_MASK)
+        except Exception:
+            return None, False
