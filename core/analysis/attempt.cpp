@@ -1,0 +1,90 @@
+// Flattens store trials and their submissions into the Attempt structs the metrics read.
+#include "core/analysis/attempt.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace mkb::analysis {
+
+static bool holdsVerdict(const TrialRecord& trial) {
+    return trial.status == TrialStatus::Finished || trial.status == TrialStatus::Skipped;
+}
+
+static bool hasText(const std::optional<std::string>& text) {
+    return text && text->find_first_not_of(" \t\r\n") != std::string::npos;
+}
+
+Attempt attemptFromTrial(const TrialRecord& trial) {
+    Attempt attempt;
+    attempt.trialId = trial.id;
+    attempt.model = trial.model;
+    attempt.problemNumber = trial.problemNumber;
+    attempt.problemSlug = trial.problemSlug;
+    attempt.family = trial.family;
+    attempt.replicate = trial.replicate;
+    attempt.arm = trial.arm;
+    attempt.dsl = trial.dsl;
+    attempt.skipped = trial.skipped || trial.status == TrialStatus::Skipped;
+    attempt.graded = trial.status == TrialStatus::Finished && !attempt.skipped;
+    attempt.wroteSkill = hasText(trial.skillText);
+    attempt.usage = trial.usage;
+    if (attempt.graded && trial.finalVerdict) {
+        const Verdict& verdict = *trial.finalVerdict;
+        attempt.passed = verdict.passed;
+        attempt.correct = verdict.correct;
+        attempt.imported = verdict.imported;
+        attempt.compliant = verdict.compliant;
+        attempt.speedup = verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0;
+        attempt.outliersCorrect = verdict.outliersCorrect;
+        if (verdict.quant) {
+            attempt.quantPassed = verdict.quant->passed;
+        }
+        if (verdict.roofline) {
+            attempt.iou = verdict.roofline->iou;
+            attempt.mfu = verdict.roofline->mfu;
+        }
+        attempt.deviceName = verdict.deviceName;
+    }
+    return attempt;
+}
+
+std::vector<Attempt> attemptsFromTrials(const std::vector<TrialRecord>& trials,
+                                        const std::vector<SubmissionRecord>& submissions) {
+    std::unordered_map<std::int64_t, std::vector<const SubmissionRecord*>> submissionsByTrial;
+    for (const SubmissionRecord& submission : submissions) {
+        submissionsByTrial[submission.trialId].push_back(&submission);
+    }
+    std::vector<Attempt> attempts;
+    attempts.reserve(trials.size());
+    for (const TrialRecord& trial : trials) {
+        if (trial.archived || !holdsVerdict(trial)) {
+            continue;
+        }
+        Attempt attempt = attemptFromTrial(trial);
+        auto found = submissionsByTrial.find(trial.id);
+        if (found != submissionsByTrial.end()) {
+            std::vector<const SubmissionRecord*>& own = found->second;
+            std::stable_sort(own.begin(), own.end(), [](const SubmissionRecord* left, const SubmissionRecord* right) {
+                return left->index < right->index;
+            });
+            for (const SubmissionRecord* submission : own) {
+                if (submission->index == 0) {
+                    attempt.finalKernelSource = submission->kernelSource;
+                    continue;
+                }
+                const Verdict& verdict = submission->verdict;
+                attempt.submissions.push_back(
+                    SubmissionPoint{submission->index, verdict.imported, verdict.correct,
+                                    verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0,
+                                    submission->kernelSource});
+            }
+            if (attempt.finalKernelSource.empty() && !attempt.submissions.empty()) {
+                attempt.finalKernelSource = attempt.submissions.back().kernelSource;
+            }
+        }
+        attempts.push_back(std::move(attempt));
+    }
+    return attempts;
+}
+
+} // namespace mkb::analysis

@@ -1,0 +1,63 @@
+// One graded attempt as the metrics see it, and the builder that flattens store trials into attempts.
+#pragma once
+
+#include "core/records/trial.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb::analysis {
+
+/// One evaluated submission of an attempt, in the order the agent made it.
+struct SubmissionPoint {
+    int index = 0;         // 1-based order within the attempt
+    bool compiled = false; // the grader could import the kernel (KernelBench's "compiled")
+    bool correct = false;
+    double speedup = 0; // speedup over eager; 0 unless the submission passed
+    std::string kernelSource;
+};
+
+struct Attempt {
+    std::int64_t trialId = 0;
+    std::string model;
+    int problemNumber = 0;
+    std::string problemSlug;
+    std::string family;
+    int replicate = 1;
+    std::string arm; // "solo_triton", "triton2cuda_skill"
+    std::string dsl; // the DSL the attempt writes kernels in
+
+    bool graded = false; // holds a final verdict (status Finished)
+    bool passed = false;
+    bool correct = false;
+    bool imported = false;
+    bool compliant = false;
+    double speedup = 0;      // speedup over eager of the final evaluation; 0 unless passed
+    bool skipped = false;    // a skill arm never run because its source wrote no skill
+    bool wroteSkill = false; // the attempt left a non-empty SKILL.md
+    Usage usage;
+
+    // KernelBench-X extensions of the final verdict; nullopt when the grader did not judge them.
+    std::optional<bool> outliersCorrect;
+    std::optional<bool> quantPassed;
+    std::optional<double> iou;
+    std::optional<double> mfu;
+    std::string deviceName;
+
+    std::vector<SubmissionPoint> submissions; // ascending index; the final fresh evaluation is not among them
+    std::string finalKernelSource;            // the kernel the final verdict graded ("" when unknown)
+};
+
+/// The attempt's view of one trial. Running, errored and interrupted trials are not graded; skipped ones keep
+/// skipped = true. Submissions are attached by the caller (see attemptsFromTrials).
+Attempt attemptFromTrial(const TrialRecord& trial);
+
+/// Attempts for every trial that holds a verdict (Finished or Skipped) and is not archived, in input order.
+/// Submissions are matched to their trial by trialId: index >= 1 forms the trajectory, index 0 (the final fresh
+/// evaluation) gives finalKernelSource, else the last submission's source does.
+std::vector<Attempt> attemptsFromTrials(const std::vector<TrialRecord>& trials,
+                                        const std::vector<SubmissionRecord>& submissions = {});
+
+} // namespace mkb::analysis

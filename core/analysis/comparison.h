@@ -1,0 +1,53 @@
+// Cells of the transfer protocol (DESIGN §6): source, base and skill attempts of one (model, problem, direction,
+// replicate), and the builder that assembles them from store trials.
+#pragma once
+
+#include "core/analysis/attempt.h"
+#include "core/records/trial.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb::analysis {
+
+struct Comparison {
+    std::string model;
+    int problemNumber = 0;
+    std::string problemSlug;
+    std::string family;
+    int replicate = 1;
+    std::string sourceDsl;
+    std::string targetDsl;
+    std::string direction; // "<source>2<target>"
+
+    std::optional<Attempt> source; // solo_<source>
+    std::optional<Attempt> base;   // solo_<target>
+    std::optional<Attempt> skill;  // <source>2<target>_skill
+
+    /// All three arms hold a verdict (Finished or Skipped).
+    bool resolved() const { return source && base && skill; }
+    /// The skill arm was skipped because its source wrote no skill.
+    bool skillSkipped() const { return skill && skill->skipped; }
+    /// The source handed over a skill, i.e. the skill arm ran (MetaKernelBench's "skill present").
+    bool sourceWroteSkill() const { return skill && !skill->skipped; }
+    /// What the skill arm contributes to every contrast: the base when the skill arm was skipped.
+    /// Only call on a resolved comparison.
+    const Attempt& skillOutcome() const { return skillSkipped() ? *base : *skill; }
+};
+
+/// Parses "<a>2<b>_skill" into {a, b}; targetDsl disambiguates DSL ids that contain a '2' (pass the trial's dsl, or
+/// "" to split at the first '2'). nullopt when the arm is not a skill arm.
+std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::string& arm,
+                                                                 const std::string& targetDsl = "");
+
+/// One comparison per (model, problem, direction, replicate) where the direction is known from some skill-arm trial of
+/// that model and problem and the replicate from any of its trials. Archived trials and trials without a verdict
+/// (running, infrastructure error, interrupted) fill no arm, so their cells stay unresolved. When one coordinate has
+/// several live trials, the one with the highest id wins. Sorted by model, problem, direction, replicate.
+std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials);
+
+/// The resolved comparisons, in order.
+std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons);
+
+} // namespace mkb::analysis

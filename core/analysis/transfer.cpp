@@ -1,0 +1,186 @@
+// Paired transfer metrics over resolved comparisons: tier, effective speedup, ratio, outcome, standing, reverse table.
+#include "core/analysis/transfer.h"
+
+#include "core/analysis/ladder.h"
+#include "core/analysis/stats.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace mkb::analysis {
+
+const char* toString(Outcome outcome) {
+    switch (outcome) {
+    case Outcome::Helped:
+        return "helped";
+    case Outcome::Neutral:
+        return "neutral";
+    case Outcome::Harmed:
+        return "harmed";
+    }
+    return "unknown";
+}
+
+const char* toString(SourceStanding standing) {
+    switch (standing) {
+    case SourceStanding::Above:
+        return "above";
+    case SourceStanding::Same:
+        return "same";
+    case SourceStanding::Below:
+        return "below";
+    }
+    return "unknown";
+}
+
+int tier(const Attempt& attempt, const AnalysisSettings& settings) {
+    return static_cast<int>(std::count_if(settings.thresholds.begin(), settings.thresholds.end(),
+                                          [&attempt](double threshold) { return attains(attempt, threshold); }));
+}
+
+double effectiveSpeedup(const Attempt& attempt, const AnalysisSettings& settings) {
+    if (!attempt.passed || !(attempt.speedup > 0)) {
+        return 1.0;
+    }
+    return settings.clipEffectiveSpeedup ? std::max(attempt.speedup, 1.0) : attempt.speedup;
+}
+
+double pairedRatio(const Comparison& comparison, const AnalysisSettings& settings) {
+    return effectiveSpeedup(comparison.skillOutcome(), settings) / effectiveSpeedup(*comparison.base, settings);
+}
+
+Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
+    const Attempt& base = *comparison.base;
+    const Attempt& skill = comparison.skillOutcome();
+    const int baseTier = tier(base, settings);
+    const int skillTier = tier(skill, settings);
+    if (skillTier != baseTier) {
+        return skillTier > baseTier ? Outcome::Helped : Outcome::Harmed;
+    }
+    if (base.passed && skill.passed && base.speedup > 0 && skill.speedup > 0) {
+        const double ratio = skill.speedup / base.speedup;
+        if (reaches(ratio, 1.0 + settings.delta)) {
+            return Outcome::Helped;
+        }
+        if (staysWithin(ratio, 1.0 / (1.0 + settings.delta))) {
+            return Outcome::Harmed;
+        }
+    }
+    return Outcome::Neutral;
+}
+
+SourceStanding sourceStanding(const Comparison& comparison, const AnalysisSettings& settings) {
+    const int sourceTier = tier(*comparison.source, settings);
+    const int baseTier = tier(*comparison.base, settings);
+    if (sourceTier == baseTier) {
+        return SourceStanding::Same;
+    }
+    return sourceTier > baseTier ? SourceStanding::Above : SourceStanding::Below;
+}
+
+static void count(OutcomeCounts& counts, Outcome outcome) {
+    ++counts.total;
+    switch (outcome) {
+    case Outcome::Helped:
+        ++counts.helped;
+        break;
+    case Outcome::Neutral:
+        ++counts.neutral;
+        break;
+    case Outcome::Harmed:
+        ++counts.harmed;
+        break;
+    }
+}
+
+static void fillShares(OutcomeCounts& counts) {
+    counts.helpedShare = share(counts.helped, counts.total);
+    counts.neutralShare = share(counts.neutral, counts.total);
+    counts.harmedShare = share(counts.harmed, counts.total);
+}
+
+OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    OutcomeCounts counts;
+    for (const Comparison& comparison : comparisons) {
+        if (comparison.resolved()) {
+            count(counts, transferOutcome(comparison, settings));
+        }
+    }
+    fillShares(counts);
+    return counts;
+}
+
+std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    std::vector<double> ratios;
+    for (const Comparison& comparison : comparisons) {
+        if (comparison.resolved()) {
+            ratios.push_back(pairedRatio(comparison, settings));
+        }
+    }
+    const std::optional<double> geometric = geometricMean(ratios);
+    if (!geometric) {
+        return std::nullopt;
+    }
+    return *geometric - 1.0;
+}
+
+TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return TransferSummary{outcomeCounts(comparisons, settings), deltaGeometricMean(comparisons, settings)};
+}
+
+std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison>& comparisons,
+                                                    const AnalysisSettings& settings) {
+    std::array<StandingRow, 3> rows{StandingRow{SourceStanding::Above, {}}, StandingRow{SourceStanding::Same, {}},
+                                    StandingRow{SourceStanding::Below, {}}};
+    for (const Comparison& comparison : comparisons) {
+        if (!comparison.resolved()) {
+            continue;
+        }
+        const SourceStanding standing = sourceStanding(comparison, settings);
+        count(rows[static_cast<std::size_t>(standing)].outcomes, transferOutcome(comparison, settings));
+    }
+    for (StandingRow& row : rows) {
+        fillShares(row.outcomes);
+    }
+    return rows;
+}
+
+std::array<ReverseDirectionRow, 3> reverseDirectionTable(const std::vector<Comparison>& comparisons,
+                                                         const AnalysisSettings& settings) {
+    using Key = std::tuple<std::string, int, int, std::string, std::string>; // model, problem, replicate, from, to
+    std::map<Key, const Comparison*> byKey;
+    for (const Comparison& comparison : comparisons) {
+        byKey[{comparison.model, comparison.problemNumber, comparison.replicate, comparison.sourceDsl,
+               comparison.targetDsl}] = &comparison;
+    }
+    std::array<ReverseDirectionRow, 3> rows{ReverseDirectionRow{Outcome::Helped}, ReverseDirectionRow{Outcome::Neutral},
+                                            ReverseDirectionRow{Outcome::Harmed}};
+    for (const Comparison& comparison : comparisons) {
+        if (!comparison.resolved()) {
+            continue;
+        }
+        ReverseDirectionRow& row = rows[static_cast<std::size_t>(transferOutcome(comparison, settings))];
+        ++row.comparisons;
+        auto reverse = byKey.find({comparison.model, comparison.problemNumber, comparison.replicate,
+                                   comparison.targetDsl, comparison.sourceDsl});
+        if (reverse == byKey.end() || !reverse->second->resolved()) {
+            ++row.reverseMissing;
+            continue;
+        }
+        switch (transferOutcome(*reverse->second, settings)) {
+        case Outcome::Helped:
+            ++row.reverseHelped;
+            break;
+        case Outcome::Neutral:
+            ++row.reverseNeutral;
+            break;
+        case Outcome::Harmed:
+            ++row.reverseHarmed;
+            break;
+        }
+    }
+    return rows;
+}
+
+} // namespace mkb::analysis

@@ -1,0 +1,84 @@
+// Paired transfer analysis (DESIGN §8): tiers, effective speedup, paired ratios, ΔGM, helped/neutral/harmed,
+// source standing and the reverse-direction table.
+#pragma once
+
+#include "core/analysis/attempt.h"
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb::analysis {
+
+enum class Outcome { Helped, Neutral, Harmed };
+enum class SourceStanding { Above, Same, Below };
+
+const char* toString(Outcome outcome);
+const char* toString(SourceStanding standing);
+
+/// Number of ladder thresholds the attempt attains: 0 = failed … 5 = passed with speedup >= 4 (default ladder).
+int tier(const Attempt& attempt, const AnalysisSettings& settings = {});
+
+/// Clipped: max(speedup, 1) if passed, else 1. Unclipped: speedup if passed (and positive), else 1.
+double effectiveSpeedup(const Attempt& attempt, const AnalysisSettings& settings = {});
+
+/// r = e(skill outcome) / e(base) of a resolved comparison.
+double pairedRatio(const Comparison& comparison, const AnalysisSettings& settings = {});
+
+/// Tiers differ → helped if the skill outcome's tier is higher, harmed if lower. Same tier and both passed → helped if
+/// speedup(skill)/speedup(base) >= 1+δ, harmed if <= 1/(1+δ) (unclipped speedups, ties count). Otherwise neutral.
+/// A skipped skill arm is its base, hence neutral. Only call on a resolved comparison.
+Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& settings = {});
+
+/// tier(source) against tier(base) of a resolved comparison.
+SourceStanding sourceStanding(const Comparison& comparison, const AnalysisSettings& settings = {});
+
+/// Counts of outcomes and their shares; shares are nullopt when total is 0. T = helpedShare, H = harmedShare.
+struct OutcomeCounts {
+    std::size_t total = 0;
+    std::size_t helped = 0;
+    std::size_t neutral = 0;
+    std::size_t harmed = 0;
+    std::optional<double> helpedShare;
+    std::optional<double> neutralShare;
+    std::optional<double> harmedShare;
+};
+
+/// ΔGM, T and H over the resolved comparisons of a group.
+struct TransferSummary {
+    OutcomeCounts outcomes;
+    std::optional<double> deltaGeometricMean; // geomean of paired ratios − 1; nullopt without resolved comparisons
+};
+
+OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
+/// exp(mean log r) − 1 over the resolved comparisons.
+std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons,
+                                         const AnalysisSettings& settings = {});
+TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
+
+/// Outcome counts for the resolved comparisons in each source standing; always three rows: above, same, below.
+struct StandingRow {
+    SourceStanding standing = SourceStanding::Same;
+    OutcomeCounts outcomes;
+};
+std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison>& comparisons,
+                                                    const AnalysisSettings& settings = {});
+
+/// For resolved comparisons with a given outcome in one direction, what happened in the opposite direction on the
+/// same model, problem and replicate. missing counts reverse comparisons that are absent or unresolved.
+struct ReverseDirectionRow {
+    Outcome forward = Outcome::Helped;
+    std::size_t comparisons = 0; // resolved forward comparisons with this outcome
+    std::size_t reverseHelped = 0;
+    std::size_t reverseNeutral = 0;
+    std::size_t reverseHarmed = 0;
+    std::size_t reverseMissing = 0;
+};
+/// Rows for helped, neutral and harmed forward outcomes, in that order (the helped row is the one DESIGN §8 names).
+std::array<ReverseDirectionRow, 3> reverseDirectionTable(const std::vector<Comparison>& comparisons,
+                                                         const AnalysisSettings& settings = {});
+
+} // namespace mkb::analysis
