@@ -216,14 +216,23 @@ class Evaluation:
         if mutation and phase == "correctness":
             raise StageFailure(f"draw {index + 1}: {mutation}")
         if probe_dependence:
+            largest = max((t.numel() for t in draws.tensors_in(output)), default=0)
+            recorder = compliance_runtime.eager_compute_recorder(largest, self.guard)
             self.guard.probing = True
             try:
-                probed = self.call_solve(draws.clone_tree(inputs))
+                if recorder is not None:
+                    with recorder:
+                        probed = self.call_solve(draws.clone_tree(inputs))
+                else:
+                    probed = self.call_solve(draws.clone_tree(inputs))
             finally:
                 self.guard.probing = False
             if compliance_runtime.outputs_identical(output, probed):
                 raise self.guard.violate("launch_unused", f"no returned output depends on what the {self.dsl} "
                                          "kernels wrote (poisoning their results changed nothing)")
+            if recorder is not None and recorder.first:
+                raise self.guard.violate("eager_compute", f"solve computes a full-size result with eager torch op "
+                                         f"{recorder.first}; the {self.dsl} kernels must do the work")
         return not mutation and all(compare.leaf_passes(leaf, self.quant_thresholds) for leaf in leaves)
 
     def _time(self) -> None:
