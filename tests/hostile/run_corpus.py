@@ -252,7 +252,7 @@ def clear_marks(marks_dir: str) -> None:
 
 
 class Table:
-    COLUMNS = (("kernel", 26), ("dsl", 6), ("expected", 30), ("got", 36), ("good after", 12), ("", 4))
+    COLUMNS = (("kernel", 26), ("dsl", 6), ("expected", 38), ("got", 40), ("good after", 12), ("", 4))
 
     def __init__(self) -> None:
         self.failures: List[Tuple[str, List[str]]] = []
@@ -282,6 +282,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--timeout", type=int, default=60, help="evaluation bound per kernel, seconds")
     parser.add_argument("--device", default=os.environ.get("MKB_HOSTILE_DEVICE", ""), help="e.g. cuda:0")
     parser.add_argument("--only", action="append", default=[], help="run only these kernels (repeatable)")
+    parser.add_argument("--dsl", action="append", default=[], help="run only kernels of this DSL (repeatable)")
     parser.add_argument("--no-good-check", action="store_true", help="skip the good kernel after each hostile one")
     parser.add_argument("--good-args", default=None,
                         help="extra `mkb grade` flags for the good re-check (default: fewer draws when offered)")
@@ -300,6 +301,8 @@ def main(argv: List[str]) -> int:
     if options.only:
         wanted = {name if name.endswith(".py") else name + ".py" for name in options.only}
         entries = [entry for entry in entries if entry["kernel"] in wanted]
+    if options.dsl:
+        entries = [entry for entry in entries if entry["dsl"] in options.dsl]
 
     work_dir = tempfile.mkdtemp(prefix="mkb-hostile-")
     marks_dir = os.path.join(work_dir, "marks")
@@ -322,6 +325,8 @@ def main(argv: List[str]) -> int:
     try:
         for name, dsl in (("good_triton.py", "triton"), ("good_cuda.py", "cuda")):
             if options.only and name not in options.only and name[:-3] not in options.only:
+                continue
+            if options.dsl and dsl not in options.dsl:
                 continue
             verdict, diagnostic, seconds = grader.grade(os.path.join(GOOD, name), dsl)
             baseline = {"kernel": name, "dsl": dsl, "passed": True, "stage": None, "reason": ""}
