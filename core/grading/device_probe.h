@@ -1,0 +1,30 @@
+// A device's measured peaks (copy bandwidth, dense matmul rates) as plain data, and their JSON forms.
+#pragma once
+
+#include "core/util/result.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mkb {
+
+/// Measured peaks of one device, as reported by the grader's probe.
+struct DeviceProbe {
+    std::string device; // what was asked for, e.g. "cuda:0"
+    std::string name;
+    std::string uuid;
+    std::string computeCapability;
+    double copyGBps = 0;
+    std::vector<std::pair<std::string, double>> tflops; // dtype name → dense matmul TFLOP/s, in the grader's order
+    std::string json;                                   // the probe's "device" object as the grader wrote it
+};
+
+/// Parses the "device" object of a probe_result reply. Strict on name and copy_gbps; tflops entries that are
+/// null (unsupported dtype) are left out.
+Result<DeviceProbe> deviceProbeFromJson(const std::string& deviceObjectText);
+
+/// The "peaks" object of a grade request: {"copy_gbps": .., "tflops": {dtype: ..}}.
+std::string peaksJson(const DeviceProbe& probe);
+
+} // namespace mkb

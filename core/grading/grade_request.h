@@ -1,0 +1,55 @@
+// What one grade request carries: problem, kernel, DSL descriptor, device, settings (DESIGN §5.1 defaults) and peaks.
+#pragma once
+
+#include "core/records/problem.h"
+#include "core/util/result.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb {
+
+/// Every number of the grading contract, with the defaults of DESIGN §5.1 and §5.3.
+struct GradeSettings {
+    int correctnessDraws = 5;
+    int warmupDraws = 10;
+    int timingDraws = 50;
+    int recheckDraws = 3;
+    double timeoutS = 600;
+    int maxKernelBytes = 300000;
+    bool outliers = true;
+    double outlierP = 0.001;
+    double outlierScale = 50;
+    bool kernelOnlyTiming = false;
+};
+
+struct GradeRequest {
+    std::filesystem::path problemPath; // absolute
+    std::filesystem::path kernelPath;  // absolute
+    std::string dsl;                   // "triton", "cuda", ...
+    std::string dslDescriptorJson;     // contents of resources/dsls/<dsl>.json
+    std::string device = "cuda:0";     // "cuda:N" or "cpu"
+    GradeSettings settings;
+    std::string peaksJson;       // {"copy_gbps":..,"tflops":{..}} or "" when the device was never probed
+    std::string problemMetaJson; // MKB_META as the grader reads it, or "" when the problem has none
+};
+
+/// The descriptor of a DSL: <dir>/<dslId>.json from the extra folders first, then resources/dsls/.
+/// The error names the DSL, the folders searched and the DSLs that do exist.
+Result<std::string> loadDslDescriptor(const std::string& dslId, const std::vector<std::filesystem::path>& extraDirs);
+
+/// The problem's MKB_META as JSON for the request's "problem_meta" ("" when it has nothing to say).
+std::string problemMetaJson(const ProblemMeta& meta);
+
+/// The request line (no trailing newline) for the grader protocol.
+std::string gradeRequestJson(const GradeRequest& request, const std::string& id);
+
+/// Checks "cpu", "cuda" or "cuda:N"; the error says what is accepted.
+Status validateDevice(const std::string& device);
+
+/// The GPU index of "cuda:N" ("cuda" is 0), or nothing for "cpu".
+std::optional<int> cudaDeviceIndex(const std::string& device);
+
+} // namespace mkb
