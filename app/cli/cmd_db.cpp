@@ -1,0 +1,224 @@
+// `mkb db`: create, inspect, check and migrate the project store.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/store/store.h"
+#include "core/util/paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kDbHelp = R"(usage: mkb db ACTION [--store PATH] [options]
+
+Create, inspect, check and migrate the project store (one SQLite file per project).
+
+actions:
+  init     create the store (and its folders); an existing store is left as it is
+  info     schema version, file size, journal mode and rows per table  [--json]
+  check    run SQLite's integrity check and a foreign key check; exit 1 when a problem is found
+  migrate  bring an older store forward to this build's schema, printing from -> to
+
+options:
+  --store PATH  the store file (default: $MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite)
+  --json        (info) print one JSON object instead of text
+  --help        this text (also: mkb db ACTION --help)
+
+exit codes: 0 success, 1 check found problems, 2 bad command line,
+            4 the store is missing (info, check, migrate), corrupt, not a store, or newer than this build
+)";
+
+const char* const kInitHelp = R"(usage: mkb db init [--store PATH]
+
+Creates the project store at PATH (default: $MKB_STORE, else the user's data folder), with its parent folders.
+An existing store is opened (and migrated forward when older) and left otherwise untouched; a file that is not a
+store is refused and never overwritten.
+)";
+
+const char* const kInfoHelp = R"(usage: mkb db info [--store PATH] [--json]
+
+Prints the store's path, schema version, file size, journal mode and rows per table. The store must exist;
+exit 4 with one line when it is missing, corrupt, not a store or newer than this build.
+)";
+
+const char* const kCheckHelp = R"(usage: mkb db check [--store PATH]
+
+Runs SQLite's full integrity check and a foreign key check. Prints "ok" and exits 0 when healthy; prints each
+problem and exits 1 otherwise; exits 4 when the store cannot be opened at all.
+)";
+
+const char* const kMigrateHelp = R"(usage: mkb db migrate [--store PATH]
+
+Upgrades an older store to this build's schema (each step in its own transaction) and prints the versions
+from -> to. A store that is already current is left as it is. Newer stores are refused (exit 4).
+)";
+
+std::string humanSize(std::uintmax_t bytes) {
+    char text[32];
+    if (bytes >= 1024 * 1024) {
+        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    } else if (bytes >= 1024) {
+        std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+    } else {
+        std::snprintf(text, sizeof text, "%ju bytes", bytes);
+    }
+    return text;
+}
+
+int runInit(const fs::path& path) {
+    const bool existed = fs::exists(path);
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::CreateIfMissing);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    if (!existed) {
+        std::cout << "created store " << path.string() << " (schema version " << Store::latestSchemaVersion() << ")\n";
+    } else if ((*store)->migratedFromVersion() != 0 &&
+               (*store)->migratedFromVersion() != Store::latestSchemaVersion()) {
+        std::cout << "store " << path.string() << " already exists; migrated schema version "
+                  << (*store)->migratedFromVersion() << " -> " << Store::latestSchemaVersion() << "\n";
+    } else if ((*store)->migratedFromVersion() == 0) {
+        std::cout << "initialised empty file " << path.string() << " as a store (schema version "
+                  << Store::latestSchemaVersion() << ")\n";
+    } else {
+        std::cout << "store " << path.string() << " already exists (schema version " << Store::latestSchemaVersion()
+                  << "); left as it is\n";
+    }
+    return kExitOk;
+}
+
+int runInfo(const fs::path& path, bool json) {
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    Result<StoreInfo> info = (*store)->info();
+    if (!info) {
+        return fail(kExitStore, info.error().message);
+    }
+    const bool migrated = info->migratedFromVersion != 0 && info->migratedFromVersion != info->schemaVersion;
+    if (json) {
+        nlohmann::json out;
+        out["path"] = info->path.string();
+        out["schema_version"] = info->schemaVersion;
+        out["latest_schema_version"] = Store::latestSchemaVersion();
+        out["migrated_from_version"] = migrated ? nlohmann::json(info->migratedFromVersion) : nlohmann::json();
+        out["file_size_bytes"] = info->fileSizeBytes;
+        out["journal_mode"] = info->journalMode;
+        nlohmann::json tables = nlohmann::json::object();
+        for (const auto& [table, rows] : info->rowCounts) {
+            tables[table] = rows;
+        }
+        out["tables"] = tables;
+        out["live_trials"] = info->liveTrials;
+        out["archived_trials"] = info->archivedTrials;
+        std::cout << out.dump(2) << '\n';
+        return kExitOk;
+    }
+    std::cout << "store:          " << info->path.string() << '\n'
+              << "schema version: " << info->schemaVersion
+              << (migrated ? " (migrated from " + std::to_string(info->migratedFromVersion) + " just now)" : "") << '\n'
+              << "file size:      " << humanSize(info->fileSizeBytes) << '\n'
+              << "journal mode:   " << info->journalMode << '\n'
+              << "rows:\n";
+    for (const auto& [table, rows] : info->rowCounts) {
+        std::printf("  %-15s %lld\n", table.c_str(), static_cast<long long>(rows));
+    }
+    std::fflush(stdout);
+    std::cout << "trials:         " << info->liveTrials << " live, " << info->archivedTrials << " archived\n";
+    return kExitOk;
+}
+
+int runCheck(const fs::path& path) {
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    Result<std::vector<std::string>> problems = (*store)->integrityCheck();
+    if (!problems) {
+        return fail(kExitStore, problems.error().message);
+    }
+    if (problems->empty()) {
+        std::cout << "ok: " << path.string() << " passed the integrity and foreign key checks\n";
+        return kExitOk;
+    }
+    for (const std::string& problem : *problems) {
+        std::cout << path.string() << ": " << problem << '\n';
+    }
+    return fail(kExitFailed, "store " + path.string() + " failed its integrity check (" +
+                                 std::to_string(problems->size()) + " problem(s)); keep a copy before repairing it");
+}
+
+int runMigrate(const fs::path& path) {
+    Result<int> before = Store::fileSchemaVersion(path);
+    if (!before) {
+        return fail(kExitStore, before.error().message);
+    }
+    const int latest = Store::latestSchemaVersion();
+    if (*before == latest) {
+        std::cout << "store " << path.string() << " is already at schema version " << latest << "; nothing to do\n";
+        return kExitOk;
+    }
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    std::cout << "store " << path.string() << ": schema version " << *before << " -> " << latest << '\n';
+    return kExitOk;
+}
+
+int runDb(const std::vector<std::string>& args) {
+    Result<ParsedArgs> parsed = parseArgs(args, ArgSpec{{"json"}, {"store"}, {}});
+    if (!parsed) {
+        return fail(kExitUsage, "db: " + parsed.error().message);
+    }
+    if (parsed->positionals.empty()) {
+        if (parsed->wantsHelp()) {
+            std::cout << kDbHelp;
+            return kExitOk;
+        }
+        return fail(kExitUsage, "db: name an action: init, info, check or migrate (see mkb db --help)");
+    }
+    if (parsed->positionals.size() > 1) {
+        return fail(kExitUsage, "db: unexpected argument '" + parsed->positionals[1] + "' (see mkb db --help)");
+    }
+    const std::string& action = parsed->positionals[0];
+    const char* help = action == "init"      ? kInitHelp
+                       : action == "info"    ? kInfoHelp
+                       : action == "check"   ? kCheckHelp
+                       : action == "migrate" ? kMigrateHelp
+                                             : nullptr;
+    if (!help) {
+        return fail(kExitUsage, "db: unknown action '" + action + "' (actions: init, info, check, migrate)");
+    }
+    if (parsed->wantsHelp()) {
+        std::cout << help;
+        return kExitOk;
+    }
+    if (parsed->has("json") && action != "info") {
+        return fail(kExitUsage, "db " + action + ": --json is only for db info");
+    }
+    const fs::path path = parsed->option("store") ? fs::path(*parsed->option("store")) : defaultStorePath();
+    if (action == "init") {
+        return runInit(path);
+    }
+    if (action == "info") {
+        return runInfo(path, parsed->has("json"));
+    }
+    if (action == "check") {
+        return runCheck(path);
+    }
+    return runMigrate(path);
+}
+
+const bool registered = registerCommand({"db", "create, inspect, check and migrate the project store", kDbHelp, runDb});
+
+} // namespace
+} // namespace mkb::cli

@@ -1,0 +1,228 @@
+// The store's schema history (DESIGN §9): each step brings the file one version forward inside one transaction.
+#include "core/store/migrations.h"
+
+#include <sqlite3.h>
+
+namespace mkb::store {
+namespace {
+
+constexpr int kApplicationId = 0x4D4B4257; // 'MKBW'; Store::kApplicationId repeats it for readers of store.h
+
+// The verdict columns as first shipped (version 1). Frozen: a later change is a new migration step.
+const char* const kVerdictColumnsV1 = R"(
+    imported INTEGER NOT NULL CHECK (imported IN (0, 1)),
+    correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+    passed INTEGER NOT NULL CHECK (passed IN (0, 1)),
+    speedup REAL NOT NULL,
+    stage TEXT NOT NULL,
+    infrastructure_error INTEGER NOT NULL,
+    timed_out INTEGER NOT NULL,
+    error TEXT NOT NULL,
+    correct_draws INTEGER NOT NULL,
+    total_draws INTEGER NOT NULL,
+    mismatch TEXT NOT NULL,
+    compliant INTEGER NOT NULL,
+    compliance_rule TEXT NOT NULL,
+    kernel_median_ms REAL,
+    eager_median_ms REAL,
+    kernel_iqr_ms REAL,
+    throttled INTEGER NOT NULL,
+    outliers_correct INTEGER,
+    quant_cosine REAL,
+    quant_relative_l1 REAL,
+    quant_rmse REAL,
+    quant_passed INTEGER,
+    roofline_bytes REAL,
+    roofline_flops REAL,
+    roofline_gbps REAL,
+    roofline_tflops REAL,
+    roofline_iou REAL,
+    roofline_mfu REAL,
+    eval_seconds REAL NOT NULL,
+    device_name TEXT NOT NULL DEFAULT '',
+    verdict_json TEXT NOT NULL)";
+
+std::string version1() {
+    return std::string(R"(
+CREATE TABLE devices (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    uuid TEXT NOT NULL UNIQUE,
+    compute_capability TEXT NOT NULL DEFAULT '',
+    peaks_json TEXT NOT NULL DEFAULT '{}',
+    probed_at TEXT NOT NULL
+);
+CREATE TABLE models (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    driver TEXT NOT NULL DEFAULT '',
+    settings_json TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE problems (
+    id INTEGER PRIMARY KEY,
+    suite TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    slug TEXT NOT NULL,
+    family TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    path TEXT NOT NULL DEFAULT '',
+    tags_json TEXT NOT NULL DEFAULT '[]',
+    meta_json TEXT NOT NULL DEFAULT '{}',
+    source TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    first_seen_at TEXT NOT NULL,
+    UNIQUE (suite, number, fingerprint)
+);
+CREATE TABLE invocations (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    command_line TEXT NOT NULL DEFAULT '',
+    settings_json TEXT NOT NULL DEFAULT '{}',
+    grader_fingerprint TEXT NOT NULL DEFAULT '',
+    pid INTEGER NOT NULL DEFAULT 0,
+    finished_at TEXT
+);
+CREATE TABLE trials (
+    id INTEGER PRIMARY KEY,
+    model_id INTEGER NOT NULL REFERENCES models(id),
+    suite TEXT NOT NULL,
+    problem_number INTEGER NOT NULL,
+    problem_slug TEXT NOT NULL DEFAULT '',
+    family TEXT NOT NULL DEFAULT '',
+    problem_id INTEGER REFERENCES problems(id),
+    replicate INTEGER NOT NULL CHECK (replicate >= 1),
+    arm TEXT NOT NULL,
+    dsl TEXT NOT NULL,
+    coordinate TEXT NOT NULL,
+    source_trial_id INTEGER REFERENCES trials(id),
+    status TEXT NOT NULL
+        CHECK (status IN ('running', 'finished', 'skipped', 'infrastructure_error', 'interrupted')),
+    error TEXT NOT NULL DEFAULT '',
+    skipped INTEGER NOT NULL DEFAULT 0 CHECK (skipped IN (0, 1)),
+    timed_out INTEGER NOT NULL DEFAULT 0 CHECK (timed_out IN (0, 1)),
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    archived_at TEXT,
+    input_tokens INTEGER,
+    cache_tokens INTEGER,
+    output_tokens INTEGER,
+    cost_usd REAL,
+    agent_seconds REAL,
+    problem_fingerprint TEXT NOT NULL DEFAULT '',
+    grader_fingerprint TEXT NOT NULL DEFAULT '',
+    source_skill_sha256 TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    invocation_id INTEGER REFERENCES invocations(id)
+);
+-- One live trial per cell slot; archived (redone) trials stay beside it forever. Also the lookup index for
+-- live trials by (model, problem number, replicate, arm).
+CREATE UNIQUE INDEX trials_one_live ON trials (model_id, suite, problem_number, replicate, arm) WHERE archived = 0;
+CREATE INDEX trials_by_source ON trials (source_trial_id) WHERE source_trial_id IS NOT NULL;
+CREATE INDEX trials_by_invocation ON trials (invocation_id) WHERE invocation_id IS NOT NULL;
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY,
+    trial_id INTEGER NOT NULL REFERENCES trials(id),
+    idx INTEGER NOT NULL CHECK (idx >= 0),
+    kernel_source TEXT NOT NULL,
+    submission_eval_seconds REAL NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,)") +
+           kVerdictColumnsV1 + R"();
+-- Also the index of submissions by trial.
+CREATE UNIQUE INDEX submissions_by_trial ON submissions (trial_id, idx);
+CREATE TABLE final_verdicts (
+    trial_id INTEGER PRIMARY KEY REFERENCES trials(id),
+    recorded_at TEXT NOT NULL,)" +
+           kVerdictColumnsV1 + R"();
+CREATE TABLE skills (
+    id INTEGER PRIMARY KEY,
+    trial_id INTEGER NOT NULL UNIQUE REFERENCES trials(id),
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+)";
+}
+
+const char* const kVersion2 = R"(
+CREATE TABLE annotations (
+    id INTEGER PRIMARY KEY,
+    skill_id INTEGER NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
+    range_start INTEGER NOT NULL CHECK (range_start >= 0),
+    range_end INTEGER NOT NULL CHECK (range_end >= range_start),
+    quoted_text TEXT NOT NULL DEFAULT '',
+    tag TEXT NOT NULL CHECK (tag IN ('supported', 'unsupported', 'contradicted', 'other')),
+    note TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+CREATE INDEX annotations_by_skill ON annotations (skill_id, range_start);
+)";
+
+Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+        std::string text = message ? message : sqlite3_errmsg(db);
+        sqlite3_free(message);
+        return makeError("store " + fileLabel + ": " + what + " failed: " + text);
+    }
+    return Ok{};
+}
+
+} // namespace
+
+const std::vector<Migration>& migrations() {
+    static const std::vector<Migration> steps = {
+        {1, "devices, models, problems, invocations, trials, submissions, final verdicts, skills", version1()},
+        {2, "skill annotations", kVersion2},
+    };
+    return steps;
+}
+
+int latestVersion() {
+    return migrations().back().version;
+}
+
+Status applyMigrations(sqlite3* db, int fromVersion, int toVersion, const std::string& fileLabel) {
+    for (const Migration& step : migrations()) {
+        if (step.version <= fromVersion || step.version > toVersion) {
+            continue;
+        }
+        const std::string what = "migration to schema version " + std::to_string(step.version);
+        if (Status begun = exec(db, "BEGIN IMMEDIATE", what, fileLabel); !begun) {
+            return begun;
+        }
+        const std::string sql = step.sql + "\nPRAGMA application_id = " + std::to_string(kApplicationId) +
+                                ";\nPRAGMA user_version = " + std::to_string(step.version) + ";\n";
+        Status applied = exec(db, sql, what, fileLabel);
+        if (applied) {
+            applied = exec(db, "COMMIT", what, fileLabel);
+        }
+        if (!applied) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+            return applied;
+        }
+    }
+    return Ok{};
+}
+
+const std::vector<std::string>& verdictColumns() {
+    static const std::vector<std::string> columns = {"imported",        "correct",
+                                                     "passed",          "speedup",
+                                                     "stage",           "infrastructure_error",
+                                                     "timed_out",       "error",
+                                                     "correct_draws",   "total_draws",
+                                                     "mismatch",        "compliant",
+                                                     "compliance_rule", "kernel_median_ms",
+                                                     "eager_median_ms", "kernel_iqr_ms",
+                                                     "throttled",       "outliers_correct",
+                                                     "quant_cosine",    "quant_relative_l1",
+                                                     "quant_rmse",      "quant_passed",
+                                                     "roofline_bytes",  "roofline_flops",
+                                                     "roofline_gbps",   "roofline_tflops",
+                                                     "roofline_iou",    "roofline_mfu",
+                                                     "eval_seconds",    "device_name",
+                                                     "verdict_json"};
+    return columns;
+}
+
+} // namespace mkb::store

@@ -1,0 +1,1364 @@
+// The project store's implementation: opening and recognising the file, migrations, and every query of store.h.
+#include "core/store/store.h"
+
+#include "core/store/migrations.h"
+#include "core/util/sha256.h"
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <system_error>
+#include <unordered_map>
+
+namespace mkb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Stores larger than this skip the full quick_check on open (it reads every page); `mkb db check` still runs it.
+constexpr std::uintmax_t kQuickCheckOnOpenLimitBytes = 64ull * 1024 * 1024;
+constexpr int kBusyTimeoutMs = 5000;
+
+// The tables info() counts, in schema order.
+const std::array<const char*, 9> kTables = {"devices",     "models",         "problems", "invocations", "trials",
+                                            "submissions", "final_verdicts", "skills",   "annotations"};
+
+std::string nowUtc() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm parts{};
+    gmtime_r(&now, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+    return text;
+}
+
+std::string orNow(const std::string& timestamp) {
+    return timestamp.empty() ? nowUtc() : timestamp;
+}
+
+std::string quoted(const fs::path& path) {
+    return path.string();
+}
+
+/// A prepared statement; resets itself when it goes out of scope so the cached statement can be reused.
+class Statement {
+public:
+    explicit Statement(sqlite3_stmt* statement) : statement_(statement) {}
+    ~Statement() {
+        if (statement_) {
+            sqlite3_reset(statement_);
+            sqlite3_clear_bindings(statement_);
+        }
+    }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    sqlite3_stmt* get() const { return statement_; }
+
+    void bind(int index, std::int64_t value) { sqlite3_bind_int64(statement_, index, value); }
+    void bind(int index, int value) { sqlite3_bind_int64(statement_, index, value); }
+    void bind(int index, bool value) { sqlite3_bind_int(statement_, index, value ? 1 : 0); }
+    void bind(int index, double value) { sqlite3_bind_double(statement_, index, value); }
+    void bind(int index, const std::string& value) {
+        sqlite3_bind_text(statement_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+    }
+    void bindNull(int index) { sqlite3_bind_null(statement_, index); }
+    template <typename T>
+    void bind(int index, const std::optional<T>& value) {
+        if (value) {
+            bind(index, *value);
+        } else {
+            bindNull(index);
+        }
+    }
+    /// Empty text becomes NULL (for optional timestamps and ids stored as NULL).
+    void bindTextOrNull(int index, const std::string& value) {
+        if (value.empty()) {
+            bindNull(index);
+        } else {
+            bind(index, value);
+        }
+    }
+
+    int step() { return sqlite3_step(statement_); }
+
+    bool isNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+    std::int64_t int64(int column) const { return sqlite3_column_int64(statement_, column); }
+    int integer(int column) const { return sqlite3_column_int(statement_, column); }
+    bool boolean(int column) const { return sqlite3_column_int(statement_, column) != 0; }
+    double real(int column) const { return sqlite3_column_double(statement_, column); }
+    std::string text(int column) const {
+        const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+        return bytes ? std::string(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)))
+                     : std::string();
+    }
+    std::optional<std::int64_t> optionalInt64(int column) const {
+        return isNull(column) ? std::nullopt : std::optional<std::int64_t>(int64(column));
+    }
+    std::optional<double> optionalReal(int column) const {
+        return isNull(column) ? std::nullopt : std::optional<double>(real(column));
+    }
+    std::optional<bool> optionalBool(int column) const {
+        return isNull(column) ? std::nullopt : std::optional<bool>(boolean(column));
+    }
+
+private:
+    sqlite3_stmt* statement_;
+};
+
+int verdictColumnCount() {
+    return static_cast<int>(store::verdictColumns().size());
+}
+
+std::string joinedVerdictColumns(const std::string& prefix) {
+    std::string text;
+    for (const std::string& column : store::verdictColumns()) {
+        text += (text.empty() ? "" : ", ") + prefix + column;
+    }
+    return text;
+}
+
+std::string placeholders(int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) {
+        text += i == 0 ? "?" : ", ?";
+    }
+    return text;
+}
+
+/// Binds a verdict to verdictColumns() starting at parameter index first.
+void bindVerdict(Statement& statement, int first, const Verdict& verdict) {
+    int i = first;
+    statement.bind(i++, verdict.imported);
+    statement.bind(i++, verdict.correct);
+    statement.bind(i++, verdict.passed);
+    statement.bind(i++, verdict.speedupVsEager);
+    statement.bind(i++, verdict.stage);
+    statement.bind(i++, verdict.infrastructureError);
+    statement.bind(i++, verdict.timedOut);
+    statement.bind(i++, verdict.error);
+    statement.bind(i++, verdict.correctDraws);
+    statement.bind(i++, verdict.totalDraws);
+    statement.bind(i++, verdict.mismatch);
+    statement.bind(i++, verdict.compliant);
+    statement.bind(i++, verdict.complianceRule);
+    statement.bind(i++, verdict.kernelMedianMs);
+    statement.bind(i++, verdict.eagerMedianMs);
+    statement.bind(i++, verdict.kernelIqrMs);
+    statement.bind(i++, verdict.throttled);
+    statement.bind(i++, verdict.outliersCorrect);
+    if (verdict.quant) {
+        statement.bind(i++, verdict.quant->cosine);
+        statement.bind(i++, verdict.quant->relativeL1);
+        statement.bind(i++, verdict.quant->rmse);
+        statement.bind(i++, verdict.quant->passed);
+    } else {
+        for (int k = 0; k < 4; ++k) {
+            statement.bindNull(i++);
+        }
+    }
+    if (verdict.roofline) {
+        statement.bind(i++, verdict.roofline->bytes);
+        statement.bind(i++, verdict.roofline->flops);
+        statement.bind(i++, verdict.roofline->achievedGBps);
+        statement.bind(i++, verdict.roofline->achievedTflops);
+        statement.bind(i++, verdict.roofline->iou);
+        statement.bind(i++, verdict.roofline->mfu);
+    } else {
+        for (int k = 0; k < 6; ++k) {
+            statement.bindNull(i++);
+        }
+    }
+    statement.bind(i++, verdict.evalSeconds);
+    statement.bind(i++, verdict.deviceName);
+    statement.bind(i++, verdict.json);
+}
+
+/// Reads a verdict from verdictColumns() starting at result column first.
+Verdict readVerdict(const Statement& row, int first) {
+    Verdict verdict;
+    int i = first;
+    verdict.imported = row.boolean(i++);
+    verdict.correct = row.boolean(i++);
+    verdict.passed = row.boolean(i++);
+    verdict.speedupVsEager = row.real(i++);
+    verdict.stage = row.text(i++);
+    verdict.infrastructureError = row.boolean(i++);
+    verdict.timedOut = row.boolean(i++);
+    verdict.error = row.text(i++);
+    verdict.correctDraws = row.integer(i++);
+    verdict.totalDraws = row.integer(i++);
+    verdict.mismatch = row.text(i++);
+    verdict.compliant = row.boolean(i++);
+    verdict.complianceRule = row.text(i++);
+    verdict.kernelMedianMs = row.optionalReal(i++);
+    verdict.eagerMedianMs = row.optionalReal(i++);
+    verdict.kernelIqrMs = row.optionalReal(i++);
+    verdict.throttled = row.boolean(i++);
+    verdict.outliersCorrect = row.optionalBool(i++);
+    if (!row.isNull(i)) {
+        verdict.quant = QuantMetrics{row.real(i), row.real(i + 1), row.real(i + 2), row.boolean(i + 3)};
+    }
+    i += 4;
+    if (!row.isNull(i)) {
+        Roofline roofline;
+        roofline.bytes = row.real(i);
+        roofline.flops = row.real(i + 1);
+        roofline.achievedGBps = row.optionalReal(i + 2);
+        roofline.achievedTflops = row.optionalReal(i + 3);
+        roofline.iou = row.optionalReal(i + 4);
+        roofline.mfu = row.optionalReal(i + 5);
+        verdict.roofline = roofline;
+    }
+    i += 6;
+    verdict.evalSeconds = row.real(i++);
+    verdict.deviceName = row.text(i++);
+    verdict.json = row.text(i++);
+    return verdict;
+}
+
+std::string metaJson(const ProblemMeta& meta) {
+    nlohmann::json json = nlohmann::json::object();
+    if (meta.quant) {
+        json["quant"] = {{"min_cosine", meta.quant->minCosine},
+                         {"max_relative_l1", meta.quant->maxRelativeL1},
+                         {"max_rmse", meta.quant->maxRmse}};
+    }
+    if (!meta.outliersJson.empty()) {
+        json["outliers"] = meta.outliersJson; // kept as the text the catalog read
+    }
+    if (meta.flops) {
+        json["flops"] = *meta.flops;
+    }
+    if (meta.bytes) {
+        json["bytes"] = *meta.bytes;
+    }
+    return json.dump();
+}
+
+void readMetaJson(const std::string& tagsText, const std::string& metaText, ProblemMeta& meta) {
+    const nlohmann::json tags = nlohmann::json::parse(tagsText, nullptr, false);
+    if (tags.is_array()) {
+        for (const auto& tag : tags) {
+            if (tag.is_string()) {
+                meta.tags.push_back(tag.get<std::string>());
+            }
+        }
+    }
+    const nlohmann::json json = nlohmann::json::parse(metaText, nullptr, false);
+    if (!json.is_object()) {
+        return;
+    }
+    if (json.contains("quant") && json["quant"].is_object()) {
+        const auto& quant = json["quant"];
+        meta.quant = QuantThresholds{quant.value("min_cosine", 0.95), quant.value("max_relative_l1", 0.05),
+                                     quant.value("max_rmse", 0.1)};
+    }
+    if (json.contains("outliers") && json["outliers"].is_string()) {
+        meta.outliersJson = json["outliers"].get<std::string>();
+    }
+    if (json.contains("flops") && json["flops"].is_number()) {
+        meta.flops = json["flops"].get<double>();
+    }
+    if (json.contains("bytes") && json["bytes"].is_number()) {
+        meta.bytes = json["bytes"].get<double>();
+    }
+}
+
+std::uint32_t bigEndian(const unsigned char* bytes, int count) {
+    std::uint32_t value = 0;
+    for (int i = 0; i < count; ++i) {
+        value = (value << 8) | bytes[i];
+    }
+    return value;
+}
+
+const char* const kLeftUntouched = "; it was left untouched: move it aside, or name another store with --store";
+
+/// Checks an existing non-empty file's SQLite header without opening it through SQLite: the magic string, the page
+/// size and, where the header records it, that the file holds every page it claims.
+Status checkHeader(const fs::path& path, std::uintmax_t size) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        return makeError("store " + quoted(path) + " cannot be read (check its permissions)");
+    }
+    unsigned char header[100] = {};
+    file.read(reinterpret_cast<char*>(header), sizeof header);
+    static const char kMagic[] = "SQLite format 3"; // 16 bytes with its terminating zero
+    if (size < 100 || static_cast<std::size_t>(file.gcount()) < 100 || std::memcmp(header, kMagic, 16) != 0) {
+        return makeError("store " + quoted(path) + " is not an SQLite database (corrupt, or some other file)" +
+                         kLeftUntouched);
+    }
+    std::uint32_t pageSize = bigEndian(header + 16, 2);
+    if (pageSize == 1) {
+        pageSize = 65536;
+    }
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) != 0) {
+        return makeError("store " + quoted(path) + " has a corrupt SQLite header (page size " +
+                         std::to_string(pageSize) + ")" + kLeftUntouched);
+    }
+    const std::uint32_t changeCounter = bigEndian(header + 24, 4);
+    const std::uint32_t pageCount = bigEndian(header + 28, 4);
+    const std::uint32_t validFor = bigEndian(header + 92, 4);
+    const bool pageCountValid = pageCount > 0 && changeCounter == validFor;
+    const std::uintmax_t expected = static_cast<std::uintmax_t>(pageCount) * pageSize;
+    if (size % pageSize != 0 || (pageCountValid && size < expected)) {
+        return makeError("store " + quoted(path) + " is truncated (" + std::to_string(size) + " bytes, the header " +
+                         "says " + std::to_string(pageCountValid ? expected : size + 1) + ")" + kLeftUntouched);
+    }
+    return Ok{};
+}
+
+struct Connection {
+    sqlite3* db = nullptr;
+    ~Connection() {
+        if (db) {
+            sqlite3_close_v2(db);
+        }
+    }
+    sqlite3* release() {
+        sqlite3* taken = db;
+        db = nullptr;
+        return taken;
+    }
+};
+
+Result<std::int64_t> singleInt(sqlite3* db, const char* sql) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) {
+        return makeError(sqlite3_errmsg(db));
+    }
+    std::int64_t value = 0;
+    const int rc = sqlite3_step(raw);
+    if (rc == SQLITE_ROW) {
+        value = sqlite3_column_int64(raw, 0);
+    } else if (rc != SQLITE_DONE) {
+        std::string message = sqlite3_errmsg(db);
+        sqlite3_finalize(raw);
+        return makeError(message);
+    }
+    sqlite3_finalize(raw);
+    return value;
+}
+
+/// What inspecting a file found: an open connection, whether it is brand new, and its schema version.
+struct Inspection {
+    std::unique_ptr<Connection> connection;
+    bool fresh = false; // no schema yet: created now, a 0-byte file, or an SQLite file with no tables
+    int version = 0;
+};
+
+/// Opens path and checks it is a workbench store this build can use, without writing anything to it.
+Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
+    std::error_code code;
+    const bool exists = fs::exists(path, code);
+    if (!exists) {
+        if (mode == OpenMode::MustExist || readOnly) {
+            return makeError("store " + quoted(path) + " does not exist (create it with `mkb db init --store " +
+                             quoted(path) + "`)");
+        }
+        if (path.has_parent_path()) {
+            fs::create_directories(path.parent_path(), code);
+            if (code) {
+                return makeError("store " + quoted(path) + ": cannot create its folder " + quoted(path.parent_path()) +
+                                 ": " + code.message());
+            }
+        }
+    } else if (fs::is_directory(path, code)) {
+        return makeError("store " + quoted(path) + " is a folder, not a store file (name a .sqlite file instead)");
+    }
+    const std::uintmax_t size = exists ? fs::file_size(path, code) : 0;
+    if (exists && size > 0) {
+        if (Status header = checkHeader(path, size); !header) {
+            return header.error();
+        }
+    }
+
+    Inspection inspection;
+    inspection.connection = std::make_unique<Connection>();
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+    flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+    if (sqlite3_open_v2(path.c_str(), &inspection.connection->db, flags, nullptr) != SQLITE_OK) {
+        const std::string message =
+            inspection.connection->db ? sqlite3_errmsg(inspection.connection->db) : "out of memory";
+        return makeError("store " + quoted(path) + " cannot be opened: " + message);
+    }
+    sqlite3* db = inspection.connection->db;
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    if (!exists || size == 0) {
+        inspection.fresh = true;
+        return inspection;
+    }
+
+    const auto corrupt = [&](const std::string& detail) {
+        return makeError("store " + quoted(path) + " is corrupt or not a database (" + detail + ")" + kLeftUntouched);
+    };
+    Result<std::int64_t> tables = singleInt(db, "SELECT count(*) FROM sqlite_schema");
+    if (!tables) {
+        return corrupt(tables.error().message);
+    }
+    Result<std::int64_t> applicationId = singleInt(db, "PRAGMA application_id");
+    Result<std::int64_t> userVersion = singleInt(db, "PRAGMA user_version");
+    if (!applicationId || !userVersion) {
+        return corrupt(!applicationId ? applicationId.error().message : userVersion.error().message);
+    }
+    if (*tables == 0 && *applicationId == 0 && *userVersion == 0) {
+        inspection.fresh = true;
+        return inspection;
+    }
+    if (*applicationId != Store::kApplicationId) {
+        char id[16];
+        std::snprintf(id, sizeof id, "0x%08llX", static_cast<unsigned long long>(*applicationId & 0xFFFFFFFF));
+        return makeError("store " + quoted(path) + " is an SQLite database of another application (application_id " +
+                         id + "), not a workbench store" + kLeftUntouched);
+    }
+    const int latest = store::latestVersion();
+    if (*userVersion > latest) {
+        return makeError("store " + quoted(path) + " has schema version " + std::to_string(*userVersion) +
+                         ", newer than this build's version " + std::to_string(latest) +
+                         "; it was left untouched: open it with a newer mkb");
+    }
+    if (size <= kQuickCheckOnOpenLimitBytes) {
+        sqlite3_stmt* raw = nullptr;
+        std::string firstProblem;
+        if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &raw, nullptr) != SQLITE_OK) {
+            firstProblem = sqlite3_errmsg(db);
+        } else {
+            const int rc = sqlite3_step(raw);
+            if (rc == SQLITE_ROW) {
+                const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+                if (!text || std::string(text) != "ok") {
+                    firstProblem = text ? text : "unknown problem";
+                }
+            } else {
+                firstProblem = sqlite3_errmsg(db);
+            }
+            sqlite3_finalize(raw);
+        }
+        if (!firstProblem.empty()) {
+            return corrupt("integrity check: " + firstProblem);
+        }
+    }
+    inspection.version = static_cast<int>(*userVersion);
+    return inspection;
+}
+
+} // namespace
+
+struct Store::Impl {
+    fs::path path;
+    sqlite3* db = nullptr;
+    int migratedFrom = 0;
+    int transactionDepth = 0;
+    std::unordered_map<std::string, sqlite3_stmt*> statements;
+
+    ~Impl() {
+        for (auto& [sql, statement] : statements) {
+            sqlite3_finalize(statement);
+        }
+        if (db) {
+            sqlite3_close_v2(db);
+        }
+    }
+
+    Error failure(const std::string& operation) const {
+        return makeError("store " + quoted(path) + ": " + operation + " failed: " + sqlite3_errmsg(db));
+    }
+    Error failure(const std::string& operation, const std::string& detail) const {
+        return makeError("store " + quoted(path) + ": " + operation + ": " + detail);
+    }
+
+    /// A cached prepared statement for sql; the error names the operation.
+    Result<sqlite3_stmt*> prepare(const std::string& sql, const std::string& operation) {
+        if (auto found = statements.find(sql); found != statements.end()) {
+            return found->second;
+        }
+        sqlite3_stmt* statement = nullptr;
+        if (sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &statement, nullptr) != SQLITE_OK) {
+            return failure(operation);
+        }
+        statements.emplace(sql, statement);
+        return statement;
+    }
+
+    Status exec(const std::string& sql, const std::string& operation) {
+        char* message = nullptr;
+        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+            std::string text = message ? message : sqlite3_errmsg(db);
+            sqlite3_free(message);
+            return failure(operation, text);
+        }
+        return Ok{};
+    }
+
+    /// Runs a statement that returns no rows.
+    Status run(Statement& statement, const std::string& operation) {
+        if (statement.step() != SQLITE_DONE) {
+            return failure(operation);
+        }
+        return Ok{};
+    }
+};
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+int Store::latestSchemaVersion() {
+    return store::latestVersion();
+}
+
+Result<int> Store::fileSchemaVersion(const fs::path& path) {
+    Result<Inspection> inspection = inspect(path, OpenMode::MustExist, /*readOnly=*/true);
+    if (!inspection) {
+        return inspection.error();
+    }
+    return inspection->version;
+}
+
+Result<std::unique_ptr<Store>> Store::open(const fs::path& path, OpenMode mode) {
+    Result<Inspection> inspection = inspect(path, mode, /*readOnly=*/false);
+    if (!inspection) {
+        return inspection.error();
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    impl->db = inspection->connection->release();
+    impl->migratedFrom = inspection->version;
+
+    // Foreign keys must be switched on outside a transaction; WAL lets readers (the GUI) and one writer share it.
+    if (Status pragmas = impl->exec("PRAGMA foreign_keys = ON", "switching foreign keys on"); !pragmas) {
+        return pragmas.error();
+    }
+    Result<std::int64_t> foreignKeys = singleInt(impl->db, "PRAGMA foreign_keys");
+    if (!foreignKeys || *foreignKeys != 1) {
+        return impl->failure("switching foreign keys on", "this SQLite build does not support them");
+    }
+    sqlite3_stmt* raw = nullptr;
+    std::string journalMode;
+    if (sqlite3_prepare_v2(impl->db, "PRAGMA journal_mode = WAL", -1, &raw, nullptr) == SQLITE_OK &&
+        sqlite3_step(raw) == SQLITE_ROW) {
+        journalMode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+    }
+    sqlite3_finalize(raw);
+    if (journalMode != "wal") {
+        return impl->failure("switching to WAL journal mode",
+                             "SQLite answered '" + journalMode + "' (is the store on a network file system?)");
+    }
+    if (Status pragmas = impl->exec("PRAGMA synchronous = NORMAL", "setting synchronous mode"); !pragmas) {
+        return pragmas.error();
+    }
+    if (inspection->version < store::latestVersion()) {
+        if (Status migrated =
+                store::applyMigrations(impl->db, inspection->version, store::latestVersion(), quoted(path));
+            !migrated) {
+            return migrated.error();
+        }
+    }
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+const fs::path& Store::path() const {
+    return impl_->path;
+}
+int Store::migratedFromVersion() const {
+    return impl_->migratedFrom;
+}
+sqlite3* Store::handle() {
+    return impl_->db;
+}
+
+Status Store::transaction(const std::function<Status()>& work) {
+    const int depth = impl_->transactionDepth;
+    const std::string savepoint = "mkb_nested_" + std::to_string(depth);
+    if (Status begun = impl_->exec(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT " + savepoint, "starting a transaction");
+        !begun) {
+        return begun;
+    }
+    const auto rollback = [&] {
+        if (depth == 0) {
+            sqlite3_exec(impl_->db, "ROLLBACK", nullptr, nullptr, nullptr);
+        } else {
+            const std::string sql = "ROLLBACK TO " + savepoint + "; RELEASE " + savepoint;
+            sqlite3_exec(impl_->db, sql.c_str(), nullptr, nullptr, nullptr);
+        }
+    };
+    ++impl_->transactionDepth;
+    Status result = Ok{};
+    try {
+        result = work();
+    } catch (...) {
+        --impl_->transactionDepth;
+        rollback();
+        throw;
+    }
+    --impl_->transactionDepth;
+    if (!result) {
+        rollback();
+        return result;
+    }
+    if (Status committed = impl_->exec(depth == 0 ? "COMMIT" : "RELEASE " + savepoint, "committing a transaction");
+        !committed) {
+        rollback();
+        return committed;
+    }
+    return Ok{};
+}
+
+// ---- problems -------------------------------------------------------------------------------------------------
+
+Result<std::int64_t> Store::upsertProblem(const Problem& problem) {
+    const std::string operation = "saving problem " + problem.suite + "/" + problem.code();
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "INSERT INTO problems (suite, number, slug, family, title, path, tags_json, meta_json, source, fingerprint, "
+        "first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (suite, number, fingerprint) DO UPDATE SET slug = excluded.slug, family = excluded.family, "
+        "title = excluded.title, path = excluded.path, tags_json = excluded.tags_json, meta_json = excluded.meta_json "
+        "RETURNING id",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, problem.suite);
+    statement.bind(2, problem.number);
+    statement.bind(3, problem.slug);
+    statement.bind(4, problem.family);
+    statement.bind(5, problem.title);
+    statement.bind(6, problem.path.string());
+    statement.bind(7, nlohmann::json(problem.meta.tags).dump());
+    statement.bind(8, metaJson(problem.meta));
+    statement.bind(9, problem.source);
+    statement.bind(10, problem.fingerprint);
+    statement.bind(11, nowUtc());
+    if (statement.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Result<std::vector<Problem>> Store::problems() {
+    const std::string operation = "loading problems";
+    Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT suite, number, slug, family, title, path, tags_json, "
+                                                    "meta_json, source, fingerprint FROM problems "
+                                                    "ORDER BY suite, number, id",
+                                                    operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    std::vector<Problem> problems;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        Problem problem;
+        problem.suite = row.text(0);
+        problem.number = row.integer(1);
+        problem.slug = row.text(2);
+        problem.family = row.text(3);
+        problem.title = row.text(4);
+        problem.path = row.text(5);
+        readMetaJson(row.text(6), row.text(7), problem.meta);
+        problem.source = row.text(8);
+        problem.fingerprint = row.text(9);
+        problems.push_back(std::move(problem));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return problems;
+}
+
+// ---- devices and models ---------------------------------------------------------------------------------------
+
+Result<std::int64_t> Store::saveDevice(const DeviceRecord& device) {
+    const std::string operation = "saving device " + device.uuid;
+    if (device.uuid.empty()) {
+        return impl_->failure("saving device '" + device.name + "'", "the device has no UUID");
+    }
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "INSERT INTO devices (name, uuid, compute_capability, peaks_json, probed_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, compute_capability = excluded.compute_capability, "
+        "peaks_json = excluded.peaks_json, probed_at = excluded.probed_at RETURNING id",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, device.name);
+    statement.bind(2, device.uuid);
+    statement.bind(3, device.computeCapability);
+    statement.bind(4, device.peaksJson.empty() ? std::string("{}") : device.peaksJson);
+    statement.bind(5, orNow(device.probedAt));
+    if (statement.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Result<std::vector<DeviceRecord>> Store::devices() {
+    const std::string operation = "loading devices";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "SELECT id, name, uuid, compute_capability, peaks_json, probed_at FROM devices ORDER BY id", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    std::vector<DeviceRecord> devices;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        devices.push_back({row.int64(0), row.text(1), row.text(2), row.text(3), row.text(4), row.text(5)});
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return devices;
+}
+
+Result<std::int64_t> Store::ensureModel(const std::string& name, const std::string& driver,
+                                        const std::string& settingsJson) {
+    const std::string operation = "saving model '" + name + "'";
+    if (name.empty()) {
+        return impl_->failure("saving a model", "the model has no name");
+    }
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "INSERT INTO models (name, driver, settings_json, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET driver = excluded.driver, settings_json = excluded.settings_json "
+        "RETURNING id",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, name);
+    statement.bind(2, driver);
+    statement.bind(3, settingsJson.empty() ? std::string("{}") : settingsJson);
+    statement.bind(4, nowUtc());
+    if (statement.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Result<std::vector<ModelRecord>> Store::models() {
+    const std::string operation = "loading models";
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT id, name, driver, settings_json, created_at FROM models ORDER BY id", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    std::vector<ModelRecord> models;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        models.push_back({row.int64(0), row.text(1), row.text(2), row.text(3), row.text(4)});
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return models;
+}
+
+// ---- invocations ----------------------------------------------------------------------------------------------
+
+Result<std::int64_t> Store::beginInvocation(const InvocationRecord& invocation) {
+    const std::string operation = "recording an invocation";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "INSERT INTO invocations (started_at, command_line, settings_json, grader_fingerprint, pid, finished_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, orNow(invocation.startedAt));
+    statement.bind(2, invocation.commandLine);
+    statement.bind(3, invocation.settingsJson.empty() ? std::string("{}") : invocation.settingsJson);
+    statement.bind(4, invocation.graderFingerprint);
+    statement.bind(5, invocation.pid);
+    statement.bindTextOrNull(6, invocation.finishedAt);
+    if (statement.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Status Store::finishInvocation(std::int64_t invocationId, const std::string& finishedAt) {
+    const std::string operation = "finishing invocation #" + std::to_string(invocationId);
+    Result<sqlite3_stmt*> prepared = impl_->prepare("UPDATE invocations SET finished_at = ? WHERE id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, orNow(finishedAt));
+    statement.bind(2, invocationId);
+    if (Status done = impl_->run(statement, operation); !done) {
+        return done;
+    }
+    if (sqlite3_changes(impl_->db) == 0) {
+        return impl_->failure(operation, "no such invocation");
+    }
+    return Ok{};
+}
+
+Result<std::vector<InvocationRecord>> Store::invocations() {
+    const std::string operation = "loading invocations";
+    Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT id, started_at, command_line, settings_json, "
+                                                    "grader_fingerprint, pid, finished_at FROM invocations ORDER BY id",
+                                                    operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    std::vector<InvocationRecord> invocations;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        invocations.push_back(
+            {row.int64(0), row.text(1), row.text(2), row.text(3), row.text(4), row.int64(5), row.text(6)});
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return invocations;
+}
+
+// ---- trials ---------------------------------------------------------------------------------------------------
+
+Result<std::int64_t> Store::insertTrial(const TrialRecord& trial) {
+    const std::string operation = "inserting trial " + trial.coordinate + " of model '" + trial.model + "'";
+    if (trial.model.empty()) {
+        return impl_->failure(operation, "the trial names no model");
+    }
+    std::int64_t trialId = 0;
+    Status inserted = transaction([&]() -> Status {
+        Result<sqlite3_stmt*> ensure = impl_->prepare(
+            "INSERT INTO models (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", operation);
+        if (!ensure) {
+            return ensure.error();
+        }
+        {
+            Statement statement(*ensure);
+            statement.bind(1, trial.model);
+            statement.bind(2, nowUtc());
+            if (Status done = impl_->run(statement, operation); !done) {
+                return done;
+            }
+        }
+        Result<sqlite3_stmt*> prepared = impl_->prepare(
+            "INSERT INTO trials (model_id, suite, problem_number, problem_slug, family, problem_id, replicate, arm, "
+            "dsl, coordinate, source_trial_id, status, error, skipped, timed_out, archived, archived_at, "
+            "input_tokens, cache_tokens, output_tokens, cost_usd, agent_seconds, problem_fingerprint, "
+            "grader_fingerprint, source_skill_sha256, started_at, finished_at, invocation_id) "
+            "VALUES ((SELECT id FROM models WHERE name = ?1), ?2, ?3, ?4, ?5, "
+            "(SELECT id FROM problems WHERE suite = ?2 AND number = ?3 AND fingerprint = ?22), "
+            "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27) "
+            "RETURNING id",
+            operation);
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement statement(*prepared);
+        statement.bind(1, trial.model);
+        statement.bind(2, trial.suite);
+        statement.bind(3, trial.problemNumber);
+        statement.bind(4, trial.problemSlug);
+        statement.bind(5, trial.family);
+        statement.bind(6, trial.replicate);
+        statement.bind(7, trial.arm);
+        statement.bind(8, trial.dsl);
+        statement.bind(9, trial.coordinate);
+        statement.bind(10, trial.sourceTrialId);
+        statement.bind(11, std::string(toString(trial.status)));
+        statement.bind(12, trial.error);
+        statement.bind(13, trial.skipped);
+        statement.bind(14, trial.timedOut);
+        statement.bind(15, trial.archived);
+        statement.bindTextOrNull(16, trial.archived ? orNow(trial.archivedAt) : std::string());
+        statement.bind(17, trial.usage.inputTokens);
+        statement.bind(18, trial.usage.cacheTokens);
+        statement.bind(19, trial.usage.outputTokens);
+        statement.bind(20, trial.usage.costUsd);
+        statement.bind(21, trial.usage.agentSeconds);
+        statement.bind(22, trial.problemFingerprint);
+        statement.bind(23, trial.graderFingerprint);
+        statement.bind(24, trial.sourceSkillSha256);
+        statement.bind(25, orNow(trial.startedAt));
+        statement.bindTextOrNull(26, trial.finishedAt);
+        if (trial.invocationId != 0) {
+            statement.bind(27, trial.invocationId);
+        } else {
+            statement.bindNull(27);
+        }
+        if (statement.step() != SQLITE_ROW) {
+            if (sqlite3_extended_errcode(impl_->db) == SQLITE_CONSTRAINT_UNIQUE) {
+                return impl_->failure(operation, "a live trial already holds model '" + trial.model + "', problem " +
+                                                     trial.suite + "/" + std::to_string(trial.problemNumber) +
+                                                     ", replicate " + std::to_string(trial.replicate) + ", arm " +
+                                                     trial.arm + " (archive it first)");
+            }
+            return impl_->failure(operation);
+        }
+        trialId = statement.int64(0);
+        return Ok{};
+    });
+    if (!inserted) {
+        return inserted.error();
+    }
+    return trialId;
+}
+
+Status Store::updateTrialStatus(std::int64_t trialId, TrialStatus status, const std::string& error) {
+    const std::string operation = "updating the status of trial #" + std::to_string(trialId);
+    Result<sqlite3_stmt*> prepared = impl_->prepare("UPDATE trials SET status = ?, error = ? WHERE id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, std::string(toString(status)));
+    statement.bind(2, error);
+    statement.bind(3, trialId);
+    if (Status done = impl_->run(statement, operation); !done) {
+        return done;
+    }
+    if (sqlite3_changes(impl_->db) == 0) {
+        return impl_->failure(operation, "no such trial");
+    }
+    return Ok{};
+}
+
+Status Store::finishTrial(std::int64_t trialId, const TrialOutcome& outcome) {
+    const std::string operation = "finishing trial #" + std::to_string(trialId);
+    return transaction([&]() -> Status {
+        Result<sqlite3_stmt*> check = impl_->prepare(
+            "SELECT archived, EXISTS (SELECT 1 FROM final_verdicts WHERE trial_id = ?1) FROM trials WHERE id = ?1",
+            operation);
+        if (!check) {
+            return check.error();
+        }
+        {
+            Statement row(*check);
+            row.bind(1, trialId);
+            const int rc = row.step();
+            if (rc == SQLITE_DONE) {
+                return impl_->failure(operation, "no such trial");
+            }
+            if (rc != SQLITE_ROW) {
+                return impl_->failure(operation);
+            }
+            if (row.boolean(0)) {
+                return impl_->failure(operation, "the trial is archived; insert a new trial instead");
+            }
+            if (row.boolean(1)) {
+                return impl_->failure(operation, "the trial already holds a final verdict; archive it and insert a "
+                                                 "new trial to redo it");
+            }
+        }
+        Result<sqlite3_stmt*> update = impl_->prepare(
+            "UPDATE trials SET status = ?, error = ?, timed_out = ?, skipped = ?, input_tokens = ?, cache_tokens = ?, "
+            "output_tokens = ?, cost_usd = ?, agent_seconds = ?, finished_at = ? WHERE id = ?",
+            operation);
+        if (!update) {
+            return update.error();
+        }
+        const std::string finishedAt = orNow(outcome.finishedAt);
+        {
+            Statement statement(*update);
+            statement.bind(1, std::string(toString(outcome.status)));
+            statement.bind(2, outcome.error);
+            statement.bind(3, outcome.timedOut);
+            statement.bind(4, outcome.skipped);
+            statement.bind(5, outcome.usage.inputTokens);
+            statement.bind(6, outcome.usage.cacheTokens);
+            statement.bind(7, outcome.usage.outputTokens);
+            statement.bind(8, outcome.usage.costUsd);
+            statement.bind(9, outcome.usage.agentSeconds);
+            statement.bind(10, finishedAt);
+            statement.bind(11, trialId);
+            if (Status done = impl_->run(statement, operation); !done) {
+                return done;
+            }
+        }
+        if (outcome.verdict) {
+            const int columns = verdictColumnCount();
+            Result<sqlite3_stmt*> insert =
+                impl_->prepare("INSERT INTO final_verdicts (trial_id, recorded_at, " + joinedVerdictColumns("") +
+                                   ") VALUES (?, ?, " + placeholders(columns) + ")",
+                               operation);
+            if (!insert) {
+                return insert.error();
+            }
+            Statement statement(*insert);
+            statement.bind(1, trialId);
+            statement.bind(2, finishedAt);
+            bindVerdict(statement, 3, *outcome.verdict);
+            if (Status done = impl_->run(statement, operation + " (its final verdict)"); !done) {
+                return done;
+            }
+        }
+        if (outcome.skillText) {
+            Result<sqlite3_stmt*> insert = impl_->prepare(
+                "INSERT INTO skills (trial_id, text, sha256, created_at) VALUES (?, ?, ?, ?)", operation);
+            if (!insert) {
+                return insert.error();
+            }
+            Statement statement(*insert);
+            statement.bind(1, trialId);
+            statement.bind(2, *outcome.skillText);
+            statement.bind(3, sha256Hex(*outcome.skillText));
+            statement.bind(4, finishedAt);
+            if (Status done = impl_->run(statement, operation + " (its skill)"); !done) {
+                return done;
+            }
+        }
+        return Ok{};
+    });
+}
+
+Status Store::archiveTrial(std::int64_t trialId) {
+    const std::string operation = "archiving trial #" + std::to_string(trialId);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("UPDATE trials SET archived = 1, archived_at = ? WHERE id = ? AND archived = 0", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, nowUtc());
+    statement.bind(2, trialId);
+    if (Status done = impl_->run(statement, operation); !done) {
+        return done;
+    }
+    if (sqlite3_changes(impl_->db) == 0) {
+        Result<std::int64_t> exists =
+            singleInt(impl_->db, ("SELECT count(*) FROM trials WHERE id = " + std::to_string(trialId)).c_str());
+        if (!exists || *exists == 0) {
+            return impl_->failure(operation, "no such trial");
+        }
+        // Already archived: archiving is idempotent and keeps the first archived_at.
+    }
+    return Ok{};
+}
+
+namespace {
+
+const std::string& trialSelect() {
+    static const std::string sql =
+        "SELECT t.id, m.name, t.suite, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, t.dsl, "
+        "t.coordinate, t.source_trial_id, t.status, t.error, t.skipped, t.timed_out, t.archived, t.archived_at, "
+        "t.input_tokens, t.cache_tokens, t.output_tokens, t.cost_usd, t.agent_seconds, t.problem_fingerprint, "
+        "t.grader_fingerprint, t.source_skill_sha256, t.started_at, t.finished_at, t.invocation_id, "
+        "s.text, fv.trial_id, " +
+        joinedVerdictColumns("fv.") +
+        " FROM trials t JOIN models m ON m.id = t.model_id "
+        "LEFT JOIN final_verdicts fv ON fv.trial_id = t.id LEFT JOIN skills s ON s.trial_id = t.id ";
+    return sql;
+}
+
+TrialRecord readTrial(const Statement& row) {
+    TrialRecord trial;
+    trial.id = row.int64(0);
+    trial.model = row.text(1);
+    trial.suite = row.text(2);
+    trial.problemNumber = row.integer(3);
+    trial.problemSlug = row.text(4);
+    trial.family = row.text(5);
+    trial.replicate = row.integer(6);
+    trial.arm = row.text(7);
+    trial.dsl = row.text(8);
+    trial.coordinate = row.text(9);
+    trial.sourceTrialId = row.optionalInt64(10);
+    trial.status = trialStatusFromString(row.text(11)).value_or(TrialStatus::InfrastructureError);
+    trial.error = row.text(12);
+    trial.skipped = row.boolean(13);
+    trial.timedOut = row.boolean(14);
+    trial.archived = row.boolean(15);
+    trial.archivedAt = row.text(16);
+    trial.usage.inputTokens = row.optionalInt64(17);
+    trial.usage.cacheTokens = row.optionalInt64(18);
+    trial.usage.outputTokens = row.optionalInt64(19);
+    trial.usage.costUsd = row.optionalReal(20);
+    trial.usage.agentSeconds = row.optionalReal(21);
+    trial.problemFingerprint = row.text(22);
+    trial.graderFingerprint = row.text(23);
+    trial.sourceSkillSha256 = row.text(24);
+    trial.startedAt = row.text(25);
+    trial.finishedAt = row.text(26);
+    trial.invocationId = row.isNull(27) ? 0 : row.int64(27);
+    if (!row.isNull(28)) {
+        trial.skillText = row.text(28);
+    }
+    if (!row.isNull(29)) {
+        trial.finalVerdict = readVerdict(row, 30);
+    }
+    return trial;
+}
+
+} // namespace
+
+Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter) {
+    const std::string operation = "loading trials";
+    std::string sql = trialSelect() + "WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) " +
+                      (filter.includeArchived ? "" : "AND t.archived = 0 ") + "ORDER BY t.id";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(sql, operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, filter.model);
+    row.bind(2, filter.suite);
+    std::vector<TrialRecord> trials;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        trials.push_back(readTrial(row));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return trials;
+}
+
+Result<TrialRecord> Store::loadTrial(std::int64_t trialId) {
+    const std::string operation = "loading trial #" + std::to_string(trialId);
+    Result<sqlite3_stmt*> prepared = impl_->prepare(trialSelect() + "WHERE t.id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, trialId);
+    const int rc = row.step();
+    if (rc == SQLITE_ROW) {
+        return readTrial(row);
+    }
+    if (rc == SQLITE_DONE) {
+        return impl_->failure(operation, "no such trial");
+    }
+    return impl_->failure(operation);
+}
+
+// ---- submissions, skills, annotations -------------------------------------------------------------------------
+
+Result<std::int64_t> Store::addSubmission(const SubmissionRecord& submission) {
+    const std::string operation =
+        "saving submission " + std::to_string(submission.index) + " of trial #" + std::to_string(submission.trialId);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("INSERT INTO submissions (trial_id, idx, kernel_source, submission_eval_seconds, created_at, " +
+                           joinedVerdictColumns("") + ") VALUES (?, ?, ?, ?, ?, " + placeholders(verdictColumnCount()) +
+                           ") RETURNING id",
+                       operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, submission.trialId);
+    statement.bind(2, submission.index);
+    statement.bind(3, submission.kernelSource);
+    statement.bind(4, submission.evalSeconds);
+    statement.bind(5, orNow(submission.createdAt));
+    bindVerdict(statement, 6, submission.verdict);
+    if (statement.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Result<std::vector<SubmissionRecord>> Store::submissions(std::int64_t trialId) {
+    const std::string operation = "loading the submissions of trial #" + std::to_string(trialId);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT id, trial_id, idx, kernel_source, submission_eval_seconds, created_at, " +
+                           joinedVerdictColumns("") + " FROM submissions WHERE trial_id = ? ORDER BY idx",
+                       operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, trialId);
+    std::vector<SubmissionRecord> submissions;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        SubmissionRecord submission;
+        submission.id = row.int64(0);
+        submission.trialId = row.int64(1);
+        submission.index = row.integer(2);
+        submission.kernelSource = row.text(3);
+        submission.evalSeconds = row.real(4);
+        submission.createdAt = row.text(5);
+        submission.verdict = readVerdict(row, 6);
+        submissions.push_back(std::move(submission));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return submissions;
+}
+
+Result<std::optional<SkillRecord>> Store::skillOfTrial(std::int64_t trialId) {
+    const std::string operation = "loading the skill of trial #" + std::to_string(trialId);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT id, trial_id, text, sha256 FROM skills WHERE trial_id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, trialId);
+    const int rc = row.step();
+    if (rc == SQLITE_ROW) {
+        return std::optional<SkillRecord>(SkillRecord{row.int64(0), row.int64(1), row.text(2), row.text(3)});
+    }
+    if (rc == SQLITE_DONE) {
+        return std::optional<SkillRecord>();
+    }
+    return impl_->failure(operation);
+}
+
+Result<std::int64_t> Store::addAnnotation(const AnnotationRecord& annotation) {
+    const std::string operation = "saving an annotation of skill #" + std::to_string(annotation.skillId);
+    if (annotation.rangeStart < 0 || annotation.rangeEnd < annotation.rangeStart) {
+        return impl_->failure(operation, "bad character range " + std::to_string(annotation.rangeStart) + ".." +
+                                             std::to_string(annotation.rangeEnd));
+    }
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("INSERT INTO annotations (skill_id, range_start, range_end, quoted_text, tag, note, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                       operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, annotation.skillId);
+    statement.bind(2, annotation.rangeStart);
+    statement.bind(3, annotation.rangeEnd);
+    statement.bind(4, annotation.quotedText);
+    statement.bind(5, std::string(toString(annotation.tag)));
+    statement.bind(6, annotation.note);
+    statement.bind(7, orNow(annotation.createdAt));
+    if (statement.step() != SQLITE_ROW) {
+        if (sqlite3_extended_errcode(impl_->db) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+            return impl_->failure(operation, "no such skill");
+        }
+        return impl_->failure(operation);
+    }
+    return statement.int64(0);
+}
+
+Result<std::vector<AnnotationRecord>> Store::annotations(std::int64_t skillId) {
+    const std::string operation = "loading the annotations of skill #" + std::to_string(skillId);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT id, skill_id, range_start, range_end, quoted_text, tag, note, created_at "
+                       "FROM annotations WHERE skill_id = ? ORDER BY range_start, id",
+                       operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, skillId);
+    std::vector<AnnotationRecord> annotations;
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        AnnotationRecord annotation;
+        annotation.id = row.int64(0);
+        annotation.skillId = row.int64(1);
+        annotation.rangeStart = row.int64(2);
+        annotation.rangeEnd = row.int64(3);
+        annotation.quotedText = row.text(4);
+        annotation.tag = annotationTagFromString(row.text(5)).value_or(AnnotationTag::Other);
+        annotation.note = row.text(6);
+        annotation.createdAt = row.text(7);
+        annotations.push_back(std::move(annotation));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return annotations;
+}
+
+Status Store::deleteAnnotation(std::int64_t annotationId) {
+    const std::string operation = "deleting annotation #" + std::to_string(annotationId);
+    Result<sqlite3_stmt*> prepared = impl_->prepare("DELETE FROM annotations WHERE id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, annotationId);
+    if (Status done = impl_->run(statement, operation); !done) {
+        return done;
+    }
+    if (sqlite3_changes(impl_->db) == 0) {
+        return impl_->failure(operation, "no such annotation");
+    }
+    return Ok{};
+}
+
+// ---- housekeeping ---------------------------------------------------------------------------------------------
+
+Result<StoreInfo> Store::info() {
+    StoreInfo info;
+    info.path = impl_->path;
+    info.migratedFromVersion = impl_->migratedFrom;
+    Result<std::int64_t> version = singleInt(impl_->db, "PRAGMA user_version");
+    if (!version) {
+        return impl_->failure("reading the schema version", version.error().message);
+    }
+    info.schemaVersion = static_cast<int>(*version);
+    std::error_code code;
+    info.fileSizeBytes = fs::file_size(impl_->path, code);
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(impl_->db, "PRAGMA journal_mode", -1, &raw, nullptr) == SQLITE_OK &&
+        sqlite3_step(raw) == SQLITE_ROW) {
+        info.journalMode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+    }
+    sqlite3_finalize(raw);
+    for (const char* table : kTables) {
+        Result<std::int64_t> rows = singleInt(impl_->db, (std::string("SELECT count(*) FROM ") + table).c_str());
+        if (!rows) {
+            return impl_->failure(std::string("counting ") + table, rows.error().message);
+        }
+        info.rowCounts.emplace_back(table, *rows);
+    }
+    Result<std::int64_t> live = singleInt(impl_->db, "SELECT count(*) FROM trials WHERE archived = 0");
+    Result<std::int64_t> archived = singleInt(impl_->db, "SELECT count(*) FROM trials WHERE archived = 1");
+    if (!live || !archived) {
+        return impl_->failure("counting trials", (!live ? live : archived).error().message);
+    }
+    info.liveTrials = *live;
+    info.archivedTrials = *archived;
+    return info;
+}
+
+Result<std::vector<std::string>> Store::integrityCheck() {
+    std::vector<std::string> problems;
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(impl_->db, "PRAGMA integrity_check", -1, &raw, nullptr) != SQLITE_OK) {
+        return impl_->failure("checking integrity");
+    }
+    int rc;
+    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+        if (text && std::string(text) != "ok") {
+            problems.emplace_back(text);
+        }
+    }
+    sqlite3_finalize(raw);
+    if (rc != SQLITE_DONE) {
+        problems.push_back(std::string("integrity check stopped: ") + sqlite3_errmsg(impl_->db));
+        return problems;
+    }
+    if (sqlite3_prepare_v2(impl_->db, "PRAGMA foreign_key_check", -1, &raw, nullptr) != SQLITE_OK) {
+        return impl_->failure("checking foreign keys");
+    }
+    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+        const auto* table = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+        const auto* parent = reinterpret_cast<const char*>(sqlite3_column_text(raw, 2));
+        problems.push_back(std::string(table ? table : "?") + " row " + std::to_string(sqlite3_column_int64(raw, 1)) +
+                           " refers to a missing row of " + (parent ? parent : "?"));
+    }
+    sqlite3_finalize(raw);
+    if (rc != SQLITE_DONE) {
+        problems.push_back(std::string("foreign key check stopped: ") + sqlite3_errmsg(impl_->db));
+    }
+    return problems;
+}
+
+} // namespace mkb
