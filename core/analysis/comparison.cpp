@@ -1,6 +1,8 @@
 // Assembles transfer cells from trials: which solo is the source, which the base, which attempt carries the skill.
 #include "core/analysis/comparison.h"
 
+#include "core/protocol/arms.h"
+
 #include <map>
 #include <set>
 #include <tuple>
@@ -43,11 +45,12 @@ std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::stri
         pair[pair.size() - targetDsl.size() - 1] == '2') {
         return std::make_pair(pair.substr(0, pair.size() - targetDsl.size() - 1), targetDsl);
     }
-    const std::size_t split = pair.find('2', 1);
-    if (split == std::string::npos || split + 1 >= pair.size()) {
+    // Otherwise the protocol's own parser decides (it refuses ambiguous splits).
+    auto parsed = parseArm(arm);
+    if (!parsed.ok() || !parsed->isSkill()) {
         return std::nullopt;
     }
-    return std::make_pair(pair.substr(0, split), pair.substr(split + 1));
+    return std::make_pair(parsed->sourceDsl, parsed->dsl);
 }
 
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials) {

@@ -36,8 +36,8 @@ struct Comparison {
     const Attempt& skillOutcome() const { return skillSkipped() ? *base : *skill; }
 };
 
-/// Parses "<a>2<b>_skill" into {a, b}; targetDsl disambiguates DSL ids that contain a '2' (pass the trial's dsl, or
-/// "" to split at the first '2'). nullopt when the arm is not a skill arm.
+/// Parses "<a>2<b>_skill" into {a, b}; targetDsl (the trial's dsl) settles DSL ids that contain a '2'; without it, or
+/// when it does not fit, mkb::parseArm decides. nullopt when the arm is not a valid skill arm.
 std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::string& arm,
                                                                  const std::string& targetDsl = "");
 
