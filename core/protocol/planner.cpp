@@ -214,11 +214,18 @@ bool startsAttempt(PlanStatus status) {
     return status == PlanStatus::Run || status == PlanStatus::Rerun || status == PlanStatus::Redo;
 }
 
+std::string skillSha256(const std::optional<std::string>& skillText) {
+    if (!skillText || trimmed(*skillText).empty()) {
+        return {};
+    }
+    return sha256Hex(*skillText);
+}
+
 PlanContext contextFromTrials(const std::vector<TrialRecord>& trials) {
     PlanContext context;
     for (const TrialRecord& record : trials) {
-        if (record.skillText && !trimmed(*record.skillText).empty()) {
-            context.skillSha256ByTrial[record.id] = sha256Hex(*record.skillText);
+        if (std::string sha = skillSha256(record.skillText); !sha.empty()) {
+            context.skillSha256ByTrial[record.id] = std::move(sha);
         }
     }
     return context;

@@ -48,7 +48,11 @@ struct PlanContext {
     std::map<std::int64_t, std::string> skillSha256ByTrial;
 };
 
-/// The context derived from the trials' own skill texts (sha256Hex of the text as written; blank = no skill).
+/// The SHA-256 a skill arm records as sourceSkillSha256: sha256Hex of the SKILL.md as written, or "" when the source
+/// wrote none or a blank one (which counts as no skill: the skill arm is skipped).
+std::string skillSha256(const std::optional<std::string>& skillText);
+
+/// The context derived from the trials' own skill texts, through skillSha256.
 PlanContext contextFromTrials(const std::vector<TrialRecord>& trials);
 
 struct PlanEntry {
