@@ -1,0 +1,117 @@
+"""sandbox: the forked child's timeout kills its whole process group, output is capped, silent deaths are seen."""
+
+import os
+import signal
+import tempfile
+import time
+import unittest
+
+import gradertest  # noqa: F401
+from mkbgrader import sandbox
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); read its state.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class SandboxTest(unittest.TestCase):
+    def test_messages_and_exit(self) -> None:
+        outcome = sandbox.run_in_child(lambda send: (send({"t": "stage", "stage": "import"}), send({"t": "final"})), 10)
+        self.assertEqual([m["t"] for m in outcome.messages], ["stage", "final"])
+        self.assertEqual(outcome.last_stage, "import")
+        self.assertEqual(outcome.exit_code, 0)
+        self.assertFalse(outcome.timed_out)
+
+    def test_spinning_child_is_killed_at_the_timeout_with_its_stage(self) -> None:
+        def spin(send):
+            send({"t": "stage", "stage": "timing"})
+            while True:
+                pass
+
+        started = time.monotonic()
+        outcome = sandbox.run_in_child(spin, 1.0)
+        self.assertTrue(outcome.timed_out)
+        self.assertEqual(outcome.last_stage, "timing")
+        self.assertEqual(outcome.exit_signal, signal.SIGKILL)
+        self.assertLess(time.monotonic() - started, 5.0)
+
+    def test_grandchild_dies_with_the_group(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            marker = os.path.join(folder, "grandchild.pid")
+
+            def fork_grandchild(send):
+                pid = os.fork()
+                if pid == 0:
+                    while True:
+                        time.sleep(0.1)
+                with open(marker, "w") as handle:
+                    handle.write(str(pid))
+                send({"t": "stage", "stage": "correctness"})
+                while True:
+                    time.sleep(0.1)
+
+            outcome = sandbox.run_in_child(fork_grandchild, 1.5)
+            self.assertTrue(outcome.timed_out)
+            with open(marker) as handle:
+                grandchild = int(handle.read())
+            deadline = time.monotonic() + 3
+            while _alive(grandchild) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(_alive(grandchild), "the grandchild survived the group kill")
+
+    def test_grandchild_left_behind_after_a_normal_exit_is_killed(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            marker = os.path.join(folder, "orphan.pid")
+
+            def leave_orphan(send):
+                pid = os.fork()
+                if pid == 0:
+                    while True:
+                        time.sleep(0.1)
+                with open(marker, "w") as handle:
+                    handle.write(str(pid))
+                send({"t": "final"})
+
+            started = time.monotonic()
+            outcome = sandbox.run_in_child(leave_orphan, 30)
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertFalse(outcome.timed_out)
+            with open(marker) as handle:
+                orphan = int(handle.read())
+            time.sleep(0.2)
+            self.assertFalse(_alive(orphan))
+
+    def test_megabytes_of_output_are_capped_not_fatal(self) -> None:
+        def flood(send):
+            os.write(1, b"a" * 3_000_000)
+            os.write(2, b"b" * 1_000_000)
+            send({"t": "final"})
+
+        outcome = sandbox.run_in_child(flood, 30, log_cap=4096)
+        self.assertEqual(outcome.log_bytes, 4_000_000)
+        self.assertEqual(len(outcome.log), 4096)
+        self.assertEqual(outcome.messages[-1]["t"], "final")
+
+    def test_death_without_result_is_reported(self) -> None:
+        outcome = sandbox.run_in_child(lambda send: os._exit(3), 10)
+        self.assertEqual(outcome.exit_code, 3)
+        self.assertEqual(outcome.messages, [])
+
+    def test_garbage_on_result_pipe_is_counted(self) -> None:
+        outcome = sandbox.ChildOutcome()
+        for line in (b"not json", b"[1, 2]", b'{"t": "stage", "stage": "warmup"}'):
+            sandbox._accept(line, outcome, None)
+        self.assertEqual(outcome.garbage, 2)
+        self.assertEqual(outcome.last_stage, "warmup")
+
+if __name__ == "__main__":
+    unittest.main()
