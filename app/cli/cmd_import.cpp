@@ -1,0 +1,103 @@
+// `mkb import`: files a MetaKernelBench results folder into the project store.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/catalog/catalog.h"
+#include "core/io/mkb_results_import.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+const char* const kImportHelp =
+    R"(usage: mkb import PATH [--store PATH] [--suite-name NAME] [--problems DIR]... [--json]
+
+Imports a MetaKernelBench results folder: either results/ (one folder per model) or one model's folder
+results/<model>/ (holding store.json). Every trial folder problems/<problem>/<prefix>_p<NN>_r<k>_<arm>/ becomes a
+trial with its record.json rewards, verdict.json, submissions.jsonl, final kernel.py and SKILL.md; archive/ becomes
+archived trials; invocations.jsonl becomes invocations. Importing the same folder again changes nothing; a trial
+whose content changed replaces the live one, which is archived, never deleted.
+
+Anything missing or malformed is reported on its own line (path: reason) and the rest imports.
+
+options:
+  --store PATH       the project store (default: $MKB_STORE, else the user's data folder); created when missing
+  --suite-name NAME  the suite the imported trials are filed under (default: metakernelbench)
+  --problems DIR     a MetaKernelBench problems/ folder used to name families that results.json lacks (repeatable)
+  --json             print the summary as one JSON object
+
+exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
+            3 the folder is missing or holds no model folder, 4 the store cannot be opened
+)";
+
+int runImport(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec{{"json"}, {"store", "suite-name", "problems"}, {"problems"}};
+    auto args = parseArgs(rawArgs, spec);
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kImportHelp;
+        return kExitOk;
+    }
+    if (args->positionals.size() != 1) {
+        return fail(kExitUsage, "import takes one results folder (see mkb import --help)");
+    }
+    ImportOptions options;
+    options.suite = args->optionOr("suite-name", options.suite);
+    std::vector<std::filesystem::path> suiteRoots;
+    for (const std::string& dir : args->all("problems")) {
+        suiteRoots.emplace_back(dir);
+    }
+    if (!suiteRoots.empty()) {
+        Catalog catalog = loadCatalog(suiteRoots);
+        for (const Problem& problem : catalog.problems) {
+            char number[8];
+            std::snprintf(number, sizeof number, "%02d", problem.number);
+            options.familyByProblem[std::string(number) + "_" + problem.slug] = problem.family;
+        }
+    }
+    const std::filesystem::path folder = args->positionals[0];
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec)) {
+        return fail(kExitBadInput, "results folder " + folder.string() + " does not exist or is not a folder");
+    }
+    auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    auto summary = importMetaKernelBenchResults(**store, folder, options);
+    if (!summary) {
+        return fail(kExitBadInput, summary.error().message);
+    }
+    for (const ImportIssue& issue : summary->issues) {
+        std::cerr << issue.path.string() << ": " << issue.message << '\n';
+    }
+    if (args->has("json")) {
+        nlohmann::json out = {{"models", summary->models},
+                              {"trials_imported", summary->trialsImported},
+                              {"trials_unchanged", summary->trialsUnchanged},
+                              {"trials_replaced", summary->trialsReplaced},
+                              {"submissions_imported", summary->submissionsImported},
+                              {"invocations_imported", summary->invocationsImported},
+                              {"issues", summary->issues.size()}};
+        std::cout << out.dump() << '\n';
+    } else {
+        std::cout << "imported " << summary->models << " model(s): " << summary->trialsImported << " new trial(s), "
+                  << summary->trialsReplaced << " replaced, " << summary->trialsUnchanged << " unchanged, "
+                  << summary->submissionsImported << " submission(s), " << summary->invocationsImported
+                  << " invocation(s); " << summary->issues.size() << " issue(s)\n";
+    }
+    return summary->issues.empty() ? kExitOk : kExitFailed;
+}
+
+const bool registered = registerCommand(
+    {"import", "import a MetaKernelBench results folder into the project store", kImportHelp, runImport});
+
+} // namespace
+} // namespace mkb::cli
