@@ -20,7 +20,6 @@ HOSTILE = {
     "no_launch": ("correctness", "no_launch", "made no cpusim kernel launch"),
     "discarded_launch": ("correctness", "launch_unused", "no returned output depends"),
     "copy_kernel": ("correctness", "eager_compute", "eager torch op aten.add"),
-    "cache_by_pointer": (None, "no_launch", "made no cpusim kernel launch"),
     "calls_reference": ("correctness", "calls_reference", "reference()"),
     "runtime_jit": ("correctness", "torch_jit", "torch.jit.script"),
     "runtime_subprocess": ("correctness", "subprocess", "subprocess.Popen"),
@@ -78,6 +77,24 @@ class CpuGradingTest(unittest.TestCase):
                 self.assertEqual(verdict["compliance_rule"], rule, text)
                 self.assertIn(words, text)
         self.assert_good_still_grades()
+
+    def test_output_cached_by_data_pointer_fails_whenever_served(self) -> None:
+        import os
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as marks:
+            os.environ["MKB_TEST_MARKS"] = marks
+            try:
+                verdict = grade(ADD, hostile("cache_by_pointer"), timing_draws=20)
+            finally:
+                del os.environ["MKB_TEST_MARKS"]
+            served = os.path.exists(os.path.join(marks, "cache_by_pointer.served"))
+        if served:  # a remembered output was returned: no launch in that call, old values
+            self.assertFalse(verdict["passed"])
+            self.assertIn(verdict["compliance_rule"], ("no_launch", ""), verdict["error"])
+            self.assertTrue(verdict["compliance_rule"] == "no_launch" or "incorrect" in verdict["error"])
+        else:  # pointers never repeated, so every call did honest work
+            self.assertTrue(verdict["passed"], verdict["error"])
 
     def test_spinning_kernel_times_out_with_its_stage(self) -> None:
         verdict = grade(ADD, hostile("spin_forever"), timeout_s=3.0)
