@@ -164,11 +164,16 @@ class Kernel:
 
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
         block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
-        stream = cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
-        self._function(grid, block, tuple(self._convert(args)), shared_mem=int(shared_mem), stream=stream)
+        handle = torch.cuda.current_stream().cuda_stream
+        stream = _streams.get(handle)
+        if stream is None:
+            stream = _streams[handle] = cupy.cuda.ExternalStream(handle)
+        with stream:  # cupy launches on its current stream
+            self._function(grid, block, tuple(self._convert(args)), shared_mem=int(shared_mem))
 
 
 _loaded: dict[str, Kernel] = {}
+_streams: dict[int, Any] = {}
 
 
 def compile(source: str, name: str, options: Sequence[str] = ()) -> Kernel:  # noqa: A001 (the documented name)

@@ -7,6 +7,8 @@ import unittest
 
 import gradertest  # noqa: F401
 
+# CUDA must never be initialised in this process: the grader forks evaluation children from it.
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 HAS_GPU = False
 try:
     import torch
