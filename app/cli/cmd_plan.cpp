@@ -1,0 +1,278 @@
+// `mkb plan`: what a run of model × problems × DSL pair × replicates would do next, given the store's history.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/catalog/catalog.h"
+#include "core/catalog/dsl_registry.h"
+#include "core/protocol/planner.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kPlanHelp = R"(usage: mkb plan --problems GLOB --dsls A,B [options]
+
+Plans a run: every trial of the selected problems × both solo arms and both skill arms of the DSL pair ×
+replicates, each given a status from the store's history of this model (DESIGN §6):
+  run     no record yet
+  rerun   the record holds an infrastructure error, was interrupted, or was left "running" by a crash
+  reuse   the record is valid and current
+  stale   the problem's or grader's fingerprint changed, or (skill arms) the source skill's SHA-256 changed
+          or the source solo will run again; kept as is unless --rerun-stale is given
+  redo    a stale trial under --rerun-stale: its record is archived (never deleted), then it runs again
+  skip    a skill arm whose finished source wrote no skill: recorded as skipped (counts as its base)
+Solos come first; a skill arm whose source solo will (re)run waits for it. One line per trial
+(coordinate p<NN>_r<k>_<arm>, status, reason), then the counts per status.
+
+This command only prints the plan; nothing is run or written, with or without --dry-run.
+Running a plan is the job of `mkb run` (which takes the same options).
+
+options:
+  --problems GLOB         problems to include: a shell glob over "family/NN_slug", "pNN", "NN_slug" or
+                          the family, e.g. "*", "p0[1-3]", "attention/*"  (required)
+  --suite DIR             a suite root (repeatable; default: the shipped problems/)
+  --dsls A,B              the DSL pair, two different ids of resources/dsls/ (required)
+  --replicates N          replicates per cell, 1..100 (default 1)
+  --model NAME            the model whose history is read (default: reference)
+  --store PATH            the project store (default: $MKB_STORE, else the user's data folder); a store that
+                          does not exist yet means an empty history and is not created
+  --grader-fingerprint H  judge records graded by another grader as stale (default: grader not judged)
+  --rerun-stale           turn stale trials into redo entries
+  --dry-run               print the plan only (today this is what plan always does)
+  --json                  print one JSON object instead of text
+
+exit codes: 0 planned, 2 bad command line or unknown DSL, 3 suite folder missing or no problem matched,
+            4 the store cannot be opened
+)";
+
+struct PlanOptions {
+    std::string glob;
+    std::vector<fs::path> suites;
+    std::string dslA;
+    std::string dslB;
+    int replicates = 1;
+    std::string model = "reference";
+    fs::path storePath;
+    std::string graderFingerprint;
+    bool rerunStale = false;
+    bool dryRun = false;
+    bool json = false;
+};
+
+nlohmann::json planToJson(const Plan& plan, const PlanOptions& options, bool storeExists) {
+    nlohmann::json out;
+    out["model"] = options.model;
+    out["dsls"] = {options.dslA, options.dslB};
+    out["replicates"] = options.replicates;
+    out["store"] = options.storePath.string();
+    out["store_exists"] = storeExists;
+    out["grader_fingerprint"] =
+        options.graderFingerprint.empty() ? nlohmann::json() : nlohmann::json(options.graderFingerprint);
+    out["rerun_stale"] = options.rerunStale;
+    out["executed"] = false;
+    nlohmann::json entries = nlohmann::json::array();
+    for (const PlanEntry& entry : plan.entries) {
+        nlohmann::json item;
+        item["coordinate"] = entry.coordinateText;
+        item["problem"] = entry.problemName;
+        item["replicate"] = entry.coordinate.replicate;
+        item["arm"] = entry.coordinate.arm.name();
+        item["dsl"] = entry.coordinate.arm.dsl;
+        item["status"] = toString(entry.status);
+        item["reason"] = entry.reason;
+        item["live_trial_id"] = entry.liveTrialId ? nlohmann::json(*entry.liveTrialId) : nlohmann::json();
+        item["waits_for"] = entry.waitsForSource && entry.sourceEntry
+                                ? nlohmann::json(plan.entries[*entry.sourceEntry].coordinateText)
+                                : nlohmann::json();
+        entries.push_back(std::move(item));
+    }
+    out["entries"] = std::move(entries);
+    nlohmann::json counts = nlohmann::json::object();
+    for (PlanStatus status : kAllPlanStatuses) {
+        counts[toString(status)] = plan.count(status);
+    }
+    out["counts"] = std::move(counts);
+    out["total"] = plan.entries.size();
+    return out;
+}
+
+void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problemCount, bool storeExists) {
+    std::cout << "plan for model " << options.model << ", DSLs " << options.dslA << "," << options.dslB << ": "
+              << problemCount << (problemCount == 1 ? " problem" : " problems") << " x " << options.replicates
+              << (options.replicates == 1 ? " replicate" : " replicates") << " x 4 arms = " << plan.entries.size()
+              << " trials\n";
+    std::cout << "history: "
+              << (storeExists ? "store " + options.storePath.string()
+                              : "none (no store at " + options.storePath.string() + ")")
+              << "\n\n";
+    std::size_t width = 0;
+    for (const PlanEntry& entry : plan.entries) {
+        width = std::max(width, entry.coordinateText.size());
+    }
+    for (const PlanEntry& entry : plan.entries) {
+        std::printf("%-*s  %-5s  %s\n", static_cast<int>(width), entry.coordinateText.c_str(), toString(entry.status),
+                    entry.reason.c_str());
+    }
+    std::string counts;
+    for (PlanStatus status : kAllPlanStatuses) {
+        counts +=
+            (counts.empty() ? "" : ", ") + std::string(toString(status)) + " " + std::to_string(plan.count(status));
+    }
+    std::printf("\ncounts: %s (total %zu)\n", counts.c_str(), plan.entries.size());
+    std::printf("waiting: %zu skill arms wait for their source solo\n", plan.dependencies().size());
+    if (!options.dryRun) {
+        std::printf("nothing was run: mkb plan only prints the plan; `mkb run` executes it\n");
+    }
+    std::fflush(stdout);
+}
+
+Result<PlanOptions> readOptions(const ParsedArgs& args) {
+    PlanOptions options;
+    if (!args.positionals.empty()) {
+        return makeError("plan: unexpected argument '" + args.positionals.front() + "'; see mkb plan --help");
+    }
+    auto glob = args.option("problems");
+    if (!glob || trimmed(*glob).empty()) {
+        return makeError("plan: --problems GLOB is required, e.g. --problems '*'");
+    }
+    options.glob = *glob;
+    auto dsls = args.option("dsls");
+    if (!dsls) {
+        return makeError("plan: --dsls A,B is required, e.g. --dsls triton,cuda");
+    }
+    const std::vector<std::string> pair = splitString(*dsls, ',');
+    if (pair.size() != 2 || trimmed(pair[0]).empty() || trimmed(pair[1]).empty()) {
+        return makeError("plan: --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" + *dsls + "'");
+    }
+    options.dslA = std::string(trimmed(pair[0]));
+    options.dslB = std::string(trimmed(pair[1]));
+    if (options.dslA == options.dslB) {
+        return makeError("plan: --dsls needs two different DSLs, got '" + options.dslA + "' twice");
+    }
+    auto replicates = args.intOption("replicates", 1, 1, 100);
+    if (!replicates) {
+        return replicates.error();
+    }
+    options.replicates = *replicates;
+    options.model = args.optionOr("model", options.model);
+    if (trimmed(options.model).empty()) {
+        return makeError("plan: --model needs a name");
+    }
+    for (const std::string& suite : args.all("suite")) {
+        options.suites.emplace_back(suite);
+    }
+    if (options.suites.empty()) {
+        options.suites.push_back(shippedProblemsDir());
+    }
+    options.storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    options.graderFingerprint = args.optionOr("grader-fingerprint", "");
+    options.rerunStale = args.has("rerun-stale");
+    options.dryRun = args.has("dry-run");
+    options.json = args.has("json");
+    return options;
+}
+
+int runPlan(const std::vector<std::string>& rawArgs) {
+    const ArgSpec spec{{"rerun-stale", "dry-run", "json"},
+                       {"problems", "suite", "dsls", "replicates", "model", "store", "grader-fingerprint"},
+                       {"suite"}};
+    Result<ParsedArgs> args = parseArgs(rawArgs, spec);
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kPlanHelp;
+        return kExitOk;
+    }
+    Result<PlanOptions> options = readOptions(*args);
+    if (!options) {
+        return fail(kExitUsage, options.error().message);
+    }
+
+    Result<DslRegistry> registry = loadDslRegistry();
+    if (!registry) {
+        return fail(kExitBadInput, registry.error().message);
+    }
+    for (const std::string* dsl : {&options->dslA, &options->dslB}) {
+        if (!registry->find(*dsl)) {
+            std::string known;
+            for (const std::string& id : registry->ids()) {
+                known += (known.empty() ? "" : ", ") + id;
+            }
+            return fail(kExitUsage, "plan: unknown DSL '" + *dsl + "' in --dsls; known DSLs: " + known);
+        }
+    }
+
+    for (const fs::path& suite : options->suites) {
+        std::error_code ec;
+        if (!fs::is_directory(suite, ec)) {
+            return fail(kExitBadInput, "plan: suite folder " + suite.string() +
+                                           " does not exist or is not a folder; pass --suite DIR");
+        }
+    }
+    const Catalog catalog = loadCatalog(options->suites);
+    const std::vector<const Problem*> selected = catalog.select(options->glob);
+    if (selected.empty()) {
+        return fail(kExitBadInput, "plan: no problem matched --problems '" + options->glob + "' in " +
+                                       std::to_string(catalog.problems.size()) + " problems; try mkb problems list");
+    }
+    if (!catalog.issues.empty()) {
+        std::cerr << "mkb: note: " << catalog.issues.size()
+                  << " malformed problem files were left out; mkb problems validate DIR lists them\n";
+    }
+
+    PlanRequest request;
+    request.model = options->model;
+    for (const Problem* problem : selected) {
+        request.problems.push_back(*problem);
+    }
+    request.dslA = options->dslA;
+    request.dslB = options->dslB;
+    request.replicates = options->replicates;
+    request.graderFingerprint = options->graderFingerprint;
+    request.rerunStale = options->rerunStale;
+    if (Status valid = validatePlanRequest(request); !valid) {
+        return fail(kExitUsage, valid.error().message);
+    }
+
+    std::vector<TrialRecord> history;
+    std::error_code ec;
+    const bool storeExists = fs::exists(options->storePath, ec);
+    if (storeExists) {
+        Result<std::unique_ptr<Store>> store = Store::open(options->storePath, OpenMode::MustExist);
+        if (!store) {
+            return fail(kExitStore, store.error().message);
+        }
+        TrialFilter filter;
+        filter.model = options->model;
+        Result<std::vector<TrialRecord>> trials = (*store)->loadTrials(filter);
+        if (!trials) {
+            return fail(kExitStore, trials.error().message);
+        }
+        history = std::move(trials).value();
+    }
+
+    const Plan plan = makePlan(request, history, contextFromTrials(history));
+    if (options->json) {
+        std::cout << planToJson(plan, *options, storeExists).dump(2) << '\n';
+    } else {
+        printPlan(plan, *options, request.problems.size(), storeExists);
+    }
+    return kExitOk;
+}
+
+const bool registered =
+    registerCommand({"plan", "plan a run: run / rerun / reuse / stale per trial (prints only)", kPlanHelp, runPlan});
+
+} // namespace
+} // namespace mkb::cli
