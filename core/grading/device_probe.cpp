@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 namespace mkb {
 
 Result<DeviceProbe> deviceProbeFromJson(const std::string& deviceObjectText) {
@@ -55,6 +57,49 @@ std::string peaksJson(const DeviceProbe& probe) {
     }
     peaks["tflops"] = rates;
     return peaks.dump();
+}
+
+DeviceRecord deviceRecordFromProbe(const DeviceProbe& probe, const std::string& host) {
+    DeviceRecord record;
+    record.name = probe.name;
+    record.uuid = probe.uuid.empty() ? host + ":" + probe.device : probe.uuid;
+    record.computeCapability = probe.computeCapability;
+    nlohmann::ordered_json peaks = nlohmann::ordered_json::parse(peaksJson(probe));
+    peaks["device"] = probe.device;
+    peaks["host"] = host;
+    record.peaksJson = peaks.dump();
+    return record;
+}
+
+std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
+                           const std::string& host) {
+    const DeviceRecord* best = nullptr;
+    nlohmann::ordered_json bestPeaks;
+    for (const DeviceRecord& record : devices) {
+        auto peaks = nlohmann::ordered_json::parse(record.peaksJson, nullptr, false);
+        if (peaks.is_discarded() || !peaks.is_object() || peaks.value("device", "") != device ||
+            peaks.value("host", "") != host || !peaks.contains("copy_gbps")) {
+            continue;
+        }
+        if (!best || record.probedAt >= best->probedAt) {
+            best = &record;
+            bestPeaks = peaks;
+        }
+    }
+    if (!best) {
+        return "";
+    }
+    bestPeaks.erase("device");
+    bestPeaks.erase("host");
+    return bestPeaks.dump();
+}
+
+std::string currentHostName() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) {
+        return "";
+    }
+    return name;
 }
 
 } // namespace mkb

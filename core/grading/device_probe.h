@@ -1,6 +1,7 @@
 // A device's measured peaks (copy bandwidth, dense matmul rates) as plain data, and their JSON forms.
 #pragma once
 
+#include "core/records/store_records.h"
 #include "core/util/result.h"
 
 #include <string>
@@ -26,5 +27,16 @@ Result<DeviceProbe> deviceProbeFromJson(const std::string& deviceObjectText);
 
 /// The "peaks" object of a grade request: {"copy_gbps": .., "tflops": {dtype: ..}}.
 std::string peaksJson(const DeviceProbe& probe);
+
+/// The store row for a probe. Its peaks JSON is the request's peaks object plus "device" ("cuda:0") and "host",
+/// so that grading can later pick this machine's probe of the same device.
+DeviceRecord deviceRecordFromProbe(const DeviceProbe& probe, const std::string& host);
+
+/// The peaks object (as for a request) of the most recent stored probe of `device` on `host`, or "" when none.
+std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
+                           const std::string& host);
+
+/// This machine's host name ("" when unknown).
+std::string currentHostName();
 
 } // namespace mkb
