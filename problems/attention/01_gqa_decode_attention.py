@@ -1,0 +1,40 @@
+"""Grouped-query attention decode step over a ragged KV cache (Llama-3-8B: 32 query heads, 8 KV heads, head dim 128)."""
+
+import math
+
+import torch
+
+# Llama-3-8B decode: a batch of 8 sequences, each with one new query token, attending to up to 4096 cached
+# tokens. Four query heads share each KV head (GQA). Sequences have different lengths; cache rows past a
+# sequence's length hold stale data and must be ignored.
+BATCH = 8
+QUERY_HEADS = 32
+KV_HEADS = 8
+HEAD_DIM = 128
+MAX_CONTEXT = 4096
+
+MKB_META = {
+    "tags": ["attention", "reduction", "gqa", "decode"],
+    "outliers": {"inputs": [0, 1, 2]},
+}
+
+
+def make_inputs(device="cuda"):
+    q = torch.randn(BATCH, QUERY_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
+    k_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM).to(device=device, dtype=torch.float16)
+    v_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM).to(device=device, dtype=torch.float16)
+    seq_lens = torch.randint(MAX_CONTEXT // 2, MAX_CONTEXT + 1, (BATCH,), dtype=torch.int32).to(device)
+    return [q, k_cache, v_cache, seq_lens]
+
+
+def reference(q, k_cache, v_cache, seq_lens):
+    batch, query_heads, dim = q.shape
+    kv_heads = k_cache.shape[1]
+    grouped = q.float().view(batch, kv_heads, query_heads // kv_heads, dim)  # query heads sharing a KV head
+    scores = torch.matmul(grouped, k_cache.float().transpose(-1, -2)) / math.sqrt(dim)  # [B, Hkv, G, S]
+    positions = torch.arange(k_cache.shape[2], device=q.device)
+    valid = positions.unsqueeze(0) < seq_lens.to(torch.long).unsqueeze(1)  # [B, S]
+    scores = scores.masked_fill(~valid.view(batch, 1, 1, -1), float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    out = torch.matmul(weights, v_cache.float())  # [B, Hkv, G, D]
+    return out.reshape(batch, query_heads, dim).to(q.dtype)

@@ -1,0 +1,31 @@
+"""Top-2 mixture-of-experts router: gate projection, softmax, top-2 selection and renormalised dense weights (Mixtral-8x7B)."""
+
+import torch
+
+# Mixtral-8x7B routing for a prefill batch of 8192 tokens: hidden size 4096, 8 experts, 2 experts per token.
+# The router logits come from a bias-free linear layer; the softmax probabilities of the two chosen experts are
+# renormalised to sum to 1 and written into a dense [tokens, experts] matrix (zeros for unchosen experts).
+NUM_TOKENS = 8192
+HIDDEN = 4096
+NUM_EXPERTS = 8
+TOP_K = 2
+
+MKB_META = {
+    "tags": ["gemm_epilogue", "topk", "routing"],
+}
+
+
+def make_inputs(device="cuda"):
+    hidden = torch.randn(NUM_TOKENS, HIDDEN).to(device=device, dtype=torch.float16)
+    gate_weight = (torch.randn(NUM_EXPERTS, HIDDEN) / HIDDEN**0.5).to(device=device, dtype=torch.float16)
+    return [hidden, gate_weight]
+
+
+def reference(hidden, gate_weight):
+    logits = torch.matmul(hidden.float(), gate_weight.float().t())  # [T, E]
+    probabilities = torch.softmax(logits, dim=-1)
+    top_weights, top_experts = torch.topk(probabilities, TOP_K, dim=-1)
+    top_weights = top_weights / top_weights.sum(dim=-1, keepdim=True)
+    dense = torch.zeros_like(probabilities)
+    dense.scatter_(1, top_experts, top_weights)
+    return dense

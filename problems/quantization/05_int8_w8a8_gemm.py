@@ -1,0 +1,36 @@
+"""Int8 W8A8 GEMM with per-token activation scales and per-channel weight scales, fp16 output (Llama-3-8B o_proj)."""
+
+import torch
+
+# SmoothQuant-style W8A8 inference of Llama-3-8B's attention output projection (4096 -> 4096) for a batch of 128
+# tokens. Activations are quantised per token (one scale per row), weights per output channel (one scale per
+# row of the weight); the int8 product is accumulated exactly, as int32 tensor cores do, then dequantised by
+# both scales.
+NUM_TOKENS = 128
+IN_FEATURES = 4096
+OUT_FEATURES = 4096
+EXACT_SLICE = 1024  # 127 * 127 * 1024 < 2**24: a float32 dot product over 1024 int8 pairs is exact
+
+MKB_META = {
+    "tags": ["gemm_epilogue", "quantize"],
+    "quant": {"min_cosine": 0.999, "max_relative_l1": 0.01, "max_rmse": 0.05},
+    "flops": 4294967296,  # 2 * 128 * 4096 * 4096
+}
+
+
+def make_inputs(device="cuda"):
+    activations = torch.randint(-127, 128, (NUM_TOKENS, IN_FEATURES), dtype=torch.int8).to(device)
+    weights = torch.randint(-127, 128, (OUT_FEATURES, IN_FEATURES), dtype=torch.int8).to(device)
+    activation_scales = (0.002 + 0.01 * torch.rand(NUM_TOKENS, 1)).to(device=device, dtype=torch.float32)
+    weight_scales = (0.0005 + 0.002 * torch.rand(1, OUT_FEATURES)).to(device=device, dtype=torch.float32)
+    return [activations, weights, activation_scales, weight_scales]
+
+
+def reference(activations, weights, activation_scales, weight_scales):
+    a = activations.float()
+    w = weights.float()
+    accumulated = torch.zeros(a.shape[0], w.shape[0], dtype=torch.float64, device=a.device)
+    for start in range(0, a.shape[1], EXACT_SLICE):  # exact int32 accumulation, slice by slice
+        end = start + EXACT_SLICE
+        accumulated += torch.matmul(a[:, start:end], w[:, start:end].t()).double()
+    return (accumulated * activation_scales.double() * weight_scales.double()).to(torch.float16)
