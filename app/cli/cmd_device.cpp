@@ -1,0 +1,100 @@
+// `mkb device probe`: measures a GPU's copy bandwidth and dense matmul rates through the grader and stores them.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/grading/device_probe.h"
+#include "core/grading/grade_request.h"
+#include "core/grading/grader_process.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+const char* const kDeviceHelp = R"(usage: mkb device probe [--device cuda:N] [--store PATH] [--python PATH] [--json]
+
+Measures the device's peaks with the Python grader: device-to-device copy bandwidth and dense matmul rates
+(float32, tf32, float16, bfloat16, and float8 where supported), prints them and saves them in the project store
+(per device UUID, replacing that device's earlier probe). Grading on this machine then reports roofline IOU and
+MFU against these measured peaks.
+
+options:
+  --device DEV   the GPU to probe (default cuda:0)
+  --store PATH   the project store (default: $MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite); created
+                 when missing
+  --python PATH  the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
+  --json         print the probe's JSON instead of text
+
+exit codes: 0 success, 2 bad command line, 4 store error, 5 the probe failed (no GPU, grader or driver error)
+)";
+
+int runProbe(const ParsedArgs& args) {
+    const std::string device = args.optionOr("device", "cuda:0");
+    if (!cudaDeviceIndex(device)) {
+        return fail(kExitUsage, "mkb device probe needs a CUDA device such as cuda:0, not '" + device + "'");
+    }
+    std::filesystem::path storePath =
+        args.option("store") ? std::filesystem::path(*args.option("store")) : defaultStorePath();
+    auto store = Store::open(storePath, OpenMode::CreateIfMissing);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.option("python"));
+    GraderProcess grader(launch);
+    auto probe = grader.probe(device);
+    grader.stop();
+    if (!probe) {
+        return fail(kExitInfrastructure, "probing " + device + " failed: " + probe.error().message);
+    }
+    DeviceRecord record = deviceRecordFromProbe(*probe, currentHostName());
+    auto saved = (*store)->saveDevice(record);
+    if (!saved) {
+        return fail(kExitStore, "the probe of " + device + " could not be saved: " + saved.error().message);
+    }
+
+    if (args.has("json")) {
+        std::cout << probe->json << '\n';
+        return kExitOk;
+    }
+    std::printf("%s: %s (uuid %s, compute capability %s)\n", device.c_str(), probe->name.c_str(),
+                probe->uuid.empty() ? "?" : probe->uuid.c_str(),
+                probe->computeCapability.empty() ? "?" : probe->computeCapability.c_str());
+    std::printf("  copy bandwidth   %8.0f GB/s\n", probe->copyGBps);
+    for (const auto& [dtype, rate] : probe->tflops) {
+        std::printf("  %-16s %8.1f TFLOP/s dense matmul\n", dtype.c_str(), rate);
+    }
+    std::printf("saved in %s\n", storePath.string().c_str());
+    return kExitOk;
+}
+
+int runDevice(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec;
+    spec.flags = {"json"};
+    spec.options = {"device", "store", "python"};
+    auto parsed = parseArgs(rawArgs, spec);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb device --help)");
+    }
+    if (parsed->wantsHelp()) {
+        std::cout << kDeviceHelp;
+        return kExitOk;
+    }
+    if (parsed->positionals.size() != 1 || parsed->positionals[0] != "probe") {
+        return fail(kExitUsage, "mkb device takes one action: probe (mkb device --help)");
+    }
+    return runProbe(*parsed);
+}
+
+const bool registered =
+    registerCommand({"device", "measure a GPU's peaks (mkb device probe) and store them", kDeviceHelp, runDevice});
+
+} // namespace
+} // namespace mkb::cli
