@@ -1,2 +1,109 @@
-// The mkb-workbench entry point (being written).
-int main() { return 0; }
+// The mkb-workbench entry point: opens the project named on the command line, or the default one, in a window.
+#include "core/util/paths.h"
+#include "gui/shell/main_window.h"
+#include "mkb/version.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTimer>
+#include <cstdio>
+#include <optional>
+
+namespace {
+
+constexpr int kExitNoProject = 4; // as the CLI's kExitStore: no project could be opened
+constexpr int kScreenshotDelayMs = 400;
+
+std::optional<mkb::gui::MainWindow::View> viewNamed(const QString& name) {
+    const QStringList names = {QStringLiteral("overview"), QStringLiteral("transfers"), QStringLiteral("comparisons"),
+                               QStringLiteral("charts"),   QStringLiteral("runs"),      QStringLiteral("problems")};
+    const auto index = names.indexOf(name.toLower());
+    if (index < 0) {
+        return std::nullopt;
+    }
+    return mkb::gui::MainWindow::View(index);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("MetaKernelBench"));
+    QApplication::setApplicationName(QStringLiteral("mkb-workbench"));
+    QApplication::setApplicationDisplayName(QStringLiteral("MetaKernelBench Workbench"));
+    QApplication::setApplicationVersion(QString::fromLatin1(mkb::kVersion));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("MetaKernelBench Workbench: GPU-kernel knowledge transfer between "
+                                                    "kernel DSLs."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("PROJECT"),
+                                 QStringLiteral("The project store to open (default: %1, created on first start).")
+                                     .arg(QString::fromStdString(mkb::defaultStorePath().string())),
+                                 QStringLiteral("[PROJECT]"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window to FILE once it shows, then exit."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption viewOption(
+        QStringLiteral("view"),
+        QStringLiteral("Start on this view: overview, transfers, comparisons, charts, runs or problems."),
+        QStringLiteral("NAME"));
+    parser.addOption(screenshotOption);
+    parser.addOption(viewOption);
+    parser.process(app);
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        std::fprintf(stderr, "mkb-workbench: give at most one project file; see mkb-workbench --help\n");
+        return 2;
+    }
+    std::optional<mkb::gui::MainWindow::View> startView;
+    if (parser.isSet(viewOption)) {
+        startView = viewNamed(parser.value(viewOption));
+        if (!startView) {
+            std::fprintf(stderr,
+                         "mkb-workbench: unknown view '%s'; use overview, transfers, comparisons, charts, "
+                         "runs or problems\n",
+                         qPrintable(parser.value(viewOption)));
+            return 2;
+        }
+    }
+    const bool screenshot = parser.isSet(screenshotOption);
+
+    mkb::gui::MainWindow window;
+    if (screenshot) {
+        // Screenshots are reproducible: a fixed size, no saved layout read or written.
+        window.setSavesLayoutOnClose(false);
+        window.resize(1280, 800);
+    } else {
+        window.restoreLayout();
+    }
+    if (startView) {
+        window.showView(*startView);
+    }
+
+    // A named project must exist; the default one is created on first start.
+    const bool named = !positional.isEmpty();
+    const QString path = named ? positional.first() : QString::fromStdString(mkb::defaultStorePath().string());
+    if (!window.openProject(path, named ? mkb::OpenMode::MustExist : mkb::OpenMode::CreateIfMissing)) {
+        return kExitNoProject;
+    }
+    window.show();
+
+    if (screenshot) {
+        const QString file = QFileInfo(parser.value(screenshotOption)).absoluteFilePath();
+        QTimer::singleShot(kScreenshotDelayMs, &window, [&window, file] {
+            QDir().mkpath(QFileInfo(file).absolutePath());
+            const bool saved = window.grab().save(file, "PNG");
+            if (!saved) {
+                std::fprintf(stderr, "mkb-workbench: could not write the screenshot %s; check the folder is writable\n",
+                             qPrintable(file));
+            }
+            QApplication::exit(saved ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,55 @@
+// Assembles the problems view's rows from the shipped catalog and the project store, with solution status.
+#include "gui/problems/problem_rows.h"
+
+#include <map>
+#include <set>
+#include <system_error>
+#include <utility>
+
+namespace mkb::gui {
+
+const std::vector<std::string>& knownSolutionDsls() {
+    static const std::vector<std::string> dsls = {"triton", "cuda", "cutedsl", "tirx"};
+    return dsls;
+}
+
+std::vector<std::string> solutionDslsFor(const Problem& problem) {
+    std::vector<std::string> present;
+    if (problem.path.empty()) {
+        return present;
+    }
+    const std::filesystem::path solutions = problem.path.parent_path() / "_solutions";
+    const std::string stem = problem.path.stem().string();
+    for (const std::string& dsl : knownSolutionDsls()) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(solutions / (stem + "." + dsl + ".py"), ec)) {
+            present.push_back(dsl);
+        }
+    }
+    return present;
+}
+
+std::vector<ProblemRow> buildProblemRows(const Catalog& shipped, const std::vector<Problem>& stored) {
+    std::vector<ProblemRow> rows;
+    std::set<std::pair<std::string, int>> shippedKeys;
+    std::set<std::string> shippedFingerprints;
+    for (const Problem& problem : shipped.problems) {
+        rows.push_back({problem, solutionDslsFor(problem), ProblemOrigin::ShippedSuite});
+        shippedKeys.insert({problem.suite, problem.number});
+        shippedFingerprints.insert(problem.fingerprint);
+    }
+    // stored is ordered by suite, number, first seen: the last of each key is the latest version.
+    std::map<std::pair<std::string, int>, const Problem*> latestStored;
+    for (const Problem& problem : stored) {
+        latestStored[{problem.suite, problem.number}] = &problem;
+    }
+    for (const auto& [key, problem] : latestStored) {
+        if (shippedKeys.count(key) || shippedFingerprints.count(problem->fingerprint)) {
+            continue;
+        }
+        rows.push_back({*problem, solutionDslsFor(*problem), ProblemOrigin::ProjectStore});
+    }
+    return rows;
+}
+
+} // namespace mkb::gui

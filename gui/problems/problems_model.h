@@ -1,0 +1,47 @@
+// The table model of the problems view: one row per ProblemRow, columns number, family, slug, title, tags,
+// solutions and suite.
+#pragma once
+
+#include "gui/problems/problem_rows.h"
+
+#include <QAbstractTableModel>
+#include <vector>
+
+namespace mkb::gui {
+
+class ProblemsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        NumberColumn,
+        FamilyColumn,
+        SlugColumn,
+        TitleColumn,
+        TagsColumn,
+        SolutionsColumn,
+        SuiteColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1, // numbers sort numerically, text case-insensitively
+        FilterTextRole,              // everything a text filter should match, lower case, one string per row
+        FamilyRole,                  // the family, for the family filter
+    };
+
+    explicit ProblemsModel(QObject* parent = nullptr);
+
+    /// Replaces every row (one model reset).
+    void setRows(std::vector<ProblemRow> rows);
+    const ProblemRow* rowAt(int row) const;
+    const std::vector<ProblemRow>& rows() const { return rows_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<ProblemRow> rows_;
+};
+
+} // namespace mkb::gui

@@ -1,0 +1,90 @@
+// The workbench's main window: one project (store) per window, a view switcher, menus, recent projects and the
+// saved layout.
+#pragma once
+
+#include "core/store/store.h"
+#include "core/util/result.h"
+
+#include <QMainWindow>
+#include <QString>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+class QActionGroup;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QSettings;
+class QStackedWidget;
+
+namespace mkb::gui {
+
+class ProblemsView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// The views, in switcher order; Ctrl+1..6 select them.
+    enum class View { Overview, Transfers, Comparisons, Charts, Runs, Problems };
+    static constexpr int kViewCount = 6;
+    /// Bump when the saved layout's meaning changes: an older saved layout is then ignored.
+    static constexpr int kLayoutVersion = 1;
+
+    /// suiteRoots: the problem suites listed beside the project's own problems (default: the shipped suite).
+    explicit MainWindow(std::vector<std::filesystem::path> suiteRoots = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens the project without any dialog. On failure the current project (if any) stays open and the file is
+    /// left as it was.
+    Status loadProject(const QString& path, OpenMode mode = OpenMode::MustExist);
+    /// Opens the project; when that fails, tells the user which file and why, and offers to open another.
+    /// Returns whether a project is open afterwards (the new one, or the one that was open before).
+    bool openProject(const QString& path, OpenMode mode = OpenMode::MustExist);
+
+    Store* store() const { return store_.get(); }
+    QString projectPath() const { return projectPath_; }
+
+    void showView(View view);
+    View currentView() const;
+    ProblemsView* problemsView() const { return problemsView_; }
+    QMenu* recentProjectsMenu() const { return recentMenu_; }
+
+    /// Saves geometry, dock/toolbar state, the current view and the views' own layouts with kLayoutVersion.
+    void saveLayout() const;
+    /// Restores what saveLayout wrote; ignores (and returns false for) a layout of another version.
+    bool restoreLayout();
+    /// Whether closing the window saves its layout (off for screenshots and tests).
+    void setSavesLayoutOnClose(bool saves) { savesLayoutOnClose_ = saves; }
+
+signals:
+    void projectOpened(const QString& path);
+    /// Emitted before the user is told, so tests and logs see every failure.
+    void projectOpenFailed(const QString& path, const QString& reason);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildViews();
+    void buildMenus();
+    void rebuildRecentProjectsMenu();
+    void chooseAndOpenProject();
+    void chooseAndCreateProject();
+    void refreshProblems();
+    void updateTitle();
+
+    std::vector<std::filesystem::path> suiteRoots_;
+    std::unique_ptr<Store> store_;
+    QString projectPath_;
+    bool savesLayoutOnClose_ = true;
+
+    QListWidget* viewList_ = nullptr;
+    QStackedWidget* viewStack_ = nullptr;
+    QActionGroup* viewActions_ = nullptr;
+    ProblemsView* problemsView_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* projectLabel_ = nullptr;
+};
+
+} // namespace mkb::gui

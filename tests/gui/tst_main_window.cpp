@@ -1,0 +1,280 @@
+// Tests of the main window offscreen: the problems view on a temp project, view shortcuts, recent projects, the
+// saved layout's version check and the refusal of a corrupt project file.
+#include "gui_fixtures.h"
+
+#include "core/catalog/catalog.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+#include "gui/problems/problems_filter.h"
+#include "gui/problems/problems_model.h"
+#include "gui/problems/problems_view.h"
+#include "gui/shell/main_window.h"
+#include "gui/shell/recent_projects.h"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QApplication>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace mkb;
+using namespace mkb::gui;
+
+namespace {
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QStringList recentMenuPaths(QMenu* menu) {
+    emit menu->aboutToShow();
+    QStringList paths;
+    for (QAction* action : menu->actions()) {
+        if (!action->data().toString().isEmpty()) {
+            paths << action->data().toString();
+        }
+    }
+    return paths;
+}
+
+} // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+    QString fixtureSuite_;
+
+    QString projectPath(const QString& name) const { return dir_.filePath(name + ".sqlite"); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        qputenv("XDG_DATA_HOME", dir_.filePath("xdg-data").toUtf8());
+        QCoreApplication::setOrganizationName("MetaKernelBenchTest");
+        QCoreApplication::setApplicationName("mkb-workbench-test");
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.filePath("settings"));
+        fixtureSuite_ = dir_.filePath("suite");
+        QVERIFY(mkbguitest::writeFixtureSuite(fixtureSuite_));
+    }
+
+    void init() { QSettings().clear(); }
+
+    void temporaryProjectShowsTheShippedSuite() {
+        const Catalog shipped = loadCatalog({shippedProblemsDir()});
+        QVERIFY2(!shipped.problems.empty(), "the shipped suite has no problems");
+
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QAbstractItemModelTester tester(window.problemsView()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(window.loadProject(projectPath("shipped"), OpenMode::CreateIfMissing));
+        QVERIFY(QFileInfo::exists(projectPath("shipped")));
+        QVERIFY(window.currentView() == MainWindow::View::Problems);
+        QVERIFY(window.windowTitle().contains("shipped.sqlite"));
+
+        ProblemsView* view = window.problemsView();
+        QCOMPARE(view->model()->rowCount(), int(shipped.problems.size()));
+        for (size_t i = 0; i < shipped.problems.size(); ++i) {
+            QCOMPARE(view->model()->rowAt(int(i))->problem.fingerprint, shipped.problems[i].fingerprint);
+        }
+        QCOMPARE(view->table()->model()->rowCount(), int(shipped.problems.size()));
+        QVERIFY(view->statusLine()->text().startsWith(QString("%1 of %1 problems").arg(shipped.problems.size())));
+
+        // The family combo lists every family; choosing one narrows the table to it.
+        const QString family = QString::fromStdString(shipped.problems.front().family);
+        const int familyIndex = view->familyCombo()->findData(family);
+        QVERIFY(familyIndex > 0);
+        view->familyCombo()->setCurrentIndex(familyIndex);
+        int expected = 0;
+        for (const Problem& problem : shipped.problems) {
+            expected += problem.family == family.toStdString() ? 1 : 0;
+        }
+        QCOMPARE(view->table()->model()->rowCount(), expected);
+        QVERIFY(expected < int(shipped.problems.size()) || shipped.problems.size() == 1);
+    }
+
+    void filterAndSortInTheWindow() {
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(projectPath("fixture"), OpenMode::CreateIfMissing));
+        ProblemsView* view = window.problemsView();
+        QAbstractItemModel* shown = view->table()->model();
+        QCOMPARE(shown->rowCount(), 4);
+
+        QTest::keyClicks(view->filterEdit(), "attention");
+        QCOMPARE(shown->rowCount(), 2);
+        QVERIFY(view->statusLine()->text().startsWith("2 of 4 problems"));
+        view->filterEdit()->clear();
+        QCOMPARE(shown->rowCount(), 4);
+
+        view->table()->sortByColumn(ProblemsModel::NumberColumn, Qt::DescendingOrder);
+        QCOMPARE(shown->index(0, ProblemsModel::NumberColumn).data().toString(), QString("04"));
+        view->table()->sortByColumn(ProblemsModel::FamilyColumn, Qt::AscendingOrder);
+        QCOMPARE(shown->index(3, ProblemsModel::FamilyColumn).data().toString(), QString("moe"));
+    }
+
+    void problemsStoredInTheProjectAppearBesideTheSuite() {
+        {
+            auto store = Store::open(projectPath("stored").toStdString(), OpenMode::CreateIfMissing);
+            QVERIFY2(store, store ? "" : store.error().message.c_str());
+            Problem imported;
+            imported.suite = "metakernelbench";
+            imported.number = 42;
+            imported.slug = "paged_write";
+            imported.family = "kv_cache";
+            imported.title = "Paged KV write";
+            imported.source = "\"\"\"Paged KV write\"\"\"\n";
+            imported.fingerprint = std::string(64, 'a');
+            auto id = store.value()->upsertProblem(imported);
+            QVERIFY2(id, id ? "" : id.error().message.c_str());
+        }
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(projectPath("stored")));
+        ProblemsModel* model = window.problemsView()->model();
+        QCOMPARE(model->rowCount(), 5);
+        QCOMPARE(model->index(4, ProblemsModel::SlugColumn).data().toString(), QString("paged_write"));
+        QCOMPARE(model->index(4, ProblemsModel::SuiteColumn).data().toString(), QString("metakernelbench (project)"));
+    }
+
+    void ctrlDigitsSwitchViews() {
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Overview);
+        QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Charts);
+        QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Problems);
+    }
+
+    void recentProjectsUpdateAndPrune() {
+        QSettings settings;
+        RecentProjects recent(settings);
+        QVERIFY(recent.paths().isEmpty());
+        QStringList created;
+        for (int i = 0; i < RecentProjects::kMaximum + 2; ++i) {
+            created << projectPath(QString("recent%1").arg(i));
+            QVERIFY(mkbguitest::writeFile(created.back(), ""));
+            recent.add(created.back());
+        }
+        QCOMPARE(recent.paths().size(), RecentProjects::kMaximum);
+        QCOMPARE(recent.paths().front(), created.back());
+        recent.add(created[5]);
+        QCOMPARE(recent.paths().front(), created[5]);
+        QCOMPARE(recent.paths().count(created[5]), 1);
+        QVERIFY(QFile::remove(created[5]));
+        QVERIFY(!recent.paths().contains(created[5]));
+        QVERIFY(!settings.value("recentProjects").toStringList().contains(created[5])); // pruned for good
+
+        // The window adds each opened project first and drops files that disappeared.
+        recent.clear();
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(projectPath("first"), OpenMode::CreateIfMissing));
+        QVERIFY(window.loadProject(projectPath("second"), OpenMode::CreateIfMissing));
+        QCOMPARE(recentMenuPaths(window.recentProjectsMenu()),
+                 QStringList({projectPath("second"), projectPath("first")}));
+        QVERIFY(QFile::remove(projectPath("first")));
+        QFile::remove(projectPath("first") + "-wal");
+        QFile::remove(projectPath("first") + "-shm");
+        QCOMPARE(recentMenuPaths(window.recentProjectsMenu()), QStringList({projectPath("second")}));
+    }
+
+    void layoutRestoreIgnoresAnOldVersion() {
+        {
+            MainWindow window({fixtureSuite_.toStdString()});
+            window.resize(900, 600);
+            window.showView(MainWindow::View::Charts);
+            window.saveLayout();
+        }
+        {
+            MainWindow window({fixtureSuite_.toStdString()});
+            QVERIFY(window.restoreLayout());
+            QVERIFY(window.currentView() == MainWindow::View::Charts);
+            QCOMPARE(window.size(), QSize(900, 600));
+        }
+        QSettings().setValue("mainWindow/layoutVersion", MainWindow::kLayoutVersion - 1);
+        {
+            MainWindow window({fixtureSuite_.toStdString()});
+            QVERIFY(!window.restoreLayout());
+            QVERIFY(window.currentView() == MainWindow::View::Problems);
+            QVERIFY(window.size() != QSize(900, 600));
+        }
+    }
+
+    void corruptProjectIsReportedAndLeftByteIdentical() {
+        const QString corrupt = projectPath("corrupt");
+        QByteArray garbage = "SQLite format 3";
+        garbage.append('\0');
+        for (int i = 0; i < 3000; ++i) {
+            garbage.append(char((i * 7919) % 251));
+        }
+        QVERIFY(mkbguitest::writeFile(corrupt, garbage));
+
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        QSignalSpy failures(&window, &MainWindow::projectOpenFailed);
+        const Status status = window.loadProject(corrupt);
+        QVERIFY(!status);
+        QVERIFY2(QString::fromStdString(status.error().message).contains("corrupt.sqlite"),
+                 status.error().message.c_str());
+        QCOMPARE(failures.count(), 1);
+        QVERIFY(window.store() == nullptr);
+        QCOMPARE(readAll(corrupt), garbage);
+
+        // Interactively: a message box names the file and the reason and offers another project.
+        QString boxText;
+        QString boxDetails;
+        QStringList buttons;
+        QTimer poll;
+        poll.setInterval(20);
+        connect(&poll, &QTimer::timeout, this, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) {
+                return;
+            }
+            poll.stop();
+            boxText = box->text();
+            boxDetails = box->informativeText();
+            for (QAbstractButton* button : box->buttons()) {
+                buttons << button->text();
+            }
+            box->reject();
+        });
+        poll.start();
+        QVERIFY(!window.openProject(corrupt));
+        QVERIFY2(boxText.contains(corrupt), qPrintable(boxText));
+        QVERIFY2(boxDetails.contains(QString::fromStdString(status.error().message)), qPrintable(boxDetails));
+        QVERIFY(boxDetails.contains("has not been changed"));
+        QVERIFY2(buttons.contains("Open Another Project…"), qPrintable(buttons.join(',')));
+        QCOMPARE(readAll(corrupt), garbage);
+        QVERIFY(!QFileInfo::exists(corrupt + "-wal"));
+
+        // A good project stays open when another one fails.
+        QVERIFY(window.loadProject(projectPath("good"), OpenMode::CreateIfMissing));
+        QVERIFY(!window.loadProject(corrupt));
+        QCOMPARE(window.projectPath(), projectPath("good"));
+        QVERIFY(window.store() != nullptr);
+        QCOMPARE(readAll(corrupt), garbage);
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "tst_main_window.moc"
