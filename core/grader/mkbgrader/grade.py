@@ -19,8 +19,21 @@ def _cpu_memory_limit() -> Optional[int]:
         return None
 
 
+def preload() -> None:
+    """Imports, once in the parent, the torch modules that patch torch functions when first imported.
+
+    torch 2.x's torch._dynamo wraps torch.manual_seed and friends on import; importing it lazily inside a
+    candidate's solve (Triton does) would look like tampering. It does not initialise CUDA.
+    """
+    try:
+        import torch._dynamo  # noqa: F401
+    except Exception:
+        pass
+
+
 def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
     """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises)."""
+    preload()
     started = time.monotonic()
     kernel_path = str(request.get("kernel", ""))
     problem_path = str(request.get("problem", ""))
