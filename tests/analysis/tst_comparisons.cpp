@@ -1,0 +1,158 @@
+// Golden tests of the builders: trials into transfer comparisons (cells) and into attempts with trajectories.
+#include "analysis_fixtures.h"
+
+#include "core/analysis/attempt.h"
+#include "core/analysis/comparison.h"
+
+#include <QtTest>
+
+using namespace mkb;
+using namespace mkb::analysis;
+using namespace mkbtest;
+
+class ComparisonsTest : public QObject {
+    Q_OBJECT
+private slots:
+    // comparisons: arms parse into directions, a '2' inside a DSL id is settled by the trial's DSL
+    void skillArmsParseIntoDirections() {
+        QCOMPARE(parseSkillArm("triton2cuda_skill"),
+                 std::make_optional(std::make_pair(std::string("triton"), std::string("cuda"))));
+        QCOMPARE(parseSkillArm("cutedsl2tirx_skill", "tirx")->first, std::string("cutedsl"));
+        QCOMPARE(parseSkillArm("fp8x2cuda_skill", "cuda")->first, std::string("fp8x"));
+        QCOMPARE(parseSkillArm("a2b2c_skill", "c")->first, std::string("a2b"));
+        QVERIFY(!parseSkillArm("solo_triton"));
+        QVERIFY(!parseSkillArm("tritoncuda_skill"));
+    }
+
+    // comparisons: one per model, problem, direction and replicate; source, base and skill arms in place
+    void comparisonsFromTrials() {
+        const std::vector<TrialRecord> trials{
+            finishedTrial(1, 7, 1, "solo_triton", "triton", true, 1.5),
+            finishedTrial(2, 7, 1, "solo_cuda", "cuda", true, 1.0),
+            finishedTrial(3, 7, 1, "triton2cuda_skill", "cuda", true, 2.0),
+            skippedTrial(4, 7, 1, "cuda2triton_skill", "triton"),
+            finishedTrial(5, 7, 2, "solo_triton", "triton", true, 1.2),
+            [] {
+                TrialRecord errored = finishedTrial(6, 7, 2, "solo_cuda", "cuda", false, 0);
+                errored.status = TrialStatus::InfrastructureError;
+                return errored;
+            }(),
+            finishedTrial(7, 7, 2, "triton2cuda_skill", "cuda", true, 1.1),
+        };
+        const std::vector<Comparison> comparisons = buildComparisons(trials);
+        QCOMPARE(comparisons.size(), std::size_t(4)); // 2 directions × 2 replicates
+        // sorted by direction then replicate: cuda2triton r1, r2, triton2cuda r1, r2
+        const Comparison& reverseR1 = comparisons[0];
+        QCOMPARE(reverseR1.direction, std::string("cuda2triton"));
+        QVERIFY(reverseR1.resolved());
+        QVERIFY(reverseR1.skillSkipped());
+        QVERIFY(!reverseR1.sourceWroteSkill());
+        QCOMPARE(reverseR1.source->arm, std::string("solo_cuda"));
+        QCOMPARE(reverseR1.skillOutcome().arm, std::string("solo_triton")); // a skipped skill counts as its base
+        QCOMPARE(reverseR1.skillOutcome().speedup, 1.5);
+        QVERIFY(!comparisons[1].resolved()); // source solo_cuda r2 hit an infrastructure error; skill arm missing
+        const Comparison& forwardR1 = comparisons[2];
+        QCOMPARE(forwardR1.direction, std::string("triton2cuda"));
+        QCOMPARE(forwardR1.sourceDsl, std::string("triton"));
+        QCOMPARE(forwardR1.targetDsl, std::string("cuda"));
+        QVERIFY(forwardR1.resolved());
+        QCOMPARE(forwardR1.source->speedup, 1.5);
+        QCOMPARE(forwardR1.base->speedup, 1.0);
+        QCOMPARE(forwardR1.skill->speedup, 2.0);
+        QCOMPARE(forwardR1.family, std::string("attention"));
+        QCOMPARE(forwardR1.problemSlug, std::string("problem_7"));
+        QVERIFY(!comparisons[3].resolved()); // base errored
+        QVERIFY(!comparisons[3].base);
+    }
+
+    // comparisons: archived trials never fill an arm, and the newest live trial of a coordinate wins
+    void archivedTrialsAreIgnoredAndNewestWins() {
+        TrialRecord archived = finishedTrial(9, 1, 1, "solo_cuda", "cuda", false, 0);
+        archived.archived = true;
+        const std::vector<TrialRecord> trials{
+            finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),
+            finishedTrial(2, 1, 1, "solo_cuda", "cuda", true, 0.5), // superseded by id 4
+            finishedTrial(3, 1, 1, "triton2cuda_skill", "cuda", true, 3.0),
+            finishedTrial(4, 1, 1, "solo_cuda", "cuda", true, 0.9),
+            archived,
+        };
+        const std::vector<Comparison> comparisons = buildComparisons(trials);
+        QCOMPARE(comparisons.size(), std::size_t(1));
+        QCOMPARE(comparisons[0].base->trialId, std::int64_t(4));
+        QCOMPARE(comparisons[0].base->speedup, 0.9);
+        QCOMPARE(resolvedComparisons(comparisons).size(), std::size_t(1));
+    }
+
+    // comparisons: no trials, or solos without skill arms, give no comparisons
+    void noSkillArmsNoComparisons() {
+        QVERIFY(buildComparisons({}).empty());
+        QVERIFY(buildComparisons({finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),
+                                  finishedTrial(2, 1, 1, "solo_cuda", "cuda", true, 1.0)})
+                    .empty());
+    }
+
+    // attempts: verdict fields, KernelBench-X extensions, trajectory order and the final kernel
+    void attemptsFromTrialsWithSubmissions() {
+        TrialRecord graded = finishedTrial(11, 4, 1, "solo_triton", "triton", true, 1.7);
+        graded.finalVerdict->outliersCorrect = false;
+        graded.finalVerdict->quant = QuantMetrics{0.99, 0.01, 0.02, true};
+        Roofline roofline;
+        roofline.iou = 0.6;
+        roofline.mfu = 0.2;
+        graded.finalVerdict->roofline = roofline;
+        graded.finalVerdict->deviceName = "NVIDIA H200";
+        graded.usage.costUsd = 0.75;
+        TrialRecord blankSkill = finishedTrial(12, 4, 1, "solo_cuda", "cuda", false, 0);
+        blankSkill.skillText = "  \n";
+        TrialRecord running = finishedTrial(13, 4, 2, "solo_cuda", "cuda", false, 0);
+        running.status = TrialStatus::Running;
+        TrialRecord archived = finishedTrial(14, 4, 2, "solo_triton", "triton", true, 1.0);
+        archived.archived = true;
+
+        auto submissionOf = [](std::int64_t trial, int index, bool correct, const std::string& source) {
+            SubmissionRecord submission;
+            submission.trialId = trial;
+            submission.index = index;
+            submission.kernelSource = source;
+            submission.verdict.imported = true;
+            submission.verdict.correct = correct;
+            submission.verdict.passed = correct;
+            submission.verdict.speedupVsEager = correct ? 1.7 : 0;
+            return submission;
+        };
+        const std::vector<SubmissionRecord> submissions{submissionOf(11, 2, true, "second"),
+                                                        submissionOf(11, 0, true, "final"),
+                                                        submissionOf(11, 1, false, "first")};
+        const std::vector<Attempt> attempts = attemptsFromTrials({graded, blankSkill, running, archived}, submissions);
+        QCOMPARE(attempts.size(), std::size_t(2)); // running and archived trials are left out
+        const Attempt& first = attempts[0];
+        QVERIFY(first.graded && first.passed && first.correct && first.imported && first.compliant);
+        QCOMPARE(first.speedup, 1.7);
+        QVERIFY(first.wroteSkill);
+        QCOMPARE(first.outliersCorrect, std::optional<bool>(false));
+        QCOMPARE(first.quantPassed, std::optional<bool>(true));
+        QCOMPARE(first.iou, std::optional<double>(0.6));
+        QCOMPARE(first.mfu, std::optional<double>(0.2));
+        QCOMPARE(first.deviceName, std::string("NVIDIA H200"));
+        QCOMPARE(first.usage.costUsd, std::optional<double>(0.75));
+        QCOMPARE(first.submissions.size(), std::size_t(2)); // index 0 is the final evaluation, not a submission
+        QCOMPARE(first.submissions[0].index, 1);
+        QCOMPARE(first.submissions[0].kernelSource, std::string("first"));
+        QCOMPARE(first.submissions[1].speedup, 1.7);
+        QCOMPARE(first.finalKernelSource, std::string("final"));
+        QVERIFY(!attempts[1].wroteSkill); // whitespace is no skill
+        QVERIFY(!attempts[1].passed);
+        QCOMPARE(attempts[1].speedup, 0.0);
+    }
+
+    // attempts: a skipped skill arm is kept as skipped and not graded
+    void skippedTrialIsNotGraded() {
+        const std::vector<Attempt> attempts = attemptsFromTrials({skippedTrial(1, 1, 1, "triton2cuda_skill", "cuda")});
+        QCOMPARE(attempts.size(), std::size_t(1));
+        QVERIFY(attempts[0].skipped);
+        QVERIFY(!attempts[0].graded);
+    }
+};
+
+QTEST_APPLESS_MAIN(ComparisonsTest)
+#include "tst_comparisons.moc"
