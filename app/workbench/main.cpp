@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
                                      .arg(QString::fromStdString(mkb::defaultStorePath().string())),
                                  QStringLiteral("[PROJECT]"));
     const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window to FILE once it shows, then exit."),
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window (1280x800) to FILE once it shows, then exit; a project that "
+                       "cannot be opened is then reported on stderr instead of in a dialog."),
         QStringLiteral("FILE"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
@@ -88,7 +90,14 @@ int main(int argc, char** argv) {
     // A named project must exist; the default one is created on first start.
     const bool named = !positional.isEmpty();
     const QString path = named ? positional.first() : QString::fromStdString(mkb::defaultStorePath().string());
-    if (!window.openProject(path, named ? mkb::OpenMode::MustExist : mkb::OpenMode::CreateIfMissing)) {
+    const mkb::OpenMode mode = named ? mkb::OpenMode::MustExist : mkb::OpenMode::CreateIfMissing;
+    if (screenshot) {
+        // Unattended: no dialog, one line on stderr.
+        if (const mkb::Status opened = window.loadProject(path, mode); !opened) {
+            std::fprintf(stderr, "mkb-workbench: %s\n", opened.error().message.c_str());
+            return kExitNoProject;
+        }
+    } else if (!window.openProject(path, mode)) {
         return kExitNoProject;
     }
     window.show();

@@ -65,6 +65,7 @@ ProblemsView::ProblemsView(QWidget* parent)
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     installCopyRowsAction(table_);
@@ -145,7 +146,7 @@ void ProblemsView::setListing(ProblemsListing listing) {
     model_->setRows(std::move(listing.rows));
     if (!layoutRestored_) {
         table_->resizeColumnsToContents();
-        const int widest = 360;
+        const int widest = 260;
         for (int column = 0; column < model_->columnCount(); ++column) {
             table_->setColumnWidth(column, std::min(table_->columnWidth(column), widest));
         }

@@ -2,6 +2,7 @@
 #include "gui/shell/main_window.h"
 
 #include "core/util/paths.h"
+#include "gui/common/resources.h"
 #include "gui/problems/problems_listing.h"
 #include "gui/problems/problems_view.h"
 #include "gui/shell/pending_view.h"
@@ -15,6 +16,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QIcon>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -31,29 +33,30 @@ const QString kLayoutGroup = QStringLiteral("mainWindow");
 const QString kProjectFilter = QStringLiteral("Workbench projects (*.sqlite *.db);;All files (*)");
 
 struct ViewDescription {
+    const char* icon; // resource path
     const char* title;
     const char* pending; // what the view will show once runs exist; empty for views that are real now
 };
 
 const ViewDescription kViews[MainWindow::kViewCount] = {
-    {QT_TRANSLATE_NOOP("MainWindow", "Overview"),
+    {":/mkb/icons/view-overview.svg", QT_TRANSLATE_NOOP("MainWindow", "Overview"),
      QT_TRANSLATE_NOOP("MainWindow", "The model × direction table of transfer rate, ΔGM, harm, skill gain and lift, "
                                      "with pass rate and coverage, and per-family lift and regression charts.")},
-    {QT_TRANSLATE_NOOP("MainWindow", "Transfers"),
+    {":/mkb/icons/view-transfers.svg", QT_TRANSLATE_NOOP("MainWindow", "Transfers"),
      QT_TRANSLATE_NOOP("MainWindow", "The transfer inspector: the source skill beside the attempt's own skill, the "
                                      "base and skill-conditioned kernels as a side-by-side diff, verdicts, timings and "
                                      "every grader report.")},
-    {QT_TRANSLATE_NOOP("MainWindow", "Comparisons"),
+    {":/mkb/icons/view-comparisons.svg", QT_TRANSLATE_NOOP("MainWindow", "Comparisons"),
      QT_TRANSLATE_NOOP("MainWindow",
                        "Every comparison as a row (model, direction, problem, replicate, verdicts, tiers, "
                        "speedups, paired ratio, outcome), filterable and sortable.")},
-    {QT_TRANSLATE_NOOP("MainWindow", "Charts"),
+    {":/mkb/icons/view-charts.svg", QT_TRANSLATE_NOOP("MainWindow", "Charts"),
      QT_TRANSLATE_NOOP("MainWindow", "Per-family lift and regression bars, paired ratio by problem, outcomes by source "
                                      "standing, the R@t ladder and source-vs-target speedups, exportable for papers.")},
-    {QT_TRANSLATE_NOOP("MainWindow", "Runs"),
+    {":/mkb/icons/view-runs.svg", QT_TRANSLATE_NOOP("MainWindow", "Runs"),
      QT_TRANSLATE_NOOP("MainWindow", "Runs of this project with live progress, their trials and log; launching, "
                                      "cancelling and resuming runs from here.")},
-    {QT_TRANSLATE_NOOP("MainWindow", "Problems"), ""},
+    {":/mkb/icons/view-problems.svg", QT_TRANSLATE_NOOP("MainWindow", "Problems"), ""},
 };
 
 QString viewTitle(int view) {
@@ -64,9 +67,11 @@ QString viewTitle(int view) {
 
 MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* parent)
     : QMainWindow(parent), suiteRoots_(std::move(suiteRoots)) {
+    initResources();
     if (suiteRoots_.empty()) {
         suiteRoots_.push_back(shippedProblemsDir());
     }
+    setWindowIcon(QIcon(QStringLiteral(":/mkb/icons/mkb-workbench.svg")));
     setObjectName(QStringLiteral("mainWindow"));
     buildViews();
     buildMenus();
@@ -85,7 +90,7 @@ void MainWindow::buildViews() {
     viewList_->setObjectName(QStringLiteral("viewSwitcher"));
     viewStack_ = new QStackedWidget(this);
     for (int view = 0; view < kViewCount; ++view) {
-        auto* item = new QListWidgetItem(viewTitle(view), viewList_);
+        auto* item = new QListWidgetItem(QIcon(QString::fromLatin1(kViews[view].icon)), viewTitle(view), viewList_);
         item->setToolTip(tr("%1 (Ctrl+%2)").arg(viewTitle(view)).arg(view + 1));
         if (View(view) == View::Problems) {
             problemsView_ = new ProblemsView(viewStack_);
@@ -95,8 +100,9 @@ void MainWindow::buildViews() {
                 new PendingView(viewTitle(view), QCoreApplication::translate("MainWindow", kViews[view].pending)));
         }
     }
-    viewList_->setFixedWidth(viewList_->sizeHintForColumn(0) + 4 * viewList_->frameWidth() + 32);
-    viewList_->setSpacing(2);
+    viewList_->setIconSize(QSize(20, 20));
+    viewList_->setSpacing(3);
+    viewList_->setFixedWidth(viewList_->sizeHintForColumn(0) + 2 * viewList_->frameWidth() + 24);
 
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
@@ -130,7 +136,7 @@ void MainWindow::buildMenus() {
     viewActions_ = new QActionGroup(this);
     viewActions_->setExclusive(true);
     for (int view = 0; view < kViewCount; ++view) {
-        QAction* action = viewMenu->addAction(viewTitle(view));
+        QAction* action = viewMenu->addAction(QIcon(QString::fromLatin1(kViews[view].icon)), viewTitle(view));
         action->setCheckable(true);
         action->setData(view);
         action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + view)));

@@ -1,6 +1,7 @@
 // Tests of the main window offscreen: the problems view on a temp project, view shortcuts, recent projects, the
 // saved layout's version check and the refusal of a corrupt project file.
 #include "gui_fixtures.h"
+#include "support/testpaths.h"
 
 #include "core/catalog/catalog.h"
 #include "core/store/store.h"
@@ -12,13 +13,15 @@
 #include "gui/shell/recent_projects.h"
 
 #include <QAbstractItemModelTester>
-#include <QLabel>
 #include <QApplication>
 #include <QComboBox>
 #include <QHeaderView>
+#include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -156,6 +159,8 @@ private slots:
         window.setSavesLayoutOnClose(false);
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(QFile::exists(":/mkb/icons/view-problems.svg"));
+        QVERIFY(!window.windowIcon().isNull());
         QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Overview);
         QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
@@ -273,6 +278,42 @@ private slots:
         QCOMPARE(window.projectPath(), projectPath("good"));
         QVERIFY(window.store() != nullptr);
         QCOMPARE(readAll(corrupt), garbage);
+    }
+
+    void theBinaryOpensAProjectAndSavesAScreenshot() {
+        const QString binary = QString::fromStdString((mkbtest::binaryDir() / "app" / "mkb-workbench").string());
+        QVERIFY2(QFileInfo(binary).isExecutable(), qPrintable(binary));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("QT_QPA_PLATFORM", "offscreen");
+        environment.insert("XDG_CONFIG_HOME", dir_.filePath("binary-config"));
+        environment.insert("XDG_DATA_HOME", dir_.filePath("binary-data"));
+
+        const QString screenshot = dir_.filePath("shots/problems.png");
+        QProcess workbench;
+        workbench.setProcessEnvironment(environment);
+        workbench.start(binary, {"--screenshot", screenshot, "--view", "problems"});
+        QVERIFY(workbench.waitForFinished(60000));
+        QCOMPARE(workbench.exitCode(), 0);
+        // With no project named, the default project is created under the user's data folder.
+        QVERIFY(QFileInfo::exists(dir_.filePath("binary-data/mkb/default.mkb.sqlite")));
+        const QImage image(screenshot);
+        QCOMPARE(image.size(), QSize(1280, 800));
+        QVERIFY(image.pixel(10, 10) != image.pixel(640, 400) || image.pixel(640, 400) != image.pixel(1200, 700));
+
+        // A corrupt project named on the command line: one line on stderr, exit 4, file untouched.
+        const QString corrupt = dir_.filePath("binary-corrupt.sqlite");
+        QVERIFY(mkbguitest::writeFile(corrupt, "not a database at all\n"));
+        workbench.start(binary, {"--screenshot", dir_.filePath("shots/never.png"), corrupt});
+        QVERIFY(workbench.waitForFinished(60000));
+        QCOMPARE(workbench.exitCode(), 4);
+        const QString error = QString::fromUtf8(workbench.readAllStandardError());
+        QVERIFY2(error.contains("binary-corrupt.sqlite"), qPrintable(error));
+        QCOMPARE(readAll(corrupt), QByteArray("not a database at all\n"));
+        QVERIFY(!QFileInfo::exists(dir_.filePath("shots/never.png")));
+
+        workbench.start(binary, {"--view", "nowhere"});
+        QVERIFY(workbench.waitForFinished(60000));
+        QCOMPARE(workbench.exitCode(), 2);
     }
 };
 
