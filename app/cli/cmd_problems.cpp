@@ -1,0 +1,269 @@
+// `mkb problems list|show|validate`: browse the problem catalog and check suite folders, without running them.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/catalog/catalog.h"
+#include "core/util/paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+namespace fs = std::filesystem;
+
+const char* const kProblemsHelp = R"(usage: mkb problems list [--suite DIR]... [--family F] [--json]
+       mkb problems show PROBLEM [--suite DIR]... [--json]
+       mkb problems validate DIR [--json]
+
+Browse the problem catalog. Problem files are read as text and never executed.
+
+  list       one row per problem: number, family, slug, shipped solutions (DSLs with a file
+             <family>/_solutions/NN_slug.<dsl>.py), tags and title
+  show       a problem's metadata and source; PROBLEM is a number ("7", "07", "p07"),
+             "NN_slug", "family/NN_slug", a slug or a path to the file
+  validate   checks every file under DIR (a suite root such as a MetaKernelBench checkout's
+             problems/) and prints each malformed file as one line "path: message"
+
+options:
+  --suite DIR   a suite root to read (repeatable); default: the shipped problems folder
+  --family F    list only this family
+  --json        machine-readable output
+
+exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing or the
+problem is unknown.
+)";
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+    std::string out;
+    for (const std::string& item : items) {
+        out += (out.empty() ? "" : separator) + item;
+    }
+    return out;
+}
+
+nlohmann::json problemJson(const Problem& problem, bool withSource) {
+    nlohmann::json json = {{"number", problem.number},
+                           {"code", problem.code()},
+                           {"name", problem.name()},
+                           {"family", problem.family},
+                           {"slug", problem.slug},
+                           {"title", problem.title},
+                           {"suite", problem.suite},
+                           {"path", problem.path.string()},
+                           {"fingerprint", problem.fingerprint},
+                           {"tags", problem.meta.tags},
+                           {"solutions", solutionDsls(problem)}};
+    if (problem.meta.quant) {
+        json["quant"] = {{"min_cosine", problem.meta.quant->minCosine},
+                         {"max_relative_l1", problem.meta.quant->maxRelativeL1},
+                         {"max_rmse", problem.meta.quant->maxRmse}};
+    } else {
+        json["quant"] = nullptr;
+    }
+    json["outliers"] = problem.meta.outliersJson.empty()
+                           ? nlohmann::json(nullptr)
+                           : nlohmann::json::parse(problem.meta.outliersJson, nullptr, false);
+    json["flops"] = problem.meta.flops ? nlohmann::json(*problem.meta.flops) : nlohmann::json(nullptr);
+    json["bytes"] = problem.meta.bytes ? nlohmann::json(*problem.meta.bytes) : nlohmann::json(nullptr);
+    if (withSource) {
+        json["source"] = problem.source;
+    }
+    return json;
+}
+
+nlohmann::json issuesJson(const std::vector<CatalogIssue>& issues) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const CatalogIssue& issue : issues) {
+        list.push_back({{"path", issue.path.string()}, {"message", issue.message}});
+    }
+    return list;
+}
+
+/// The suite roots named by --suite, or the shipped folder; a missing root is bad input.
+Result<std::vector<fs::path>> suiteRoots(const ParsedArgs& args) {
+    std::vector<fs::path> roots;
+    for (const std::string& suite : args.all("suite")) {
+        roots.emplace_back(suite);
+    }
+    if (roots.empty()) {
+        roots.push_back(shippedProblemsDir());
+    }
+    for (const fs::path& root : roots) {
+        std::error_code ec;
+        if (!fs::is_directory(root, ec)) {
+            return makeError("suite folder '" + root.string() + "' does not exist; pass an existing folder to --suite");
+        }
+    }
+    return roots;
+}
+
+void noteSkippedFiles(const Catalog& catalog, const std::vector<fs::path>& roots) {
+    if (catalog.issues.empty()) {
+        return;
+    }
+    std::cerr << "mkb: note: " << catalog.issues.size() << " malformed file(s) skipped; `mkb problems validate "
+              << roots.front().string() << "` lists them\n";
+}
+
+int listProblems(const ParsedArgs& args) {
+    auto roots = suiteRoots(args);
+    if (!roots) {
+        return fail(kExitBadInput, roots.error().message);
+    }
+    Catalog catalog = loadCatalog(*roots);
+    const std::string family = args.optionOr("family", "");
+    std::vector<const Problem*> shown;
+    for (const Problem& problem : catalog.problems) {
+        if (family.empty() || problem.family == family) {
+            shown.push_back(&problem);
+        }
+    }
+    if (args.has("json")) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const Problem* problem : shown) {
+            list.push_back(problemJson(*problem, false));
+        }
+        std::cout << nlohmann::json{{"problems", list}, {"issues", issuesJson(catalog.issues)}}.dump(2) << '\n';
+        return kExitOk;
+    }
+    std::size_t familyWidth = 6, slugWidth = 4, solutionWidth = 9, tagWidth = 4;
+    for (const Problem* problem : shown) {
+        familyWidth = std::max(familyWidth, problem->family.size());
+        slugWidth = std::max(slugWidth, problem->slug.size());
+        solutionWidth = std::max(solutionWidth, joined(solutionDsls(*problem), ",").size());
+        tagWidth = std::max(tagWidth, joined(problem->meta.tags, ",").size());
+    }
+    auto row = [&](const std::string& number, const std::string& familyText, const std::string& slug,
+                   const std::string& solutions, const std::string& tags, const std::string& title) {
+        std::printf("%-3s %-*s %-*s %-*s %-*s %s\n", number.c_str(), static_cast<int>(familyWidth), familyText.c_str(),
+                    static_cast<int>(slugWidth), slug.c_str(), static_cast<int>(solutionWidth), solutions.c_str(),
+                    static_cast<int>(tagWidth), tags.c_str(), title.c_str());
+    };
+    row("NN", "family", "slug", "solutions", "tags", "title");
+    for (const Problem* problem : shown) {
+        std::string solutions = joined(solutionDsls(*problem), ",");
+        row(problem->code().substr(1), problem->family, problem->slug, solutions.empty() ? "-" : solutions,
+            joined(problem->meta.tags, ","), problem->title);
+    }
+    std::fflush(stdout);
+    std::cout << shown.size() << " problem(s)\n";
+    noteSkippedFiles(catalog, *roots);
+    return kExitOk;
+}
+
+int showProblem(const ParsedArgs& args) {
+    if (args.positionals.size() != 1) {
+        return fail(kExitUsage, "problems show takes one PROBLEM (a number, NN_slug or family/NN_slug); see --help");
+    }
+    auto roots = suiteRoots(args);
+    if (!roots) {
+        return fail(kExitBadInput, roots.error().message);
+    }
+    Catalog catalog = loadCatalog(*roots);
+    const Problem* problem = catalog.find(args.positionals[0]);
+    if (!problem) {
+        return fail(kExitBadInput, "unknown problem '" + args.positionals[0] + "' in " + roots->front().string() +
+                                       "; `mkb problems list` shows the names");
+    }
+    if (args.has("json")) {
+        std::cout << problemJson(*problem, true).dump(2) << '\n';
+        return kExitOk;
+    }
+    std::vector<std::string> solutions = solutionDsls(*problem);
+    std::cout << "name:        " << problem->name() << " (" << problem->code() << ")\n"
+              << "title:       " << problem->title << '\n'
+              << "path:        " << problem->path.string() << '\n'
+              << "fingerprint: " << problem->fingerprint << '\n'
+              << "tags:        " << (problem->meta.tags.empty() ? "-" : joined(problem->meta.tags, ", ")) << '\n'
+              << "solutions:   " << (solutions.empty() ? "-" : joined(solutions, ", ")) << '\n';
+    if (problem->meta.quant) {
+        std::cout << "quant:       min_cosine " << problem->meta.quant->minCosine << ", max_relative_l1 "
+                  << problem->meta.quant->maxRelativeL1 << ", max_rmse " << problem->meta.quant->maxRmse << '\n';
+    }
+    if (!problem->meta.outliersJson.empty()) {
+        std::cout << "outliers:    " << problem->meta.outliersJson << '\n';
+    }
+    if (problem->meta.flops) {
+        std::cout << "flops:       " << *problem->meta.flops << '\n';
+    }
+    if (problem->meta.bytes) {
+        std::cout << "bytes:       " << *problem->meta.bytes << '\n';
+    }
+    std::cout << "\n" << problem->source;
+    if (!problem->source.empty() && problem->source.back() != '\n') {
+        std::cout << '\n';
+    }
+    return kExitOk;
+}
+
+int validateSuite(const ParsedArgs& args) {
+    if (args.positionals.size() != 1) {
+        return fail(kExitUsage, "problems validate takes one DIR (a suite root with family folders); see --help");
+    }
+    const fs::path root(args.positionals[0]);
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) {
+        return fail(kExitBadInput,
+                    "folder '" + root.string() + "' does not exist; pass a suite root such as problems/");
+    }
+    Catalog catalog = loadCatalog({root});
+    if (args.has("json")) {
+        nlohmann::json report = {
+            {"root", root.string()}, {"problems", catalog.problems.size()}, {"issues", issuesJson(catalog.issues)}};
+        std::cout << report.dump(2) << '\n';
+    } else {
+        for (const CatalogIssue& issue : catalog.issues) {
+            std::cout << issue.path.string() << ": " << issue.message << '\n';
+        }
+        std::cout << catalog.problems.size() << " valid problem(s), " << catalog.issues.size() << " issue(s) in "
+                  << root.string() << '\n';
+    }
+    return catalog.issues.empty() ? kExitOk : kExitFailed;
+}
+
+int runProblems(const std::vector<std::string>& rawArgs) {
+    if (rawArgs.empty()) {
+        return fail(kExitUsage, "problems needs an action: list, show or validate (mkb problems --help)");
+    }
+    const std::string action = rawArgs[0];
+    std::vector<std::string> rest(rawArgs.begin() + 1, rawArgs.end());
+    ArgSpec spec{{"json"}, {"suite", "family"}, {"suite"}};
+    if (action == "validate") {
+        spec = ArgSpec{{"json"}, {}, {}};
+    } else if (action == "show") {
+        spec = ArgSpec{{"json"}, {"suite"}, {"suite"}};
+    } else if (action != "list") {
+        if (action == "--help" || action == "-h") {
+            std::cout << kProblemsHelp;
+            return kExitOk;
+        }
+        return fail(kExitUsage, "unknown action 'problems " + action + "'; use list, show or validate");
+    }
+    auto args = parseArgs(rest, spec);
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kProblemsHelp;
+        return kExitOk;
+    }
+    if (action == "list") {
+        if (!args->positionals.empty()) {
+            return fail(kExitUsage, "problems list takes no positional arguments (got '" + args->positionals[0] +
+                                        "'); use --suite DIR");
+        }
+        return listProblems(*args);
+    }
+    return action == "show" ? showProblem(*args) : validateSuite(*args);
+}
+
+const bool registered =
+    registerCommand({"problems", "list, show and validate problems (never executes them)", kProblemsHelp, runProblems});
+
+} // namespace
+} // namespace mkb::cli
