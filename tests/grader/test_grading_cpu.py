@@ -54,6 +54,11 @@ class CpuGradingTest(unittest.TestCase):
                 self.assertTrue(verdict["recheck_correct"])
                 self.assertGreater(verdict["roofline"]["bytes"], 0)
 
+    def test_launch_on_private_copies_is_not_called_unused(self) -> None:
+        for _ in range(3):
+            verdict = grade(ADD, solution("01_vector_add_copies.cpusim.py"))
+            self.assertTrue(verdict["passed"], verdict["error"])
+
     def test_quant_problem_reports_metrics(self) -> None:
         verdict = grade(problem("04_quantize_rows.py"), solution("04_quantize_rows.cpusim.py"))
         self.assertTrue(verdict["quant"]["passed"])

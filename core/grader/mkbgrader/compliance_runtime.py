@@ -1,9 +1,10 @@
 """Runtime compliance in the evaluation child: forbidden calls, launch observation and output dependence, tampering.
 
 Output dependence (DSL launch → returned output) is checked by a probe run: `solve` is called once more on a
-fresh clone of a correctness draw's inputs while every observed launch is followed by a device-wide sync and a
-comparison of each tensor argument with its value before the launch. Arguments the launch changed are then
-poisoned (floats → NaN, integers → bitwise not, booleans → not). If every returned output is bit-identical to the
+fresh clone of a correctness draw's inputs. Every observed launch is followed by a device-wide sync; tensor
+arguments it changed count as written (floating arguments that look unchanged are checked by a second launch from
+the same state with those arguments shifted, since stale memory may already hold the values written). Written
+arguments are then poisoned (floats → NaN, integers → bitwise not, booleans → not). If every returned output is bit-identical to the
 normal run, no returned output depends on what the DSL kernels wrote, so the launches were decoration (e.g. the
 eager result returned and the kernel's result discarded). Limits, stated honestly: an eager result routed through
 a DSL copy kernel does depend on the launch and passes this check; nondeterministic kernels always pass it.
@@ -139,8 +140,25 @@ class RuntimeGuard:
             before = [t.detach().clone() for t in tensors]
             result = run()
             self._sync()
-            for tensor, old in zip(tensors, before):
-                if not _bitwise_equal(tensor, old):
+            after = [t.detach().clone() for t in tensors]
+            written = [not _bitwise_equal(new, old) for new, old in zip(after, before)]
+            # A floating argument that looks unchanged may have been rewritten with the values its (stale) memory
+            # already held. Relaunch from the same starting state with those arguments shifted (v → v + 1 + |v|):
+            # elements that do not keep the shifted value were written.
+            ambiguous = [i for i, t in enumerate(tensors) if t.is_floating_point() and not written[i]]
+            if ambiguous:
+                for tensor, old in zip(tensors, before):
+                    tensor.copy_(old)
+                shifted = {i: before[i] + 1 + before[i].abs() for i in ambiguous}
+                for i in ambiguous:
+                    tensors[i].copy_(shifted[i])
+                run()
+                self._sync()
+                for i in ambiguous:
+                    written[i] = not _bitwise_equal(tensors[i], shifted[i])
+            for tensor, state, was_written in zip(tensors, after, written):
+                tensor.copy_(state)
+                if was_written:
                     _poison(tensor)
         finally:
             self.in_launch = False
