@@ -4,7 +4,9 @@
 
 #include <QtGlobal>
 
-static void initMkbResource() { Q_INIT_RESOURCE(mkb); }
+static void initMkbResource() {
+    Q_INIT_RESOURCE(mkb);
+}
 
 namespace mkb::gui {
 

@@ -1,6 +1,7 @@
 // A centred page saying the view becomes available once runs exist, and what it will then show.
 #include "gui/shell/pending_view.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -17,12 +18,16 @@ PendingView::PendingView(const QString& title, const QString& whatItShows, QWidg
     body->setText(tr("<p><b>Available once runs exist.</b></p><p>%1</p>"
                      "<p>Runs are started with <code>mkb run</code> and recorded in this project's store.</p>")
                       .arg(whatItShows.toHtmlEscaped()));
-    body->setMaximumWidth(560);
 
     auto* layout = new QVBoxLayout(this);
     layout->addStretch(1);
     layout->addWidget(heading);
-    layout->addWidget(body, 0, Qt::AlignHCenter);
+    // Stretches beside the label (not an alignment flag) keep the word-wrapped label's height-for-width honoured.
+    auto* centred = new QHBoxLayout;
+    centred->addStretch(1);
+    centred->addWidget(body, 2);
+    centred->addStretch(1);
+    layout->addLayout(centred);
     layout->addStretch(2);
 }
 

@@ -163,6 +163,12 @@ private slots:
         QVERIFY(!window.windowIcon().isNull());
         QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Overview);
+        // The five views without data yet say so honestly.
+        const auto pendingTexts = window.findChildren<QLabel*>("pendingViewText");
+        QCOMPARE(pendingTexts.size(), MainWindow::kViewCount - 1);
+        for (const QLabel* text : pendingTexts) {
+            QVERIFY(text->text().contains("Available once runs exist."));
+        }
         QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Charts);
         QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
