@@ -26,6 +26,7 @@ struct ProblemTrials {
     std::set<int> replicates;
     std::set<std::pair<std::string, std::string>> directions;
     std::map<std::pair<int, std::string>, const TrialRecord*> byReplicateAndArm;
+    std::map<std::pair<int, std::string>, std::shared_ptr<const Attempt>> attempts; // built once per trial
 };
 
 bool holdsVerdict(const TrialRecord& trial) {
@@ -77,13 +78,17 @@ std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials)
     }
 
     std::vector<Comparison> comparisons;
-    for (const auto& [key, problem] : problems) {
-        auto attemptFor = [&problem](int replicate, const std::string& arm) -> std::optional<Attempt> {
+    for (auto& [key, problem] : problems) {
+        auto attemptFor = [&problem](int replicate, const std::string& arm) -> std::shared_ptr<const Attempt> {
             auto found = problem.byReplicateAndArm.find({replicate, arm});
             if (found == problem.byReplicateAndArm.end()) {
-                return std::nullopt;
+                return nullptr;
             }
-            return attemptFromTrial(*found->second);
+            std::shared_ptr<const Attempt>& attempt = problem.attempts[{replicate, arm}];
+            if (!attempt) {
+                attempt = std::make_shared<const Attempt>(attemptFromTrial(*found->second));
+            }
+            return attempt;
         };
         for (const auto& [sourceDsl, targetDsl] : problem.directions) {
             for (int replicate : problem.replicates) {

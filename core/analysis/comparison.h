@@ -5,6 +5,7 @@
 #include "core/analysis/attempt.h"
 #include "core/records/trial.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,9 +22,11 @@ struct Comparison {
     std::string targetDsl;
     std::string direction; // "<source>2<target>"
 
-    std::optional<Attempt> source; // solo_<source>
-    std::optional<Attempt> base;   // solo_<target>
-    std::optional<Attempt> skill;  // <source>2<target>_skill
+    // Shared, immutable attempts: a solo serves as source in one direction and as base in the other, and copies of a
+    // comparison (groupings, filters) stay cheap. Null when the arm holds no verdict.
+    std::shared_ptr<const Attempt> source; // solo_<source>
+    std::shared_ptr<const Attempt> base;   // solo_<target>
+    std::shared_ptr<const Attempt> skill;  // <source>2<target>_skill
 
     /// All three arms hold a verdict (Finished or Skipped).
     bool resolved() const { return source && base && skill; }

@@ -54,43 +54,50 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
     return result;
 }
 
-static std::vector<const Comparison*> resolvedWhere(const std::vector<Comparison>& comparisons,
-                                                    const std::function<bool(const Comparison&)>& keep) {
-    std::vector<const Comparison*> selected;
-    for (const Comparison& comparison : comparisons) {
-        if (comparison.resolved() && keep(comparison)) {
-            selected.push_back(&comparison);
+using ComparisonView = std::vector<const Comparison*>;
+
+static ComparisonView resolvedWhere(const ComparisonView& comparisons,
+                                    const std::function<bool(const Comparison&)>& keep) {
+    ComparisonView selected;
+    for (const Comparison* comparison : comparisons) {
+        if (comparison->resolved() && keep(*comparison)) {
+            selected.push_back(comparison);
         }
     }
     return selected;
 }
 
-Contrast contrast(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return contrastOf(resolvedWhere(comparisons, [](const Comparison&) { return true; }), settings);
+static ComparisonView viewOf(const std::vector<Comparison>& comparisons) {
+    ComparisonView view;
+    view.reserve(comparisons.size());
+    for (const Comparison& comparison : comparisons) {
+        view.push_back(&comparison);
+    }
+    return view;
 }
 
-Coverage coverage(const std::vector<Comparison>& comparisons) {
+static Coverage coverageOf(const ComparisonView& comparisons) {
     Coverage result;
     std::size_t sourcePassed = 0;
     std::size_t wroteSkill = 0;
-    for (const Comparison& comparison : comparisons) {
-        if (!comparison.resolved()) {
+    for (const Comparison* comparison : comparisons) {
+        if (!comparison->resolved()) {
             continue;
         }
         ++result.resolved;
-        sourcePassed += comparison.source->passed ? 1 : 0;
-        wroteSkill += comparison.sourceWroteSkill() ? 1 : 0;
+        sourcePassed += comparison->source->passed ? 1 : 0;
+        wroteSkill += comparison->sourceWroteSkill() ? 1 : 0;
     }
     result.sourcePassed = share(sourcePassed, result.resolved);
     result.sourceWroteSkill = share(wroteSkill, result.resolved);
     return result;
 }
 
-GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+static GroupMetrics groupMetricsOf(const ComparisonView& comparisons, const AnalysisSettings& settings) {
     GroupMetrics result;
     result.comparisons = comparisons.size();
-    result.coverage = coverage(comparisons);
-    result.all = contrast(comparisons, settings);
+    result.coverage = coverageOf(comparisons);
+    result.all = contrastOf(resolvedWhere(comparisons, [](const Comparison&) { return true; }), settings);
     result.withSkill =
         contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.sourceWroteSkill(); }), settings);
     result.sourcePassed =
@@ -100,16 +107,28 @@ GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const Anal
     return result;
 }
 
+Contrast contrast(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return contrastOf(resolvedWhere(viewOf(comparisons), [](const Comparison&) { return true; }), settings);
+}
+
+Coverage coverage(const std::vector<Comparison>& comparisons) {
+    return coverageOf(viewOf(comparisons));
+}
+
+GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return groupMetricsOf(viewOf(comparisons), settings);
+}
+
 std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>& comparisons,
                                                    const std::function<std::string(const Comparison&)>& keyOf,
                                                    const AnalysisSettings& settings) {
-    std::map<std::string, std::vector<Comparison>> groups;
+    std::map<std::string, ComparisonView> groups;
     for (const Comparison& comparison : comparisons) {
-        groups[keyOf(comparison)].push_back(comparison);
+        groups[keyOf(comparison)].push_back(&comparison);
     }
     std::map<std::string, GroupMetrics> result;
     for (const auto& [key, members] : groups) {
-        result.emplace(key, groupMetrics(members, settings));
+        result.emplace(key, groupMetricsOf(members, settings));
     }
     return result;
 }

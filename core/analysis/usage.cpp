@@ -79,7 +79,7 @@ std::map<std::string, ArmUsage> usageByArm(const std::vector<Comparison>& compar
     std::set<std::tuple<std::string, int, int, std::string>> seen;
     std::vector<const Attempt*> distinct;
     for (const Comparison& comparison : comparisons) {
-        for (const std::optional<Attempt>* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
+        for (const std::shared_ptr<const Attempt>* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
             if (*arm && seen.insert({(*arm)->model, (*arm)->problemNumber, (*arm)->replicate, (*arm)->arm}).second) {
                 distinct.push_back(&**arm);
             }

@@ -5,6 +5,7 @@
 #include "core/analysis/comparison.h"
 #include "core/records/trial.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -72,9 +73,12 @@ inline Comparison cell(Attempt source, Attempt base, Attempt skill, const CellPl
     comparison.sourceDsl = place.sourceDsl;
     comparison.targetDsl = place.targetDsl;
     comparison.direction = place.sourceDsl + "2" + place.targetDsl;
-    comparison.source = placed(std::move(source), place, "solo_" + place.sourceDsl, place.sourceDsl);
-    comparison.base = placed(std::move(base), place, "solo_" + place.targetDsl, place.targetDsl);
-    comparison.skill = placed(std::move(skill), place, comparison.direction + "_skill", place.targetDsl);
+    comparison.source =
+        std::make_shared<const Attempt>(placed(std::move(source), place, "solo_" + place.sourceDsl, place.sourceDsl));
+    comparison.base =
+        std::make_shared<const Attempt>(placed(std::move(base), place, "solo_" + place.targetDsl, place.targetDsl));
+    comparison.skill = std::make_shared<const Attempt>(
+        placed(std::move(skill), place, comparison.direction + "_skill", place.targetDsl));
     return comparison;
 }
 
