@@ -212,6 +212,11 @@ bool ProblemsView::restoreLayout(const QByteArray& layout) {
     }
     const bool splitterOk = splitter_->restoreState(splitterState);
     const bool headerOk = table_->horizontalHeader()->restoreState(headerState);
+    if (headerOk) {
+        // The header brings back its sort indicator; the rows follow it.
+        table_->sortByColumn(table_->horizontalHeader()->sortIndicatorSection(),
+                             table_->horizontalHeader()->sortIndicatorOrder());
+    }
     layoutRestored_ = splitterOk && headerOk;
     return layoutRestored_;
 }

@@ -213,6 +213,7 @@ private slots:
             MainWindow window({fixtureSuite_.toStdString()});
             window.resize(900, 600);
             window.showView(MainWindow::View::Charts);
+            window.problemsView()->table()->sortByColumn(ProblemsModel::TitleColumn, Qt::DescendingOrder);
             window.saveLayout();
         }
         {
@@ -220,6 +221,10 @@ private slots:
             QVERIFY(window.restoreLayout());
             QVERIFY(window.currentView() == MainWindow::View::Charts);
             QCOMPARE(window.size(), QSize(900, 600));
+            QVERIFY(window.loadProject(projectPath("layout"), OpenMode::CreateIfMissing));
+            QTableView* table = window.problemsView()->table();
+            QCOMPARE(table->horizontalHeader()->sortIndicatorSection(), int(ProblemsModel::TitleColumn));
+            QCOMPARE(table->model()->index(0, ProblemsModel::NumberColumn).data().toString(), QString("03"));
         }
         QSettings().setValue("mainWindow/layoutVersion", MainWindow::kLayoutVersion - 1);
         {
@@ -227,6 +232,8 @@ private slots:
             QVERIFY(!window.restoreLayout());
             QVERIFY(window.currentView() == MainWindow::View::Problems);
             QVERIFY(window.size() != QSize(900, 600));
+            QCOMPARE(window.problemsView()->table()->horizontalHeader()->sortIndicatorSection(),
+                     int(ProblemsModel::NumberColumn));
         }
     }
 
