@@ -76,6 +76,14 @@ nlohmann::json problemJson(const Problem& problem, bool withSource) {
     return json;
 }
 
+/// A count such as FLOPs or bytes, whole numbers written out in full.
+std::string countText(double value) {
+    if (value == static_cast<double>(static_cast<long long>(value)) && value < 1e18) {
+        return std::to_string(static_cast<long long>(value));
+    }
+    return nlohmann::json(value).dump();
+}
+
 nlohmann::json issuesJson(const std::vector<CatalogIssue>& issues) {
     nlohmann::json list = nlohmann::json::array();
     for (const CatalogIssue& issue : issues) {
@@ -189,10 +197,10 @@ int showProblem(const ParsedArgs& args) {
         std::cout << "outliers:    " << problem->meta.outliersJson << '\n';
     }
     if (problem->meta.flops) {
-        std::cout << "flops:       " << *problem->meta.flops << '\n';
+        std::cout << "flops:       " << countText(*problem->meta.flops) << '\n';
     }
     if (problem->meta.bytes) {
-        std::cout << "bytes:       " << *problem->meta.bytes << '\n';
+        std::cout << "bytes:       " << countText(*problem->meta.bytes) << '\n';
     }
     std::cout << "\n" << problem->source;
     if (!problem->source.empty() && problem->source.back() != '\n') {
