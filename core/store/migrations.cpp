@@ -158,6 +158,12 @@ CREATE TABLE annotations (
 CREATE INDEX annotations_by_skill ON annotations (skill_id, range_start);
 )";
 
+// Imported trials remember what they came from, so importing the same record twice finds the first copy.
+const char* const kVersion3 = R"(
+ALTER TABLE trials ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+CREATE INDEX trials_by_origin ON trials (origin) WHERE origin != '';
+)";
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -174,6 +180,7 @@ const std::vector<Migration>& migrations() {
     static const std::vector<Migration> steps = {
         {1, "devices, models, problems, invocations, trials, submissions, final verdicts, skills", version1()},
         {2, "skill annotations", kVersion2},
+        {3, "trial origin (imported trials)", kVersion3},
     };
     return steps;
 }

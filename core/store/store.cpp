@@ -442,6 +442,9 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
             sqlite3_finalize(raw);
         }
         if (!firstProblem.empty()) {
+            for (char& c : firstProblem) {
+                c = c == '\n' ? ' ' : c; // SQLite's report spans lines; errors are one line
+            }
             return corrupt("integrity check: " + firstProblem);
         }
     }
@@ -852,10 +855,11 @@ Result<std::int64_t> Store::insertTrial(const TrialRecord& trial) {
             "INSERT INTO trials (model_id, suite, problem_number, problem_slug, family, problem_id, replicate, arm, "
             "dsl, coordinate, source_trial_id, status, error, skipped, timed_out, archived, archived_at, "
             "input_tokens, cache_tokens, output_tokens, cost_usd, agent_seconds, problem_fingerprint, "
-            "grader_fingerprint, source_skill_sha256, started_at, finished_at, invocation_id) "
+            "grader_fingerprint, source_skill_sha256, started_at, finished_at, invocation_id, origin) "
             "VALUES ((SELECT id FROM models WHERE name = ?1), ?2, ?3, ?4, ?5, "
             "(SELECT id FROM problems WHERE suite = ?2 AND number = ?3 AND fingerprint = ?22), "
-            "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27) "
+            "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
+            "?28) "
             "RETURNING id",
             operation);
         if (!prepared) {
@@ -893,6 +897,7 @@ Result<std::int64_t> Store::insertTrial(const TrialRecord& trial) {
         } else {
             statement.bindNull(27);
         }
+        statement.bind(28, trial.origin);
         if (statement.step() != SQLITE_ROW) {
             if (sqlite3_extended_errcode(impl_->db) == SQLITE_CONSTRAINT_UNIQUE) {
                 return impl_->failure(operation, "a live trial already holds model '" + trial.model + "', problem " +
@@ -1052,13 +1057,13 @@ const std::string& trialSelect() {
         "t.grader_fingerprint, t.source_skill_sha256, t.started_at, t.finished_at, t.invocation_id, "
         "s.text, fv.trial_id, " +
         joinedVerdictColumns("fv.") +
-        " FROM trials t JOIN models m ON m.id = t.model_id "
+        ", t.origin FROM trials t JOIN models m ON m.id = t.model_id "
         "LEFT JOIN final_verdicts fv ON fv.trial_id = t.id LEFT JOIN skills s ON s.trial_id = t.id ";
     return sql;
 }
 
-TrialRecord readTrial(const Statement& row) {
-    TrialRecord trial;
+/// Fills trial in place (records are large; building them where they live saves a move per row).
+void readTrial(const Statement& row, TrialRecord& trial) {
     trial.id = row.int64(0);
     trial.model = row.text(1);
     trial.suite = row.text(2);
@@ -1093,26 +1098,42 @@ TrialRecord readTrial(const Statement& row) {
     if (!row.isNull(29)) {
         trial.finalVerdict = readVerdict(row, 30);
     }
-    return trial;
+    trial.origin = row.text(30 + verdictColumnCount());
 }
 
 } // namespace
 
 Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter) {
     const std::string operation = "loading trials";
-    std::string sql = trialSelect() + "WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) " +
-                      (filter.includeArchived ? "" : "AND t.archived = 0 ") + "ORDER BY t.id";
+    const std::string where = std::string("WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) ") +
+                              (filter.includeArchived ? "" : "AND t.archived = 0 ");
+    const std::string sql = trialSelect() + where + "ORDER BY t.id";
+    const std::string countSql = "SELECT count(*) FROM trials t JOIN models m ON m.id = t.model_id " + where;
     Result<sqlite3_stmt*> prepared = impl_->prepare(sql, operation);
     if (!prepared) {
         return prepared.error();
     }
+    Result<sqlite3_stmt*> counting = impl_->prepare(countSql, operation);
+    if (!counting) {
+        return counting.error();
+    }
+    std::vector<TrialRecord> trials;
+    {
+        // Reserving up front avoids moving 100k large records through repeated reallocations.
+        Statement count(*counting);
+        count.bind(1, filter.model);
+        count.bind(2, filter.suite);
+        if (count.step() != SQLITE_ROW) {
+            return impl_->failure(operation);
+        }
+        trials.reserve(static_cast<std::size_t>(count.int64(0)));
+    }
     Statement row(*prepared);
     row.bind(1, filter.model);
     row.bind(2, filter.suite);
-    std::vector<TrialRecord> trials;
     int rc;
     while ((rc = row.step()) == SQLITE_ROW) {
-        trials.push_back(readTrial(row));
+        readTrial(row, trials.emplace_back());
     }
     if (rc != SQLITE_DONE) {
         return impl_->failure(operation);
@@ -1130,7 +1151,9 @@ Result<TrialRecord> Store::loadTrial(std::int64_t trialId) {
     row.bind(1, trialId);
     const int rc = row.step();
     if (rc == SQLITE_ROW) {
-        return readTrial(row);
+        TrialRecord trial;
+        readTrial(row, trial);
+        return trial;
     }
     if (rc == SQLITE_DONE) {
         return impl_->failure(operation, "no such trial");
