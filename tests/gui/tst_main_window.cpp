@@ -29,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <sqlite3.h>
 
 using namespace mkb;
 using namespace mkb::gui;
@@ -291,6 +292,26 @@ private slots:
         QCOMPARE(window.projectPath(), projectPath("good"));
         QVERIFY(window.store() != nullptr);
         QCOMPARE(readAll(corrupt), garbage);
+    }
+
+    void newerSchemaProjectIsRefusedAndLeftByteIdentical() {
+        const QString newer = projectPath("newer");
+        QVERIFY(Store::open(newer.toStdString(), OpenMode::CreateIfMissing));
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(newer.toUtf8().constData(), &db), SQLITE_OK);
+        const std::string bump = "PRAGMA user_version = " + std::to_string(Store::latestSchemaVersion() + 5);
+        QCOMPARE(sqlite3_exec(db, bump.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_close(db), SQLITE_OK);
+        const QByteArray before = readAll(newer);
+
+        MainWindow window({fixtureSuite_.toStdString()});
+        window.setSavesLayoutOnClose(false);
+        const Status status = window.loadProject(newer);
+        QVERIFY(!status);
+        QVERIFY2(QString::fromStdString(status.error().message).contains("newer.sqlite"),
+                 status.error().message.c_str());
+        QVERIFY(window.store() == nullptr);
+        QCOMPARE(readAll(newer), before);
     }
 
     void theBinaryOpensAProjectAndSavesAScreenshot() {
