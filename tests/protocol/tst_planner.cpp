@@ -123,6 +123,14 @@ bool always(const std::string&) {
     return true;
 }
 
+// QTest would find mkb::toString(enum) by ADL and free its static string, so statuses are compared by name.
+QString named(PlanStatus status) {
+    return toString(status);
+}
+QString named(TrialStatus status) {
+    return toString(status);
+}
+
 PlanStatus statusOf(const Plan& plan, const std::string& coordinateText) {
     const PlanEntry* entry = plan.find(coordinateText);
     if (!entry) {
@@ -166,7 +174,7 @@ private slots:
             const PlanEntry& source = plan.entries[waitedFor];
             QVERIFY(skill.coordinate.arm.isSkill());
             QCOMPARE(source.coordinate.arm, soloArm(skill.coordinate.arm.sourceDsl));
-            QCOMPARE(skill.status, PlanStatus::Run);
+            QCOMPARE(named(skill.status), named(PlanStatus::Run));
             QVERIFY(waitedFor < waiting);
             QVERIFY(QString::fromStdString(skill.reason)
                         .contains("waits for " + QString::fromStdString(source.coordinateText)));
@@ -178,12 +186,12 @@ private slots:
         History history;
         history.addFinished(problem, "p01_r1_solo_triton", "skill");
         const Plan plan = history.plan(makeRequest({problem}));
-        QCOMPARE(statusOf(plan, "p01_r1_solo_triton"), PlanStatus::Reuse);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Reuse));
         QCOMPARE(plan.find("p01_r1_solo_triton")->liveTrialId, std::optional<std::int64_t>(1));
-        QCOMPARE(statusOf(plan, "p01_r1_solo_cuda"), PlanStatus::Run);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_cuda")), named(PlanStatus::Run));
         // its skill arm has a finished source with a skill: it runs now, waiting for nobody
         const PlanEntry* skill = plan.find("p01_r1_triton2cuda_skill");
-        QCOMPARE(skill->status, PlanStatus::Run);
+        QCOMPARE(named(skill->status), named(PlanStatus::Run));
         QVERIFY(!skill->waitsForSource);
         QCOMPARE(skill->sourceSkillSha256, sha256Hex("skill"));
         QCOMPARE(skillSha256(std::string(" \n\t")), std::string()); // a blank SKILL.md is no skill
@@ -214,7 +222,7 @@ private slots:
         record.finalVerdict->infrastructureError = verdictInfraError;
         const Plan plan = history.plan(makeRequest({problem}));
         const PlanEntry* entry = plan.find("p01_r1_solo_cuda");
-        QCOMPARE(entry->status, PlanStatus::Rerun);
+        QCOMPARE(named(entry->status), named(PlanStatus::Rerun));
         QCOMPARE(entry->liveTrialId, std::optional<std::int64_t>(record.id));
         QVERIFY2(QString::fromStdString(entry->reason).contains(reason), entry->reason.c_str());
         QCOMPARE(plan.count(PlanStatus::Rerun), 1);
@@ -225,7 +233,7 @@ private slots:
         history.addFinished(makeProblem(1, "old text"), "p01_r1_solo_cuda");
         const Plan plan = history.plan(makeRequest({makeProblem(1, "new text")}));
         const PlanEntry* entry = plan.find("p01_r1_solo_cuda");
-        QCOMPARE(entry->status, PlanStatus::Stale);
+        QCOMPARE(named(entry->status), named(PlanStatus::Stale));
         QVERIFY2(QString::fromStdString(entry->reason).contains("problem changed"), entry->reason.c_str());
         QCOMPARE(plan.count(PlanStatus::Stale), 1);
     }
@@ -237,11 +245,11 @@ private slots:
         PlanRequest request = makeRequest({problem});
         request.graderFingerprint = "grader-fingerprint-2";
         const Plan plan = history.plan(request);
-        QCOMPARE(statusOf(plan, "p01_r1_solo_cuda"), PlanStatus::Stale);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_cuda")), named(PlanStatus::Stale));
         QVERIFY(QString::fromStdString(plan.find("p01_r1_solo_cuda")->reason).contains("grader changed"));
 
         request.graderFingerprint.clear(); // unknown grader: no judgement on it
-        QCOMPARE(statusOf(history.plan(request), "p01_r1_solo_cuda"), PlanStatus::Reuse);
+        QCOMPARE(named(statusOf(history.plan(request), "p01_r1_solo_cuda")), named(PlanStatus::Reuse));
     }
 
     void skillArmGoesStaleWhenSourceSkillChanges() {
@@ -256,9 +264,9 @@ private slots:
         history.live("p01_r1_solo_triton")->skillText = "edited skill";
         const Plan plan = history.plan(makeRequest({problem}));
         const PlanEntry* skill = plan.find("p01_r1_triton2cuda_skill");
-        QCOMPARE(skill->status, PlanStatus::Stale);
+        QCOMPARE(named(skill->status), named(PlanStatus::Stale));
         QVERIFY2(QString::fromStdString(skill->reason).contains("source skill changed"), skill->reason.c_str());
-        QCOMPARE(statusOf(plan, "p01_r1_cuda2triton_skill"), PlanStatus::Reuse);
+        QCOMPARE(named(statusOf(plan, "p01_r1_cuda2triton_skill")), named(PlanStatus::Reuse));
         QCOMPARE(plan.count(PlanStatus::Reuse), 3);
         QCOMPARE(plan.count(PlanStatus::Stale), 1);
     }
@@ -272,11 +280,11 @@ private slots:
         history.addFinished(problem, "p01_r1_cuda2triton_skill");
         history.live("p01_r1_solo_triton")->status = TrialStatus::Interrupted;
         const Plan plan = history.plan(makeRequest({problem}));
-        QCOMPARE(statusOf(plan, "p01_r1_solo_triton"), PlanStatus::Rerun);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Rerun));
         const PlanEntry* skill = plan.find("p01_r1_triton2cuda_skill");
-        QCOMPARE(skill->status, PlanStatus::Stale);
+        QCOMPARE(named(skill->status), named(PlanStatus::Stale));
         QVERIFY2(QString::fromStdString(skill->reason).contains("will rerun"), skill->reason.c_str());
-        QCOMPARE(statusOf(plan, "p01_r1_cuda2triton_skill"), PlanStatus::Reuse);
+        QCOMPARE(named(statusOf(plan, "p01_r1_cuda2triton_skill")), named(PlanStatus::Reuse));
     }
 
     void skillArmIsSkippedWhenFinishedSourceWroteNoSkill() {
@@ -286,13 +294,13 @@ private slots:
         history.addFinished(problem, "p01_r1_solo_cuda", "   \n"); // blank counts as none
         const PlanRequest request = makeRequest({problem});
         const Plan plan = history.plan(request);
-        QCOMPARE(statusOf(plan, "p01_r1_triton2cuda_skill"), PlanStatus::Skip);
-        QCOMPARE(statusOf(plan, "p01_r1_cuda2triton_skill"), PlanStatus::Skip);
+        QCOMPARE(named(statusOf(plan, "p01_r1_triton2cuda_skill")), named(PlanStatus::Skip));
+        QCOMPARE(named(statusOf(plan, "p01_r1_cuda2triton_skill")), named(PlanStatus::Skip));
         QVERIFY(QString::fromStdString(plan.find("p01_r1_triton2cuda_skill")->reason).contains("wrote no skill"));
         QCOMPARE(plan.count(PlanStatus::Skip), 2);
 
         history.execute(plan, request, always);
-        QCOMPARE(history.live("p01_r1_triton2cuda_skill")->status, TrialStatus::Skipped);
+        QCOMPARE(named(history.live("p01_r1_triton2cuda_skill")->status), named(TrialStatus::Skipped));
         const Plan again = history.plan(request);
         QVERIFY2(again.converged(), qPrintable(describe(again)));
         QVERIFY(QString::fromStdString(again.find("p01_r1_triton2cuda_skill")->reason).contains("skipped"));
@@ -308,7 +316,8 @@ private slots:
         history.addFinished(problem, "p01_r1_cuda2triton_skill");
         QVERIFY(history.plan(makeRequest({problem})).converged());
         history.live("p01_r1_solo_triton")->skillText = "a skill after all";
-        QCOMPARE(statusOf(history.plan(makeRequest({problem})), "p01_r1_triton2cuda_skill"), PlanStatus::Stale);
+        QCOMPARE(named(statusOf(history.plan(makeRequest({problem})), "p01_r1_triton2cuda_skill")),
+                 named(PlanStatus::Stale));
     }
 
     void rerunStaleTurnsStaleIntoRedo() {
@@ -345,15 +354,16 @@ private slots:
         history.addFinished(problem, "p01_r1_cuda2triton_skill");
         PlanRequest request = makeRequest({problem});
         Plan plan = history.plan(request);
-        QCOMPARE(statusOf(plan, "p01_r1_solo_triton"), PlanStatus::Stale);
-        QCOMPARE(statusOf(plan, "p01_r1_triton2cuda_skill"), PlanStatus::Reuse); // stale source kept as is
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Stale));
+        QCOMPARE(named(statusOf(plan, "p01_r1_triton2cuda_skill")),
+                 named(PlanStatus::Reuse)); // stale source kept as is
 
         request.rerunStale = true;
         plan = history.plan(request);
-        QCOMPARE(statusOf(plan, "p01_r1_solo_triton"), PlanStatus::Redo);
-        QCOMPARE(statusOf(plan, "p01_r1_triton2cuda_skill"), PlanStatus::Redo);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Redo));
+        QCOMPARE(named(statusOf(plan, "p01_r1_triton2cuda_skill")), named(PlanStatus::Redo));
         QVERIFY(plan.find("p01_r1_triton2cuda_skill")->waitsForSource);
-        QCOMPARE(statusOf(plan, "p01_r1_cuda2triton_skill"), PlanStatus::Reuse);
+        QCOMPARE(named(statusOf(plan, "p01_r1_cuda2triton_skill")), named(PlanStatus::Reuse));
     }
 
     void otherModelsAndArchivedRecordsAreIgnored() {
@@ -379,7 +389,7 @@ private slots:
         const Plan second = history.plan(request);
         QVERIFY2(second.converged(), qPrintable(describe(second)));
         QCOMPARE(second.count(PlanStatus::Reuse), 24);
-        QCOMPARE(history.live("p02_r1_triton2cuda_skill")->status, TrialStatus::Skipped);
+        QCOMPARE(named(history.live("p02_r1_triton2cuda_skill")->status), named(TrialStatus::Skipped));
 
         // break some records, change a problem, and converge again with --rerun-stale
         history.live("p01_r2_solo_cuda")->status = TrialStatus::InfrastructureError;
@@ -390,7 +400,7 @@ private slots:
         const Plan third = history.plan(changed);
         QCOMPARE(third.count(PlanStatus::Rerun), 2);
         QCOMPARE(third.count(PlanStatus::Redo), 9); // p02's 8 trials, and p01_r2_cuda2triton whose source reruns
-        QCOMPARE(statusOf(third, "p01_r2_cuda2triton_skill"), PlanStatus::Redo);
+        QCOMPARE(named(statusOf(third, "p01_r2_cuda2triton_skill")), named(PlanStatus::Redo));
         history.execute(third, changed, writesSkill);
         const Plan fourth = history.plan(changed);
         QVERIFY2(fourth.converged(), qPrintable(describe(fourth)));
