@@ -477,11 +477,18 @@ private slots:
     }
 
     void settingsAreParsed() {
-        auto parsed = mkb::parseChatSettings(json::parse(R"({
-            "base_url": "http://localhost:8000/v1/", "model": "qwen", "temperature": 0.2, "top_p": 0.9,
-            "max_tokens": 4096, "request_timeout_s": 30, "max_retries": 3, "backoff_initial_s": 1,
-            "backoff_max_s": 8, "price": {"input_per_mtok": 1, "output_per_mtok": 4},
-            "extra_headers": {"X-Team": "kernels"}})"));
+        const json settings = {{"base_url", "http://localhost:8000/v1/"},
+                               {"model", "qwen"},
+                               {"temperature", 0.2},
+                               {"top_p", 0.9},
+                               {"max_tokens", 4096},
+                               {"request_timeout_s", 30},
+                               {"max_retries", 3},
+                               {"backoff_initial_s", 1},
+                               {"backoff_max_s", 8},
+                               {"price", {{"input_per_mtok", 1}, {"output_per_mtok", 4}}},
+                               {"extra_headers", {{"X-Team", "kernels"}}}};
+        auto parsed = mkb::parseChatSettings(settings);
         QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
         QCOMPARE(parsed->baseUrl, std::string("http://localhost:8000/v1"));
         QCOMPARE(parsed->maxTokens.value_or(0), 4096);
