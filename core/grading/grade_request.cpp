@@ -79,9 +79,12 @@ std::string problemMetaJson(const ProblemMeta& meta) {
                            {"max_rmse", meta.quant->maxRmse}};
     }
     if (!meta.outliersJson.empty()) {
+        // The grader takes false or a list of input positions here; any richer form it reads from the file itself.
         auto outliers = nlohmann::ordered_json::parse(meta.outliersJson, nullptr, false);
-        if (!outliers.is_discarded()) {
+        if (!outliers.is_discarded() && (outliers == false || outliers.is_array())) {
             object["outliers"] = outliers;
+        } else if (!outliers.is_discarded() && outliers == "off") {
+            object["outliers"] = false;
         }
     }
     if (meta.flops) {

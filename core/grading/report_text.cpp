@@ -100,6 +100,12 @@ std::string verdictReport(const Verdict& v, const ReportHeading& heading) {
         line("outliers", *v.outliersCorrect ? "correct on outlier inputs"
                                             : "WRONG on outlier inputs (reported separately; the rewards ignore it)");
     }
+    if (!v.outlierMismatch.empty()) {
+        line("outlier miss", v.outlierMismatch);
+    }
+    if (v.recheckCorrect && !*v.recheckCorrect) {
+        line("recheck", "WRONG on a re-checked timing draw");
+    }
     if (v.quant) {
         line("quantization", std::string(v.quant->passed ? "within" : "OUTSIDE") + " thresholds: cosine " +
                                  number(v.quant->cosine, "%.4f") + ", relative L1 " +
@@ -133,6 +139,20 @@ std::string verdictReport(const Verdict& v, const ReportHeading& heading) {
     }
     if (v.evalSeconds > 0) {
         line("evaluation", number(v.evalSeconds, "%.1f") + " s");
+    }
+    if (!v.log.empty()) {
+        // Candidate output is untrusted text: indent it so it cannot pass for report lines.
+        out += "kernel output (tail):\n";
+        std::string::size_type start = 0;
+        while (start < v.log.size()) {
+            auto end = v.log.find('\n', start);
+            std::string piece = v.log.substr(start, end == std::string::npos ? std::string::npos : end - start);
+            out += "  | " + piece + "\n";
+            if (end == std::string::npos) {
+                break;
+            }
+            start = end + 1;
+        }
     }
     return out;
 }

@@ -158,6 +158,9 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.boolean("throttled", verdict.throttled);
     read.optionalBoolean("outliers_correct", verdict.outliersCorrect);
     read.number("eval_seconds", verdict.evalSeconds);
+    read.text("outlier_mismatch", verdict.outlierMismatch);
+    read.optionalBoolean("recheck_correct", verdict.recheckCorrect);
+    read.text("log", verdict.log);
     if (const Json* quant = read.find("quant")) {
         if (!quant->is_object()) {
             read.note("quant", "an object or null", *quant);
@@ -233,6 +236,9 @@ std::string verdictToJson(const Verdict& v) {
                                            {"mfu", optional(v.roofline->mfu)}}
                                     : Json(nullptr);
     object["eval_seconds"] = v.evalSeconds;
+    object["outlier_mismatch"] = v.outlierMismatch;
+    object["recheck_correct"] = v.recheckCorrect ? Json(*v.recheckCorrect) : Json(nullptr);
+    object["log"] = v.log;
     return object.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

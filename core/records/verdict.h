@@ -51,6 +51,9 @@ struct Verdict {
     std::optional<Roofline> roofline;
 
     double evalSeconds = 0;
+    std::string outlierMismatch;       // the first outlier-draw mismatch in words, empty when none
+    std::optional<bool> recheckCorrect;  // timing-draw re-checks; unset when timing did not run
+    std::string log;                   // the tail of the candidate's own stdout/stderr, as the grader kept it
     std::string deviceName; // the GPU the evaluation ran on, as the grader named it; "" when unknown
     std::string json;                  // the full verdict JSON exactly as the grader wrote it
 };

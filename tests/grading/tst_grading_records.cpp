@@ -22,7 +22,8 @@ const char* const kFullVerdict =
     "\"compliance_rule\":\"\",\"kernel_median_ms\":null,\"eager_median_ms\":null,\"kernel_iqr_ms\":null,\"throttled\":"
     "false,"
     "\"outliers_correct\":null,\"quant\":{\"cosine\":0.99,\"relative_l1\":0.01,\"rmse\":0.02,\"passed\":true},"
-    "\"roofline\":null,\"eval_seconds\":3.5,\"extra_field\":[1,2]}";
+    "\"roofline\":null,\"eval_seconds\":3.5,\"extra_field\":[1,2],\"outlier_mismatch\":\"outlier draw 1: "
+    "output 0 is NaN\",\"recheck_correct\":null,\"log\":\"debug: hello\\nReady.\"}";
 }
 
 class GradingRecordsTest : public QObject {
@@ -42,6 +43,22 @@ private slots:
         QVERIFY(verdict->quant && verdict->quant->passed && verdict->quant->cosine == 0.99);
         QCOMPARE(verdict->evalSeconds, 3.5);
         QVERIFY(verdict->json.find("extra_field") != std::string::npos);
+        QCOMPARE(verdict->outlierMismatch, std::string("outlier draw 1: output 0 is NaN"));
+        QVERIFY(!verdict->recheckCorrect);
+        QCOMPARE(verdict->log, std::string("debug: hello\nReady."));
+    }
+
+    void outlierMetaTakesOnlyTheGradersForms() {
+        // "grade request: MKB_META outliers go to the grader only as false or a list of input positions"
+        ProblemMeta meta;
+        meta.outliersJson = "false";
+        QCOMPARE(problemMetaJson(meta), std::string("{\"outliers\":false}"));
+        meta.outliersJson = "[0,2]";
+        QCOMPARE(problemMetaJson(meta), std::string("{\"outliers\":[0,2]}"));
+        meta.outliersJson = "\"off\"";
+        QCOMPARE(problemMetaJson(meta), std::string("{\"outliers\":false}"));
+        meta.outliersJson = "{\"inputs\":[0],\"p\":0.01}";
+        QCOMPARE(problemMetaJson(meta), std::string());
     }
 
     void verdictToleratesMissingOptionalFields() {
@@ -207,6 +224,8 @@ private slots:
         QVERIFY(text.find("2/5 draws correct") != std::string::npos);
         QVERIFY(text.find("12x over the allowance") != std::string::npos);
         QVERIFY(text.find("cosine 0.9900") != std::string::npos);
+        QVERIFY(text.find("outlier miss: outlier draw 1") != std::string::npos);
+        QVERIFY(text.find("  | debug: hello\n  | Ready.\n") != std::string::npos);
 
         Verdict passed;
         passed.imported = passed.correct = passed.passed = passed.compliant = true;
