@@ -1,0 +1,296 @@
+// `mkb run`: executes the transfer protocol for a model over problems × a DSL pair × replicates, convergently.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+#include "app/cli/run_selection.h"
+
+#include "core/grading/device_probe.h"
+#include "core/protocol/runner.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B [options]
+
+Runs the transfer protocol (DESIGN §6) for one model: for every selected problem and replicate, a solo attempt in
+each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
+was distilled in the other DSL. Planning is convergent, exactly like `mkb plan`: finished trials are reused,
+crashed, interrupted or broken ones rerun, stale ones kept unless --rerun-stale archives and redoes them. Running
+the same command again after a crash, kill -9 or Ctrl+C completes the run without losing or duplicating a trial.
+
+Each attempt gets the same budget: the wall clock (grading waits included), the feedback submissions (one that
+never entered evaluation or is over the size limit is not counted) and the kernel size. After the driver ends,
+its last kernel.py is graded afresh: that is the trial's final verdict.
+
+drivers:
+  reference  submits the shipped solution <suite>/<family>/_solutions/NN_slug.<dsl>.py (smoke tests, demos);
+             config keys: solutions_dir, solution_dsl {dsl: other}, no_skill_for [dsl...]
+  command    starts a terminal agent in the attempt's workspace; config: {"command": "agent {instruction}"}
+             with placeholders {workspace}, {instruction}, {submit}; the agent grades with ./submit (mkb submit)
+  chat       an OpenAI-compatible chat endpoint (see the chat driver's settings)
+
+options:
+  --model NAME            the model's name in the store (required)
+  --driver KIND           reference, command or chat (required)
+  --driver-config FILE    the driver's settings, a JSON object (never put secrets in it)
+  --problems GLOB         problems to include, e.g. "*", "p0[1-3]", "attention/*" (required)
+  --dsls A,B              the DSL pair (required)
+  --replicates N          replicates per cell, 1..100 (default 1)
+  --suite DIR             a suite root (repeatable; default: the shipped problems/)
+  --dsl-dir DIR           an extra folder of DSL descriptors, searched first (repeatable)
+  --device DEV            cuda:N (default cuda:0) or cpu
+  --python PATH           the grader's interpreter (default: $MKB_PYTHON, else python3)
+  --store PATH            the project store (default: $MKB_STORE, else the user's data folder)
+  --workspaces DIR        where attempt workspaces go (default: beside the store, <store>.attempts/)
+  --wall-clock S          wall-clock seconds per attempt (default 2400)
+  --submissions N         feedback submissions per attempt (default 10)
+  --max-kernel-bytes N    kernel.py size limit (default 300000)
+  --grade-timeout S       bound of one evaluation (default 600)
+  --timing-draws N        timing draws per evaluation (default 50)
+  --concurrency N         attempts in flight at once (default 2); grading is serialised per GPU
+  --rerun-stale           archive stale trials and run them again
+  --dry-run               print the plan (with the grader's fingerprint) and stop; nothing is written
+  --progress MODE         text (default: lines on stderr) or json (one JSON object per event on stdout:
+                          plan, trial_started, submission, trial_finished, run_finished)
+
+exit codes: 0 every planned trial finished or was skipped, 2 bad command line, unknown DSL or driver setting,
+            3 missing suite, problem or config file, 4 store error, 5 the grader could not start or some trials
+            ended with an infrastructure error (run again to redo them), 130 interrupted (run again to resume)
+)";
+
+std::atomic<bool> stopRequested{false};
+
+void onStopSignal(int) {
+    stopRequested.store(true);
+}
+
+void installStopHandler() {
+    struct sigaction action = {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string joinedArgs(const std::vector<std::string>& args) {
+    std::string line = "mkb run";
+    for (const std::string& arg : args) {
+        line += " " + arg;
+    }
+    return line;
+}
+
+void printDryRun(const RunSummary& summary) {
+    std::size_t width = 0;
+    for (const PlanEntry& entry : summary.plan.entries) {
+        width = std::max(width, entry.coordinateText.size());
+    }
+    for (const PlanEntry& entry : summary.plan.entries) {
+        std::printf("%-*s  %-5s  %s\n", static_cast<int>(width), entry.coordinateText.c_str(), toString(entry.status),
+                    entry.reason.c_str());
+    }
+    std::string counts;
+    for (PlanStatus status : kAllPlanStatuses) {
+        counts += (counts.empty() ? "" : ", ") + std::string(toString(status)) + " " +
+                  std::to_string(summary.plan.count(status));
+    }
+    std::printf("\ncounts: %s (total %zu)\ndry run: nothing was run or written\n", counts.c_str(),
+                summary.plan.entries.size());
+    std::fflush(stdout);
+}
+
+int runRun(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec;
+    spec.flags = {"rerun-stale", "dry-run"};
+    spec.options = {"model",       "driver",     "driver-config", "problems",    "dsls",
+                    "replicates",  "suite",      "dsl-dir",       "device",      "python",
+                    "store",       "workspaces", "wall-clock",    "submissions", "max-kernel-bytes",
+                    "concurrency", "progress",   "grade-timeout", "timing-draws"};
+    spec.repeatable = {"suite", "dsl-dir"};
+    auto parsed = parseArgs(rawArgs, spec);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb run --help)");
+    }
+    const ParsedArgs& args = *parsed;
+    if (args.wantsHelp()) {
+        std::cout << kRunHelp;
+        return kExitOk;
+    }
+    if (!args.positionals.empty()) {
+        return fail(kExitUsage, "run: unexpected argument '" + args.positionals.front() + "' (mkb run --help)");
+    }
+    for (const char* required : {"model", "driver", "problems", "dsls"}) {
+        if (!args.option(required) || trimmed(*args.option(required)).empty()) {
+            return fail(kExitUsage, std::string("run: --") + required + " is required (mkb run --help)");
+        }
+    }
+    auto pair = parseDslPair(*args.option("dsls"), "run");
+    if (!pair) {
+        return fail(kExitUsage, pair.error().message);
+    }
+    const std::string progressMode = args.optionOr("progress", "text");
+    if (progressMode != "text" && progressMode != "json") {
+        return fail(kExitUsage, "run: --progress takes text or json, got '" + progressMode + "'");
+    }
+
+    RunSettings settings;
+    settings.model = *args.option("model");
+    settings.driverKind = *args.option("driver");
+    settings.commandLine = joinedArgs(rawArgs);
+    settings.device = args.optionOr("device", "cuda:0");
+    if (Status valid = validateDevice(settings.device); !valid) {
+        return fail(kExitUsage, valid.error().message);
+    }
+    auto replicates = args.intOption("replicates", 1, 1, 100);
+    auto submissions = args.intOption("submissions", 10, 0, 10000);
+    auto maxBytes = args.intOption("max-kernel-bytes", 300000, 1, 1 << 30);
+    auto concurrency = args.intOption("concurrency", 2, 1, 64);
+    auto timingDraws = args.intOption("timing-draws", 50, 1, 100000);
+    auto wallClock = args.doubleOption("wall-clock", 2400);
+    auto gradeTimeout = args.doubleOption("grade-timeout", 600);
+    for (const Result<int>* value : {&replicates, &submissions, &maxBytes, &concurrency, &timingDraws}) {
+        if (!*value) {
+            return fail(kExitUsage, value->error().message);
+        }
+    }
+    for (const Result<double>* value : {&wallClock, &gradeTimeout}) {
+        if (!*value || **value <= 0) {
+            return fail(kExitUsage, *value ? "run: --wall-clock and --grade-timeout take a positive number of seconds"
+                                           : value->error().message);
+        }
+    }
+    settings.replicates = *replicates;
+    settings.budget.maxSubmissions = *submissions;
+    settings.budget.maxKernelBytes = *maxBytes;
+    settings.budget.wallSeconds = *wallClock;
+    settings.concurrency = *concurrency;
+    settings.grade.timingDraws = *timingDraws;
+    settings.grade.timeoutS = *gradeTimeout;
+    settings.rerunStale = args.has("rerun-stale");
+    settings.dryRun = args.has("dry-run");
+    settings.grader.python = graderPythonFrom(args.option("python"));
+
+    // The driver, checked once here so a bad setting is one clear line before anything starts.
+    nlohmann::json driverSettings = nlohmann::json::object();
+    if (auto configFile = args.option("driver-config")) {
+        auto text = readFile(*configFile);
+        if (!text) {
+            return fail(kExitBadInput, "run: --driver-config: " + text.error().message);
+        }
+        driverSettings = nlohmann::json::parse(*text, nullptr, false);
+        if (driverSettings.is_discarded() || !driverSettings.is_object()) {
+            return fail(kExitBadInput, "run: --driver-config " + *configFile + " is not a JSON object");
+        }
+    }
+    if (auto probe = makeDriver(settings.driverKind, driverSettings); !probe) {
+        return fail(kExitUsage, "run: " + probe.error().message);
+    }
+    settings.driverSettingsJson = driverSettings.dump();
+    const DriverFactory driverFactory = [&]() { return makeDriver(settings.driverKind, driverSettings); };
+
+    std::vector<fs::path> dslDirs;
+    for (const std::string& dir : args.all("dsl-dir")) {
+        dslDirs.emplace_back(dir);
+    }
+    for (auto [id, into] : {std::pair{pair->first, &settings.dslA}, std::pair{pair->second, &settings.dslB}}) {
+        auto dsl = loadRunDsl(id, dslDirs);
+        if (!dsl) {
+            return fail(kExitUsage, "run: DSL '" + id + "': " + dsl.error().message);
+        }
+        *into = std::move(dsl).value();
+    }
+
+    std::vector<fs::path> suites;
+    for (const std::string& suite : args.all("suite")) {
+        suites.emplace_back(suite);
+    }
+    SelectionError selectionError;
+    settings.problems = selectProblems(suites, *args.option("problems"), "run", &selectionError);
+    if (settings.problems.empty()) {
+        return fail(selectionError.exitCode, selectionError.message);
+    }
+
+    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    std::unique_ptr<Store> store;
+    std::error_code ec;
+    if (!settings.dryRun || fs::exists(storePath, ec)) {
+        auto opened = Store::open(storePath, settings.dryRun ? OpenMode::MustExist : OpenMode::CreateIfMissing);
+        if (!opened) {
+            return fail(kExitStore, opened.error().message);
+        }
+        store = std::move(opened).value();
+        if (auto devices = store->devices(); devices) {
+            settings.peaksJson = latestPeaksFor(*devices, settings.device, currentHostName());
+        }
+    }
+    settings.workspaceRoot = args.option("workspaces") ? fs::absolute(fs::path(*args.option("workspaces")), ec)
+                                                       : fs::absolute(storePath, ec).parent_path() /
+                                                             (storePath.stem().string() + ".attempts");
+
+    installStopHandler();
+    TextProgress textProgress(stderr);
+    JsonProgress jsonProgress(stdout);
+    ProgressSink& progress = progressMode == "json" ? static_cast<ProgressSink&>(jsonProgress) : textProgress;
+    auto summary = runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
+
+    ProgressEvent finished;
+    finished.kind = ProgressEventKind::RunFinished;
+    int exitCode = kExitOk;
+    if (!summary) {
+        exitCode = stopRequested.load() ? kExitInterrupted : kExitInfrastructure;
+        finished.status = "failed";
+        finished.message = summary.error().message;
+    } else if (settings.dryRun) {
+        finished.status = "planned";
+        if (progressMode == "text") {
+            printDryRun(*summary);
+        }
+    } else if (summary->cancelled) {
+        exitCode = kExitInterrupted;
+        finished.status = "interrupted";
+        finished.message = "run the same command again to resume";
+    } else if (summary->failed > 0) {
+        exitCode = kExitInfrastructure;
+        finished.status = "incomplete";
+        finished.message = std::to_string(summary->failed) + " trials failed; run the same command again to redo them";
+    } else {
+        finished.status = "complete";
+    }
+    if (summary) {
+        finished.counts.total = summary->finished + summary->skipped + summary->failed + summary->interrupted;
+        finished.counts.done = summary->finished + summary->skipped;
+        finished.counts.failed = summary->failed;
+        finished.counts.interrupted = summary->interrupted;
+        finished.counts.passed = summary->passed;
+        finished.counts.elapsedSeconds = summary->seconds;
+        if (!settings.dryRun && finished.message.empty()) {
+            finished.message = std::to_string(summary->attempted) + " attempted, " + std::to_string(summary->finished) +
+                               " finished (" + std::to_string(summary->passed) + " passed), " +
+                               std::to_string(summary->skipped) + " skipped, " +
+                               std::to_string(summary->plan.count(PlanStatus::Reuse)) + " reused";
+        }
+    }
+    finished.exitCode = exitCode;
+    progress.onEvent(finished);
+    if (!summary && exitCode != kExitInterrupted) {
+        return fail(exitCode, "run: " + summary.error().message);
+    }
+    return exitCode;
+}
+
+const bool registered = registerCommand(
+    {"run", "run the transfer protocol for a model (convergent; --dry-run plans only)", kRunHelp, runRun});
+
+} // namespace
+} // namespace mkb::cli

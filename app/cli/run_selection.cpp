@@ -1,0 +1,138 @@
+// Selecting problems and DSLs for a run, shared by the verbs that plan or execute one.
+#include "app/cli/run_selection.h"
+
+#include "app/cli/command.h"
+#include "core/catalog/catalog.h"
+#include "core/catalog/dsl_registry.h"
+#include "core/grading/grade_request.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace mkb::cli {
+
+namespace fs = std::filesystem;
+
+Result<std::pair<std::string, std::string>> parseDslPair(const std::string& text, const std::string& verb) {
+    const std::vector<std::string> pair = splitString(text, ',');
+    if (pair.size() != 2 || trimmed(pair[0]).empty() || trimmed(pair[1]).empty()) {
+        return makeError(verb + ": --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" + text +
+                         "'");
+    }
+    std::pair<std::string, std::string> ids{std::string(trimmed(pair[0])), std::string(trimmed(pair[1]))};
+    if (ids.first == ids.second) {
+        return makeError(verb + ": --dsls needs two different DSLs, got '" + ids.first + "' twice");
+    }
+    return ids;
+}
+
+std::vector<Problem> selectProblems(const std::vector<fs::path>& suites, const std::string& glob,
+                                    const std::string& verb, SelectionError* error) {
+    std::vector<fs::path> roots = suites;
+    if (roots.empty()) {
+        roots.push_back(shippedProblemsDir());
+    }
+    for (fs::path& root : roots) {
+        std::error_code ec;
+        if (!fs::is_directory(root, ec)) {
+            *error = {kExitBadInput, verb + ": suite folder " + root.string() +
+                                         " does not exist or is not a folder; pass --suite DIR"};
+            return {};
+        }
+        root = fs::absolute(root, ec);
+    }
+    const Catalog catalog = loadCatalog(roots);
+    std::vector<Problem> problems;
+    for (const Problem* problem : catalog.select(glob)) {
+        problems.push_back(*problem);
+    }
+    if (problems.empty()) {
+        *error = {kExitBadInput, verb + ": no problem matched --problems '" + glob + "' in " +
+                                     std::to_string(catalog.problems.size()) + " problems; try mkb problems list"};
+        return {};
+    }
+    if (!catalog.issues.empty()) {
+        std::cerr << "mkb: note: " << catalog.issues.size()
+                  << " malformed problem files were left out; mkb problems validate DIR lists them\n";
+    }
+    return problems;
+}
+
+namespace {
+
+std::vector<std::string> stringList(const nlohmann::json& object, const char* key) {
+    std::vector<std::string> out;
+    if (object.contains(key) && object[key].is_array()) {
+        for (const nlohmann::json& item : object[key]) {
+            if (item.is_string()) {
+                out.push_back(item.get<std::string>());
+            }
+        }
+    }
+    return out;
+}
+
+DslDescriptor lenientDescriptor(const std::string& id, const nlohmann::json& json, const fs::path& file) {
+    DslDescriptor dsl;
+    dsl.id = id;
+    dsl.displayName = json.value("display_name", id);
+    dsl.importName = json.value("import_name", id);
+    dsl.packages = stringList(json, "packages");
+    dsl.installHint = json.value("install_hint", std::string());
+    dsl.prompt = json.value("prompt", json.value("prompt_fragment", std::string()));
+    dsl.descriptorPath = file;
+    dsl.docRoot = file.parent_path().parent_path() / "dsl_docs" / id;
+    for (const std::string& doc : stringList(json, "doc_pack")) {
+        std::error_code ec;
+        if (fs::is_regular_file(dsl.docRoot / doc, ec)) {
+            dsl.docPack.push_back(doc);
+        }
+    }
+    if (json.contains("compliance") && json["compliance"].is_object()) {
+        const nlohmann::json& compliance = json["compliance"];
+        dsl.compliance.adapter = compliance.value("adapter", id);
+        dsl.compliance.kernelMarkers = stringList(compliance, "kernel_markers");
+        dsl.compliance.forbiddenImports = stringList(compliance, "forbidden_imports");
+        dsl.compliance.forbiddenPatterns = stringList(compliance, "forbidden_patterns");
+    }
+    return dsl;
+}
+
+} // namespace
+
+Result<RunDsl> loadRunDsl(const std::string& id, const std::vector<fs::path>& extraDirs) {
+    auto json = loadDslDescriptor(id, extraDirs);
+    if (!json) {
+        return json.error();
+    }
+    fs::path file;
+    bool fromExtraDir = false;
+    std::error_code ec;
+    for (const fs::path& dir : extraDirs) {
+        if (fs::is_regular_file(dir / (id + ".json"), ec)) {
+            file = dir / (id + ".json");
+            fromExtraDir = true;
+            break;
+        }
+    }
+    if (file.empty()) {
+        file = resourcesDir() / "dsls" / (id + ".json");
+    }
+    RunDsl dsl;
+    dsl.descriptorJson = *json;
+    auto strict = parseDslDescriptor(*json, file);
+    if (strict) {
+        dsl.descriptor = std::move(strict).value();
+        return dsl;
+    }
+    if (!fromExtraDir) {
+        return strict.error();
+    }
+    dsl.descriptor = lenientDescriptor(id, nlohmann::json::parse(*json, nullptr, false), file);
+    return dsl;
+}
+
+} // namespace mkb::cli

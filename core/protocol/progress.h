@@ -1,0 +1,87 @@
+// Progress of a run as events: the terminal display (stderr) and the JSON-lines stream the GUI follows (stdout).
+#pragma once
+
+#include "core/protocol/planner.h"
+
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace mkb {
+
+enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished };
+
+/// "plan", "trial_started", "submission", "trial_finished", "run_finished".
+const char* toString(ProgressEventKind kind);
+
+/// Running totals, carried by every event.
+struct ProgressCounts {
+    int total = 0; // trials the run attempts or records (run, rerun, redo, skip)
+    int done = 0;  // finished or skipped
+    int running = 0;
+    int failed = 0; // infrastructure errors and skill arms left waiting for a source that failed
+    int interrupted = 0;
+    int passed = 0; // done trials whose final verdict passed
+    double elapsedSeconds = 0;
+    std::optional<double> etaSeconds; // from the mean attempt duration, once one attempt finished
+};
+
+struct ProgressEvent {
+    ProgressEventKind kind = ProgressEventKind::Plan;
+    ProgressCounts counts;
+    const Plan* plan = nullptr; // kind Plan only
+    std::string coordinate;     // trial events
+    std::int64_t trialId = 0;
+    std::string status;  // trial_finished: "finished", "skipped", ...; run_finished: "complete", ...
+    std::string message; // one line: error, reason, or what a submission came to
+    // submissions and finished trials
+    int submissionIndex = 0;
+    bool counted = false;
+    std::optional<bool> passed;
+    std::optional<double> speedup;
+    int submissionsLeft = 0;
+    double secondsLeft = 0;
+    int exitCode = 0; // run_finished
+};
+
+/// Receives events from several threads; implementations serialise themselves.
+class ProgressSink {
+public:
+    virtual ~ProgressSink();
+    virtual void onEvent(const ProgressEvent& event) = 0;
+};
+
+/// One JSON object (no newline) for the event: {"event": "...", ...}.
+std::string progressEventJson(const ProgressEvent& event);
+
+/// One human line for the event, prefixed with the counts, e.g.
+/// "[3/12 done, 2 running, 0 failed | 00:41 elapsed, ETA 01:10] p01_r1_solo_triton finished: passed 1.23x".
+std::string progressEventLine(const ProgressEvent& event);
+
+/// "01:10" or "1:02:03".
+std::string formatDuration(double seconds);
+
+/// Writes progressEventLine to a stream (stderr for the terminal display).
+class TextProgress final : public ProgressSink {
+public:
+    explicit TextProgress(std::FILE* stream) : stream_(stream) {}
+    void onEvent(const ProgressEvent& event) override;
+
+private:
+    std::FILE* stream_;
+    std::mutex mutex_;
+};
+
+/// Writes progressEventJson lines to a stream (stdout for --progress json), flushed per event.
+class JsonProgress final : public ProgressSink {
+public:
+    explicit JsonProgress(std::FILE* stream) : stream_(stream) {}
+    void onEvent(const ProgressEvent& event) override;
+
+private:
+    std::FILE* stream_;
+    std::mutex mutex_;
+};
+
+} // namespace mkb
