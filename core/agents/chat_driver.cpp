@@ -120,6 +120,18 @@ std::string oneDecimal(double value) {
     return buffer;
 }
 
+/// True when an error body reads like a context-length refusal ("maximum context length", "too many tokens").
+bool mentionsContextLimit(const std::string& body) {
+    const std::string text = lowered(body);
+    for (const char* phrase : {"context length", "context_length", "context window", "maximum context",
+                               "too many tokens", "prompt is too long", "context size"}) {
+        if (text.find(phrase) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// What one chat completion came to.
 struct Completion {
     bool ok = false;
@@ -132,7 +144,8 @@ struct Completion {
     int retries = 0;
     bool cancelled = false;
     bool deadlinePassed = false;
-    std::string error; // when !ok and neither cancelled nor out of time: an infrastructure error, one line
+    bool contextFull = false; // the endpoint refused the conversation as too long: the attempt ends, not broken
+    std::string error;        // when !ok and neither cancelled nor out of time: an infrastructure error, one line
 };
 
 class ChatDriver final : public AgentDriver {
@@ -206,6 +219,13 @@ Completion ChatDriver::complete(const json& messages, double secondsLeft, const 
                            (retried.retries > 0 ? " after " + std::to_string(retried.retries) + " retries" : "") +
                            "; check that the server is up and base_url is right";
         completion.error = redactor_.redact(completion.error);
+        return completion;
+    }
+    if ((response.status == 400 || response.status == 413) && mentionsContextLimit(response.body)) {
+        completion.contextFull = true;
+        completion.error = redactor_.redact("the conversation outgrew the model's context (" + where +
+                                            " answered HTTP " + std::to_string(response.status) + ": " +
+                                            excerpt(redactor_.redact(response.body), 200) + ")");
         return completion;
     }
     if (response.status < 200 || response.status >= 300) {
@@ -342,6 +362,10 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         if (completion.deadlinePassed) {
             result.timedOut = true;
             return finish("the wall clock ran out during a request");
+        }
+        if (completion.contextFull) {
+            result.error = completion.error;
+            return finish("the context is full");
         }
         if (!completion.ok) {
             result.error = completion.error;

@@ -264,6 +264,20 @@ private slots:
         QCOMPARE(gate.kernels.size(), std::size_t(0));
     }
 
+    void fullContextEndsTheAttemptWithoutBreakingIt() {
+        FakeServer server;
+        QVERIFY(startServer(server,
+                            {{"replies",
+                              {say(kernelBlock("def solve(x, y):\n    pass # kept")),
+                               {{"status", 400}, {"body", "This model's maximum context length is 8192 tokens"}}}}}));
+        FakeGate gate(10, 120);
+        const Run run = runAttempt(settingsFor(server), gate, chattest::smallTask(workspace("context_full")));
+        QVERIFY(!run.result.infrastructureError);
+        QVERIFY2(contains(run.result.error, "outgrew the model's context"), run.result.error.c_str());
+        QVERIFY(contains(run.result.finalKernel, "# kept"));
+        QCOMPARE(gate.kernels.size(), std::size_t(1));
+    }
+
     void unreachableEndpointIsAnInfrastructureError() {
         FakeGate gate(10, 120);
         const Run run = runAttempt(
