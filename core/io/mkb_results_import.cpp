@@ -488,12 +488,9 @@ private:
                 }
                 replacing = true;
             }
-            auto id = store_.insertTrial(trial);
+            auto id = store_.insertFinishedTrial(trial, parsed->outcome);
             if (!id) {
                 return id.error();
-            }
-            if (auto finished = store_.finishTrial(*id, parsed->outcome); !finished) {
-                return finished.error();
             }
             for (SubmissionRecord& submission : parsed->submissions) {
                 submission.trialId = *id;

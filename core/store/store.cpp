@@ -936,6 +936,26 @@ Status Store::updateTrialStatus(std::int64_t trialId, TrialStatus status, const 
 }
 
 Status Store::finishTrial(std::int64_t trialId, const TrialOutcome& outcome) {
+    return writeTrialOutcome(trialId, outcome, /*historyImport=*/false);
+}
+
+Result<std::int64_t> Store::insertFinishedTrial(const TrialRecord& trial, const TrialOutcome& outcome) {
+    std::int64_t trialId = 0;
+    Status written = transaction([&]() -> Status {
+        Result<std::int64_t> inserted = insertTrial(trial);
+        if (!inserted) {
+            return inserted.error();
+        }
+        trialId = *inserted;
+        return writeTrialOutcome(trialId, outcome, /*historyImport=*/true);
+    });
+    if (!written) {
+        return written.error();
+    }
+    return trialId;
+}
+
+Status Store::writeTrialOutcome(std::int64_t trialId, const TrialOutcome& outcome, bool historyImport) {
     const std::string operation = "finishing trial #" + std::to_string(trialId);
     return transaction([&]() -> Status {
         Result<sqlite3_stmt*> check = impl_->prepare(
@@ -954,7 +974,7 @@ Status Store::finishTrial(std::int64_t trialId, const TrialOutcome& outcome) {
             if (rc != SQLITE_ROW) {
                 return impl_->failure(operation);
             }
-            if (row.boolean(0)) {
+            if (row.boolean(0) && !historyImport) {
                 return impl_->failure(operation, "the trial is archived; insert a new trial instead");
             }
             if (row.boolean(1)) {

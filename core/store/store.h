@@ -124,6 +124,9 @@ public:
     /// Writes status, verdict, usage, error, skill, flags and finish time in one transaction. Refuses a trial that
     /// already holds a final verdict or is archived.
     Status finishTrial(std::int64_t trialId, const TrialOutcome& outcome);
+    /// Writes a trial that already ended elsewhere (an import of history), archived or live as the record says,
+    /// with its outcome, in one transaction. Like insertTrial, a live record may not collide with a live trial.
+    Result<std::int64_t> insertFinishedTrial(const TrialRecord& trial, const TrialOutcome& outcome);
     /// Marks a trial archived (kept forever, no longer live), so a new trial may take its place.
     Status archiveTrial(std::int64_t trialId);
     /// Trials with finalVerdict and skillText filled, ordered by id; a single query.
@@ -149,6 +152,7 @@ public:
 
 private:
     explicit Store(std::unique_ptr<Impl> impl);
+    Status writeTrialOutcome(std::int64_t trialId, const TrialOutcome& outcome, bool historyImport);
     std::unique_ptr<Impl> impl_;
 };
 

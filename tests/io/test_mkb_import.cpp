@@ -68,6 +68,9 @@ private slots:
         QVERIFY(store.ok());
         auto summary = mkb::importMetaKernelBenchResults(**store, results);
         QVERIFY(summary.ok());
+        for (const mkb::ImportIssue& issue : summary->issues) {
+            qInfo("issue: %s: %s", issue.path.c_str(), issue.message.c_str());
+        }
         QCOMPARE(summary->models, 1);
         QCOMPARE(summary->trialsImported, 5); // 4 live + 1 archived
         QCOMPARE(summary->invocationsImported, 1);
