@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <regex>
 
 namespace mkb {
@@ -161,7 +162,7 @@ public:
 
 private:
     Completion complete(const json& messages, double secondsLeft, const std::atomic<bool>& cancel,
-                        std::ofstream& log) const;
+                        const std::function<void(const std::string&)>& note) const;
 
     ChatSettings settings_;
     std::string apiKey_;
@@ -170,7 +171,7 @@ private:
 };
 
 Completion ChatDriver::complete(const json& messages, double secondsLeft, const std::atomic<bool>& cancel,
-                                std::ofstream& log) const {
+                                const std::function<void(const std::string&)>& note) const {
     json body = {{"model", settings_.model}, {"messages", messages}};
     if (settings_.temperature) {
         body["temperature"] = *settings_.temperature;
@@ -198,9 +199,7 @@ Completion ChatDriver::complete(const json& messages, double secondsLeft, const 
     const auto deadline =
         std::chrono::steady_clock::now() +
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secondsLeft));
-    const RetriedResponse retried = postWithRetries(request, policy, cancel, deadline, [&](const std::string& line) {
-        log << redactor_.redact(line) << '\n' << std::flush;
-    });
+    const RetriedResponse retried = postWithRetries(request, policy, cancel, deadline, note);
 
     Completion completion;
     completion.retries = retried.retries;
@@ -321,8 +320,10 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         result.usage.agentSeconds = elapsed();
         result.error = redactor_.redact(result.error);
         note("attempt ends: " + why + "; " + std::to_string(turn) + " replies, " + std::to_string(retries) +
-             " retries, " + std::to_string(inputTokens) + " prompt tokens (" + std::to_string(cachedTokens) +
-             " cached), " + std::to_string(outputTokens) + " completion tokens");
+             " retries, " +
+             (usageReported ? std::to_string(inputTokens) + " prompt tokens (" + std::to_string(cachedTokens) +
+                                  " cached), " + std::to_string(outputTokens) + " completion tokens"
+                            : std::string("usage not reported")));
         return result;
     };
 
@@ -354,7 +355,7 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         }
         ++turn;
         note("request " + std::to_string(turn) + ": " + std::to_string(messages.size()) + " messages");
-        const Completion completion = complete(messages, secondsLeft(), cancel, log);
+        const Completion completion = complete(messages, secondsLeft(), cancel, note);
         retries += completion.retries;
         if (completion.cancelled) {
             return finish("cancelled");

@@ -240,7 +240,7 @@ Result<std::string> PromptBuilder::instruction(const AttemptTask& task, std::siz
         if (!section) {
             return section.error();
         }
-        transferred = std::move(section).value();
+        transferred = std::string(trimmed(*section));
     }
     std::string source = task.problem.source;
     while (!source.empty() && source.back() == '\n') {
@@ -252,10 +252,10 @@ Result<std::string> PromptBuilder::instruction(const AttemptTask& task, std::siz
                                      {"problem_source", source},
                                      {"dsl_name", dslName},
                                      {"dsl_guide", guide},
-                                     {"contract", *contract},
-                                     {"boundary", *boundary},
-                                     {"skill_instructions", *skillInstructions},
-                                     {"reply_format", *replyFormat},
+                                     {"contract", std::string(trimmed(*contract))},
+                                     {"boundary", std::string(trimmed(*boundary))},
+                                     {"skill_instructions", std::string(trimmed(*skillInstructions))},
+                                     {"reply_format", std::string(trimmed(*replyFormat))},
                                      {"max_submissions", std::to_string(task.budget.maxSubmissions)},
                                      {"wall_minutes", minutesText(task.budget.wallSeconds)},
                                      {"max_kernel_bytes", std::to_string(task.budget.maxKernelBytes)},

@@ -81,7 +81,13 @@ class ChatDriverTest : public QObject {
     }
 
 private slots:
-    void initTestCase() { QVERIFY(scratch_.isValid()); }
+    void initTestCase() {
+        QVERIFY(scratch_.isValid());
+        if (qEnvironmentVariableIsSet("MKB_TEST_KEEP_CHAT_WORKSPACES")) { // for reading chat.log and the transcript
+            scratch_.setAutoRemove(false);
+            qInfo("attempt workspaces kept in %s", qPrintable(scratch_.path()));
+        }
+    }
 
     void twoTurnAttemptSubmitsAndReportsBack() {
         FakeServer server;
