@@ -164,6 +164,10 @@ Result<DslDescriptor> parseDslDescriptor(std::string_view json, const fs::path& 
     MKB_TRY_ASSIGN(dsl.packages, reader.texts("packages", true));
     MKB_TRY_ASSIGN(dsl.installHint, reader.text("install_hint", true));
     MKB_TRY_ASSIGN(dsl.prompt, reader.text("prompt"));
+    if (dsl.prompt.find("solve(*inputs)") == std::string::npos) {
+        return reader.error("prompt",
+                            "must tell candidates to define `solve(*inputs)`, the entry point the grader calls");
+    }
     MKB_TRY_ASSIGN(dsl.docPack, reader.texts("doc_pack", true));
     dsl.descriptorPath = file;
     dsl.docRoot = (file.parent_path() / ".." / "dsl_docs" / dsl.id).lexically_normal();

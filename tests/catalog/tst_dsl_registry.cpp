@@ -17,7 +17,7 @@ namespace {
 nlohmann::json goodDescriptor(const std::string& id) {
     return nlohmann::json::parse(R"({
       "id": ")" + id + R"(", "display_name": "Test DSL", "import_name": "testdsl", "packages": ["testdsl"],
-      "install_hint": "pip install testdsl", "prompt": "Write kernels in the test DSL.", "doc_pack": [],
+      "install_hint": "pip install testdsl", "prompt": "Write kernels in the test DSL; define solve(*inputs).", "doc_pack": [],
       "compliance": {"adapter": "triton", "kernel_markers": ["@testdsl\\.kernel"],
                      "forbidden_imports": ["cupy"], "forbidden_patterns": ["torch\\.compile"]}})");
 }
@@ -123,6 +123,9 @@ private slots:
         QTest::newRow("empty prompt") << "/prompt"
                                       << "\" \""
                                       << "field 'prompt': must not be empty";
+        QTest::newRow("prompt without the entry point") << "/prompt"
+                                                        << "\"Write kernels; define run(*inputs).\""
+                                                        << "field 'prompt': must tell candidates to define";
         QTest::newRow("import name") << "/import_name"
                                      << "\"not a module\""
                                      << "field 'import_name'";
