@@ -1,0 +1,453 @@
+// Tests of `mkb run` and `mkb submit` as processes: full runs, reuse, skips, staleness, budgets, wall clock, kill -9
+// and Ctrl+C, checked against the store the runs wrote.
+#include "core/protocol/planner.h"
+#include "core/store/store.h"
+#include "core/util/sha256.h"
+#include "support/testpaths.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <map>
+#include <set>
+
+using namespace mkb;
+
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    QString out;
+    QString err;
+    double seconds = 0;
+};
+
+QString path(const std::filesystem::path& p) {
+    return QString::fromStdString(p.string());
+}
+
+bool writeText(const QString& file, const QByteArray& text) {
+    QDir().mkpath(QFileInfo(file).absolutePath());
+    QFile out(file);
+    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
+}
+
+QByteArray readText(const QString& file) {
+    QFile in(file);
+    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+}
+
+/// The JSON events of a --progress json run, by kind.
+QList<QJsonObject> events(const QString& out, const QString& kind) {
+    QList<QJsonObject> found;
+    for (const QString& line : out.split('\n', Qt::SkipEmptyParts)) {
+        const QJsonObject event = QJsonDocument::fromJson(line.toUtf8()).object();
+        if (event["event"].toString() == kind) {
+            found.push_back(event);
+        }
+    }
+    return found;
+}
+
+std::vector<TrialRecord> liveTrials(const QString& store, bool includeArchived = false) {
+    auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+    if (!opened) {
+        qWarning("%s", opened.error().message.c_str());
+        return {};
+    }
+    TrialFilter filter;
+    filter.includeArchived = includeArchived;
+    auto trials = (*opened)->loadTrials(filter);
+    return trials ? *trials : std::vector<TrialRecord>{};
+}
+
+const TrialRecord* byCoordinate(const std::vector<TrialRecord>& trials, const std::string& coordinate) {
+    for (const TrialRecord& trial : trials) {
+        if (trial.coordinate == coordinate && !trial.archived) {
+            return &trial;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class RunsCliTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    int storeCounter_ = 0;
+
+    QString fixtures() const { return path(mkbtest::sourceDir() / "tests" / "fixtures"); }
+    QString dslDir() const { return dir_.filePath("dsls"); }
+    QString solutions() const { return dir_.filePath("solutions"); }
+    QString suite() const { return fixtures() + "/problems"; }
+    QString newStore() { return dir_.filePath(QString("store%1.sqlite").arg(++storeCounter_)); }
+
+    QString config(const QString& name, const QJsonObject& settings) {
+        const QString file = dir_.filePath(name + ".json");
+        writeText(file, QJsonDocument(settings).toJson());
+        return file;
+    }
+
+    QStringList runArgs(const QString& store, const QString& driver, const QString& driverConfig,
+                        const QString& problems, const QString& suiteRoot = {}) const {
+        return {"run",
+                "--model",
+                "testmodel",
+                "--driver",
+                driver,
+                "--driver-config",
+                driverConfig,
+                "--problems",
+                problems,
+                "--dsls",
+                "cpusim,cpusimb",
+                "--suite",
+                suiteRoot.isEmpty() ? suite() : suiteRoot,
+                "--dsl-dir",
+                dslDir(),
+                "--device",
+                "cpu",
+                "--python",
+                QString::fromStdString(mkbtest::testPython()),
+                "--store",
+                store,
+                "--timing-draws",
+                "5",
+                "--concurrency",
+                "2",
+                "--progress",
+                "json"};
+    }
+
+    void startMkb(QProcess& process, const QStringList& args) {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("MKB_DATA_DIR", path(mkbtest::sourceDir()));
+        environment.insert("MKB_STORE", dir_.filePath("never-used.sqlite"));
+        process.setProcessEnvironment(environment);
+        process.start(QString::fromStdString(mkbtest::cliPath()), args);
+    }
+
+    CliRun runMkb(const QStringList& args, int timeoutMs = 120000) {
+        QProcess process;
+        QElapsedTimer timer;
+        timer.start();
+        startMkb(process, args);
+        if (!process.waitForFinished(timeoutMs)) {
+            process.kill();
+            process.waitForFinished();
+            return {};
+        }
+        CliRun run;
+        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+        run.out = QString::fromUtf8(process.readAllStandardOutput());
+        run.err = QString::fromUtf8(process.readAllStandardError());
+        run.seconds = timer.elapsed() / 1000.0;
+        return run;
+    }
+
+    static int planCount(const CliRun& run, const char* status) {
+        const QList<QJsonObject> plans = events(run.out, "plan");
+        return plans.isEmpty() ? -1 : plans.front()["plan_counts"].toObject()[status].toInt(-1);
+    }
+
+    static void verifyIntegrity(const QString& store) {
+        auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+        QVERIFY2(opened.ok(), opened ? "" : opened.error().message.c_str());
+        auto problems = (*opened)->integrityCheck();
+        QVERIFY(problems.ok());
+        QVERIFY2(problems->empty(), problems->empty() ? "" : problems->front().c_str());
+    }
+
+    /// Every coordinate of the selection is live exactly once and holds a final result.
+    static void verifyComplete(const QString& store, int expectedTrials) {
+        const std::vector<TrialRecord> trials = liveTrials(store);
+        QCOMPARE(int(trials.size()), expectedTrials);
+        std::set<std::string> coordinates;
+        for (const TrialRecord& trial : trials) {
+            QVERIFY2(coordinates.insert(trial.coordinate).second, trial.coordinate.c_str());
+            QVERIFY2(trial.status == TrialStatus::Finished || trial.status == TrialStatus::Skipped,
+                     (trial.coordinate + " is " + toString(trial.status)).c_str());
+        }
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // A second CPU DSL: the cpusim descriptor under another id, so both transfer directions exist on CPU.
+        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
+        QVERIFY(!descriptor.isEmpty());
+        QVERIFY(writeText(dslDir() + "/cpusim.json", descriptor));
+        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
+        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
+        QVERIFY(descriptor.contains("\"cpusimb\""));
+        QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
+        for (const char* stem : {"01_vector_add", "02_row_softmax", "03_argmax_rows"}) {
+            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
+            QVERIFY(!source.isEmpty());
+            QVERIFY(writeText(solutions() + "/" + stem + ".cpusim.py", source));
+            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimb.py", source));
+        }
+    }
+
+    void referenceRunBothDirectionsThenReuse() {
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const CliRun first = runMkb(runArgs(store, "reference", settings, "p0[12]"));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err + first.out));
+        QCOMPARE(planCount(first, "run"), 8);
+        QCOMPARE(events(first.out, "trial_finished").size(), 8);
+        QCOMPARE(events(first.out, "run_finished").front()["status"].toString(), QString("complete"));
+        verifyComplete(store, 8);
+        verifyIntegrity(store);
+
+        const std::vector<TrialRecord> trials = liveTrials(store);
+        for (const TrialRecord& trial : trials) {
+            QVERIFY2(trial.finalVerdict && trial.finalVerdict->passed, trial.coordinate.c_str());
+            QVERIFY2(trial.skillText && trial.skillText->find("speedup") != std::string::npos,
+                     trial.coordinate.c_str());
+            if (trial.arm.find("_skill") == std::string::npos) {
+                continue;
+            }
+            // The skill arm was given its source solo's skill, with the transfer header.
+            const std::string sourceDsl = trial.arm.substr(0, trial.arm.find('2'));
+            const TrialRecord* source = byCoordinate(trials, trial.coordinate.substr(0, 7) + "solo_" + sourceDsl);
+            QVERIFY(source);
+            QCOMPARE(trial.sourceTrialId.value_or(-1), source->id);
+            QCOMPARE(trial.sourceSkillSha256, sha256Hex(*source->skillText));
+            const QString transferred =
+                readText(dir_.filePath(QString("store%1.attempts/testmodel/%2-t%3/workspace/TRANSFERRED_SKILL.md")
+                                           .arg(storeCounter_)
+                                           .arg(QString::fromStdString(trial.coordinate))
+                                           .arg(trial.id)));
+            const QString sourceName = sourceDsl == "cpusim" ? "cpusim (CPU test DSL)" : "cpusim B";
+            QVERIFY2(transferred.startsWith("# Skill from " + sourceName +
+                                            "\nThis skill was distilled while working on this same problem in a "
+                                            "different kernel DSL (" +
+                                            sourceName + ").\n\n" + QString::fromStdString(*source->skillText)),
+                     qPrintable(transferred));
+        }
+
+        const CliRun second = runMkb(runArgs(store, "reference", settings, "p0[12]"));
+        QVERIFY2(second.exitCode == 0, qPrintable(second.err));
+        QCOMPARE(planCount(second, "reuse"), 8);
+        QCOMPARE(events(second.out, "trial_started").size(), 0);
+        QCOMPARE(int(liveTrials(store, true).size()), 8);
+    }
+
+    void sourceWithoutSkillSkipsItsSkillArm() {
+        const QString store = newStore();
+        const QString settings =
+            config("noskill", {{"solutions_dir", solutions()}, {"no_skill_for", QJsonArray{"cpusimb"}}});
+        const CliRun run = runMkb(runArgs(store, "reference", settings, "p01"));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        verifyComplete(store, 4);
+        const std::vector<TrialRecord> trials = liveTrials(store);
+        const TrialRecord* skipped = byCoordinate(trials, "p01_r1_cpusimb2cpusim_skill");
+        QVERIFY(skipped);
+        QCOMPARE(skipped->status, TrialStatus::Skipped);
+        QVERIFY(skipped->skipped);
+        QVERIFY(!skipped->finalVerdict);
+        const TrialRecord* ran = byCoordinate(trials, "p01_r1_cpusim2cpusimb_skill");
+        QVERIFY(ran && ran->status == TrialStatus::Finished && ran->finalVerdict && ran->finalVerdict->passed);
+
+        const CliRun again = runMkb(runArgs(store, "reference", settings, "p01"));
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(planCount(again, "reuse"), 4);
+    }
+
+    void editedProblemIsStaleUntilRerunStale() {
+        const QString suiteCopy = dir_.filePath("suite-copy");
+        const QString problemFile = suiteCopy + "/basic/01_vector_add.py";
+        QVERIFY(writeText(problemFile, readText(suite() + "/basic/01_vector_add.py")));
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const CliRun first = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+
+        QVERIFY(writeText(problemFile, readText(problemFile) + "\n# edited: the fingerprint changes\n"));
+        const CliRun dry = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy) << "--dry-run");
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QCOMPARE(planCount(dry, "stale"), 4);
+        QCOMPARE(int(liveTrials(store, true).size()), 4); // a dry run writes nothing
+
+        const CliRun kept = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy));
+        QCOMPARE(kept.exitCode, 0);
+        QCOMPARE(planCount(kept, "stale"), 4);
+        QCOMPARE(events(kept.out, "trial_started").size(), 0);
+
+        const CliRun redone = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy) << "--rerun-stale");
+        QVERIFY2(redone.exitCode == 0, qPrintable(redone.err));
+        QCOMPARE(planCount(redone, "redo"), 4);
+        verifyComplete(store, 4);
+        const std::vector<TrialRecord> all = liveTrials(store, true);
+        QCOMPARE(int(all.size()), 8);
+        QCOMPARE(int(std::count_if(all.begin(), all.end(), [](const TrialRecord& t) { return t.archived; })), 4);
+        verifyIntegrity(store);
+    }
+
+    void commandAgentBudgetIsEnforced() {
+        // The agent: one oversized kernel (not counted), then three submissions of the solution with 2 allowed.
+        const QString agent = dir_.filePath("budget_agent.sh");
+        QVERIFY(
+            writeText(agent, "#!/bin/sh\n"
+                             "head -c 5000 /dev/zero | tr '\\0' '#' > kernel.py\n"
+                             "./submit; echo \"oversize $?\" >> codes.txt\n"
+                             "cp '" +
+                                 solutions().toUtf8() +
+                                 "/01_vector_add.cpusim.py' kernel.py\n"
+                                 "for i in 1 2 3; do ./submit > report$i.txt; echo \"submit $?\" >> codes.txt; done\n"
+                                 "echo 'Adding vectors is memory bound; the launch overhead dominates.' > SKILL.md\n"));
+        const QString store = newStore();
+        const QString settings = config("budget", {{"command", "sh " + agent}});
+        const CliRun run = runMkb(runArgs(store, "command", settings, "p01") << "--submissions"
+                                                                             << "2"
+                                                                             << "--max-kernel-bytes"
+                                                                             << "3000");
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        verifyComplete(store, 4);
+        auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+        QVERIFY(opened.ok());
+        for (const TrialRecord& trial : liveTrials(store)) {
+            QVERIFY2(trial.finalVerdict && trial.finalVerdict->passed, trial.coordinate.c_str());
+            QVERIFY(trial.skillText && trial.skillText->find("memory bound") != std::string::npos);
+            auto submissions = (*opened)->submissions(trial.id);
+            QVERIFY(submissions.ok());
+            std::vector<int> indices;
+            for (const SubmissionRecord& submission : *submissions) {
+                indices.push_back(submission.index);
+            }
+            std::sort(indices.begin(), indices.end());
+            QCOMPARE(indices, (std::vector<int>{0, 1, 2})); // two counted feedback submissions and the final one
+            const QString workspace = dir_.filePath(QString("store%1.attempts/testmodel/%2-t%3/workspace")
+                                                        .arg(storeCounter_)
+                                                        .arg(QString::fromStdString(trial.coordinate))
+                                                        .arg(trial.id));
+            QCOMPARE(QString(readText(workspace + "/codes.txt")),
+                     QString("oversize 5\nsubmit 0\nsubmit 0\nsubmit 5\n"));
+            QVERIFY(readText(workspace + "/report3.txt").contains("No feedback submissions left"));
+            QVERIFY(readText(workspace + "/report1.txt").contains("Submissions left: 1."));
+        }
+    }
+
+    void commandAgentIsKilledAtTheWallClock() {
+        const QString agent = dir_.filePath("sleepy_agent.sh");
+        QVERIFY(writeText(agent, "#!/bin/sh\nsleep 97.25 &\nsleep 97.25\n"));
+        const QString store = newStore();
+        const QString settings = config("sleepy", {{"command", "sh " + agent}, {"kill_grace_s", 0.5}});
+        const CliRun run = runMkb(runArgs(store, "command", settings, "p01") << "--wall-clock"
+                                                                             << "1.5");
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.seconds < 40, qPrintable(QString::number(run.seconds)));
+        for (const TrialRecord& trial : liveTrials(store)) {
+            if (trial.status == TrialStatus::Skipped) {
+                continue; // a timed-out source wrote no skill
+            }
+            QVERIFY2(trial.timedOut, trial.coordinate.c_str());
+            QVERIFY(trial.finalVerdict && !trial.finalVerdict->passed);
+            QCOMPARE(trial.finalVerdict->stage, std::string("no_kernel"));
+        }
+        QCOMPARE(int(liveTrials(store).size()), 4);
+        // No sleeper survives: the whole process group was killed.
+        QProcess pgrep;
+        pgrep.start("pgrep", {"-f", "sleep 97.25"});
+        pgrep.waitForFinished();
+        QCOMPARE(QString(pgrep.readAllStandardOutput()).trimmed(), QString());
+    }
+
+    void killNineAtRandomPointsConverges() {
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        for (int round = 0; round < 3; ++round) {
+            const QString store = newStore();
+            const QStringList args = runArgs(store, "reference", settings, "p0[12]");
+            QProcess process;
+            startMkb(process, args);
+            QVERIFY(process.waitForStarted());
+            const int delayMs = 200 + int(QRandomGenerator::global()->bounded(2800));
+            QTest::qWait(delayMs);
+            ::kill(static_cast<pid_t>(process.processId()), SIGKILL);
+            process.waitForFinished();
+            const QString context = QString("round %1, killed after %2 ms").arg(round).arg(delayMs);
+            std::set<std::int64_t> finishedBefore;
+            if (QFile::exists(store)) {
+                for (const TrialRecord& trial : liveTrials(store)) {
+                    if (trial.status == TrialStatus::Finished) {
+                        finishedBefore.insert(trial.id);
+                    }
+                }
+                verifyIntegrity(store);
+            }
+            const CliRun resumed = runMkb(args);
+            QVERIFY2(resumed.exitCode == 0, qPrintable(context + ": " + resumed.err + resumed.out));
+            verifyComplete(store, 8);
+            verifyIntegrity(store);
+            // No finished trial was lost or redone: each is still the live record of its coordinate.
+            const std::vector<TrialRecord> live = liveTrials(store);
+            for (std::int64_t id : finishedBefore) {
+                QVERIFY2(std::any_of(live.begin(), live.end(), [&](const TrialRecord& t) { return t.id == id; }),
+                         qPrintable(context + QString(": finished trial #%1 is no longer live").arg(id)));
+            }
+            qInfo("%s: %zu trials finished before the kill, %d reused after", qPrintable(context),
+                  finishedBefore.size(), planCount(resumed, "reuse"));
+        }
+    }
+
+    void ctrlCMarksInterruptedAndRerunResumes() {
+        const QString agent = dir_.filePath("slow_agent.sh");
+        QVERIFY(writeText(agent, "#!/bin/sh\nif [ -f '" + dir_.filePath("fast").toUtf8() + "' ]; then cp '" +
+                                     solutions().toUtf8() +
+                                     "/01_vector_add.cpusim.py' kernel.py; echo 'skill' > SKILL.md; exit 0; fi\n"
+                                     "sleep 60\n"));
+        const QString store = newStore();
+        const QString settings = config("slow", {{"command", "sh " + agent}, {"kill_grace_s", 0.5}});
+        const QStringList args = runArgs(store, "command", settings, "p01");
+        QProcess process;
+        startMkb(process, args);
+        QVERIFY(process.waitForStarted());
+        QString out;
+        QElapsedTimer timer;
+        timer.start();
+        while (events(out, "trial_started").size() < 2 && timer.elapsed() < 60000) {
+            process.waitForReadyRead(200);
+            out += QString::fromUtf8(process.readAllStandardOutput());
+        }
+        QCOMPARE(events(out, "trial_started").size(), 2);
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(30000));
+        out += QString::fromUtf8(process.readAllStandardOutput());
+        QCOMPARE(process.exitCode(), 130);
+        QCOMPARE(events(out, "run_finished").front()["status"].toString(), QString("interrupted"));
+        int interrupted = 0;
+        for (const TrialRecord& trial : liveTrials(store)) {
+            interrupted += trial.status == TrialStatus::Interrupted ? 1 : 0;
+        }
+        QCOMPARE(interrupted, 2);
+        verifyIntegrity(store);
+
+        QVERIFY(writeText(dir_.filePath("fast"), "1"));
+        const CliRun resumed = runMkb(args);
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        QCOMPARE(planCount(resumed, "rerun"), 2);
+        verifyComplete(store, 4);
+        QCOMPARE(int(liveTrials(store, true).size()), 6); // the two interrupted rows are archived, not deleted
+    }
+
+    void submitOutsideAnAttemptIsOneClearLine() {
+        const CliRun run = runMkb({"submit"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.startsWith("mkb: ") && run.err.count('\n') == 1, qPrintable(run.err));
+        QVERIFY(run.err.contains("MKB_SUBMIT_SOCKET"));
+    }
+};
+
+QTEST_GUILESS_MAIN(RunsCliTest)
+#include "tst_runs_cli.moc"
