@@ -1,0 +1,131 @@
+// `mkb export`: MetaKernelBench-compatible results.json per model, and the repair-pairs JSONL dataset.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/io/mkb_results_export.h"
+#include "core/io/repair_pairs.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kExportHelp =
+    R"(usage: mkb export results-json [--store PATH] [--model M] [--output FILE|DIR]
+       mkb export repair-pairs [--store PATH] [--model M] [--output FILE.jsonl]
+
+results-json  writes MetaKernelBench's results.json for one model: legend, model, overall (n_cells,
+              n_cell_replicates, n_resolved, coverage, base/skill/lift ladders R@t and S, with_skill,
+              by_source_verdict, usage per arm, by_direction, by_category) and cells with their replicates' records.
+              With one model in the store --model may be left out. With several and no --model, --output names a
+              folder and each model is written to DIR/<model>/results.json.
+repair-pairs  writes one JSON object per line for every pair of consecutive submissions in one attempt where a
+              failing kernel became correct: model, problem, family, dsl, arm, coordinate, before/after index and
+              source, failure_report (stage, error, mismatch, full verdict), fix_changed_line_share, fix_kind
+              (local or structural).
+
+options:
+  --store PATH   the project store (default: $MKB_STORE, else the user's data folder); must exist
+  --model M      only this model
+  --output PATH  write there (atomically) instead of standard output
+
+exit codes: 0 written, 2 bad command line, 3 the output cannot be written or the model is unknown,
+            4 the store cannot be opened or read
+)";
+
+int writeOrPrint(const std::optional<std::string>& output, const std::string& text) {
+    if (output) {
+        if (Status written = writeFileAtomically(*output, text); !written) {
+            return fail(kExitBadInput, written.error().message);
+        }
+        return kExitOk;
+    }
+    std::cout << text;
+    std::cout.flush();
+    return kExitOk;
+}
+
+int exportResultsJson(Store& store, const ParsedArgs& args) {
+    std::vector<std::string> models;
+    if (auto model = args.option("model")) {
+        models.push_back(*model);
+    } else {
+        auto trials = store.loadTrials();
+        if (!trials) {
+            return fail(kExitStore, trials.error().message);
+        }
+        models = modelsOf(*trials);
+        if (models.empty()) {
+            return fail(kExitBadInput, "the store " + store.path().string() + " holds no live trial to export");
+        }
+    }
+    const std::optional<std::string> output = args.option("output");
+    if (models.size() > 1 && !output) {
+        return fail(kExitUsage, "the store holds " + std::to_string(models.size()) +
+                                    " models; pick one with --model or give --output DIR for one results.json each");
+    }
+    for (const std::string& model : models) {
+        auto document = exportMetaKernelBenchResults(store, model);
+        if (!document) {
+            return fail(kExitBadInput, document.error().message);
+        }
+        const std::string text = document->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        if (models.size() > 1) {
+            const fs::path path = fs::path(*output) / modelFolderName(model) / "results.json";
+            std::error_code ec;
+            fs::create_directories(path.parent_path(), ec);
+            if (int code = writeOrPrint(path.string(), text); code != kExitOk) {
+                return code;
+            }
+        } else if (int code = writeOrPrint(output, text); code != kExitOk) {
+            return code;
+        }
+    }
+    return kExitOk;
+}
+
+int exportRepairPairs(Store& store, const ParsedArgs& args) {
+    auto pairs = repairPairsFromStore(store, args.option("model"));
+    if (!pairs) {
+        return fail(kExitStore, pairs.error().message);
+    }
+    std::string text;
+    for (const RepairPair& pair : *pairs) {
+        text += repairPairJsonLine(pair);
+        text += '\n';
+    }
+    return writeOrPrint(args.option("output"), text);
+}
+
+int runExport(const std::vector<std::string>& rawArgs) {
+    auto args = parseArgs(rawArgs, ArgSpec{{}, {"store", "model", "output"}, {}});
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kExportHelp;
+        return kExitOk;
+    }
+    if (args->positionals.size() != 1 ||
+        (args->positionals[0] != "results-json" && args->positionals[0] != "repair-pairs")) {
+        return fail(kExitUsage, "export takes one of results-json or repair-pairs (see mkb export --help)");
+    }
+    const fs::path storePath = args->optionOr("store", defaultStorePath().string());
+    auto store = Store::open(storePath, OpenMode::MustExist);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    return args->positionals[0] == "results-json" ? exportResultsJson(**store, *args)
+                                                  : exportRepairPairs(**store, *args);
+}
+
+const bool registered = registerCommand(
+    {"export", "export MetaKernelBench results.json or the repair-pairs dataset", kExportHelp, runExport});
+
+} // namespace
+} // namespace mkb::cli

@@ -1,0 +1,139 @@
+// `mkb report`: the metrics of a store as Markdown, CSV, LaTeX or JSON tables, for any split, filter and metric set.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/analysis/comparison.h"
+#include "core/io/report_model.h"
+#include "core/io/report_writers.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <cmath>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+const char* const kReportHelp =
+    R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
+                  [--split overall|direction|family|with_skill|source_verdict|model]
+                  [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
+                  [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped]
+
+Prints the metrics of the project store (docs/metrics.md defines each one) as tables.
+
+metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
+  ladder       R@t and S for base and skill, and the lift
+  coverage     share of resolved cell-replicates whose source passed / wrote a skill
+  transfer     helped (T), neutral, harmed (H) and ΔGM of the paired ratios
+  standing     transfer outcomes by source standing (above, same, below)
+  reverse      for each outcome a→b, the outcome b→a on the same model, problem and replicate
+  usage        attempts, tokens, cost and mean agent time per arm
+  kbx          call / execution / outlier accuracy, quantization pass, fast_p, GM speedup, IOU/MFU, η²
+  refinement   rates by submission index, rescued attempts, fixing-edit sizes (reads submissions)
+  portability  kernels graded on several devices and their max/min speedup (reads submissions)
+  all          every set above
+
+options:
+  --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist
+  --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
+  --output FILE      write there (atomically) instead of standard output
+  --split S          rows per overall (default), direction, family, with_skill, source_verdict or model
+  --model M          only this model's trials
+  --direction D      only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms
+  --family F         only problems of this family
+  --problems GLOB    only problems whose "NN_slug" or slug matches the shell glob
+  --delta D          neutral band δ of the transfer outcome (default 0.05)
+  --thresholds LIST  ladder thresholds t of R@t (default 0,0.5,1,2,4)
+  --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
+
+exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store cannot be opened or read
+)";
+
+int runReport(const std::vector<std::string>& rawArgs) {
+    const ArgSpec spec{{"unclipped"},
+                       {"store", "format", "output", "split", "metrics", "model", "direction", "family", "problems",
+                        "delta", "thresholds"},
+                       {}};
+    auto args = parseArgs(rawArgs, spec);
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kReportHelp;
+        return kExitOk;
+    }
+    if (!args->positionals.empty()) {
+        return fail(kExitUsage,
+                    "report takes no positional argument (got '" + args->positionals[0] + "'); see mkb report --help");
+    }
+    auto format = report::parseReportFormat(args->optionOr("format", "md"));
+    if (!format) {
+        return fail(kExitUsage, format.error().message);
+    }
+    report::ReportOptions options;
+    if (auto split = args->option("split")) {
+        auto parsed = report::parseReportSplit(*split);
+        if (!parsed) {
+            return fail(kExitUsage, parsed.error().message);
+        }
+        options.split = *parsed;
+    }
+    if (auto metrics = args->option("metrics")) {
+        auto parsed = report::parseMetricSets(*metrics);
+        if (!parsed) {
+            return fail(kExitUsage, parsed.error().message);
+        }
+        options.metrics = std::move(*parsed);
+    }
+    if (auto thresholds = args->option("thresholds")) {
+        auto parsed = report::parseThresholds(*thresholds);
+        if (!parsed) {
+            return fail(kExitUsage, parsed.error().message);
+        }
+        options.settings.thresholds = std::move(*parsed);
+    }
+    auto delta = args->doubleOption("delta", options.settings.delta);
+    if (!delta) {
+        return fail(kExitUsage, delta.error().message);
+    }
+    if (!std::isfinite(*delta) || *delta < 0) {
+        return fail(kExitUsage, "--delta must be a non-negative number (got " + *args->option("delta") + ")");
+    }
+    options.settings.delta = *delta;
+    options.settings.clipEffectiveSpeedup = !args->has("unclipped");
+    options.model = args->option("model");
+    options.direction = args->option("direction");
+    options.family = args->option("family");
+    options.problems = args->option("problems");
+    if (options.direction && !analysis::parseSkillArm(*options.direction + "_skill")) {
+        return fail(kExitUsage, "--direction '" + *options.direction + "' is not a direction like triton2cuda");
+    }
+
+    const std::filesystem::path storePath = args->optionOr("store", defaultStorePath().string());
+    auto store = Store::open(storePath, OpenMode::MustExist);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    auto built = report::buildReportFromStore(**store, options);
+    if (!built) {
+        return fail(kExitStore, built.error().message);
+    }
+    const std::string text = report::renderReport(*built, *format);
+    if (auto output = args->option("output")) {
+        if (Status written = writeFileAtomically(*output, text); !written) {
+            return fail(kExitBadInput, written.error().message);
+        }
+        return kExitOk;
+    }
+    std::cout << text;
+    std::cout.flush();
+    return kExitOk;
+}
+
+const bool registered = registerCommand(
+    {"report", "print the metrics of a store as Markdown, CSV, LaTeX or JSON tables", kReportHelp, runReport});
+
+} // namespace
+} // namespace mkb::cli

@@ -1,0 +1,710 @@
+// Builds report tables: trial selection, grouping by the chosen split, and one table per metric set, every number
+// taken from a core/analysis/ function.
+#include "core/io/report_model.h"
+
+#include "core/analysis/attempt.h"
+#include "core/analysis/comparison.h"
+#include "core/analysis/kernelbenchx.h"
+#include "core/analysis/ladder.h"
+#include "core/analysis/portability.h"
+#include "core/analysis/refinement.h"
+#include "core/analysis/transfer.h"
+#include "core/analysis/usage.h"
+#include "core/analysis/variance.h"
+#include "core/util/text.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+namespace mkb::report {
+namespace {
+
+using analysis::Attempt;
+using analysis::Comparison;
+
+constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,   MetricSet::Transfer,
+                                        MetricSet::Standing,     MetricSet::Reverse,    MetricSet::Usage,
+                                        MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability};
+
+/// One row group of the report: its comparisons and the attempts that belong to it.
+struct Group {
+    std::string key;
+    std::vector<Comparison> comparisons;
+    std::vector<Attempt> ownAttempts;
+    const std::vector<Attempt>* attempts = &ownAttempts; // the whole selection for the overall split (no copy)
+};
+
+std::string problemKey(int number, const std::string& slug) {
+    char digits[16];
+    std::snprintf(digits, sizeof digits, "%02d", number);
+    return std::string(digits) + "_" + slug;
+}
+
+std::string splitColumn(ReportSplit split) {
+    switch (split) {
+    case ReportSplit::Overall:
+        return "group";
+    case ReportSplit::Direction:
+        return "direction";
+    case ReportSplit::Family:
+        return "family";
+    case ReportSplit::WithSkill:
+        return "skill handed over";
+    case ReportSplit::SourceVerdict:
+        return "source verdict";
+    case ReportSplit::Model:
+        return "model";
+    }
+    return "group";
+}
+
+std::string splitTitle(ReportSplit split) {
+    return split == ReportSplit::Overall ? "overall" : "by " + splitColumn(split);
+}
+
+/// The key of a comparison under a split.
+std::string comparisonKey(const Comparison& comparison, ReportSplit split) {
+    switch (split) {
+    case ReportSplit::Overall:
+        return "all";
+    case ReportSplit::Direction:
+        return comparison.direction;
+    case ReportSplit::Family:
+        return comparison.family;
+    case ReportSplit::Model:
+        return comparison.model;
+    case ReportSplit::WithSkill:
+        if (!comparison.skill) {
+            return "pending";
+        }
+        return comparison.sourceWroteSkill() ? "with skill" : "without skill";
+    case ReportSplit::SourceVerdict:
+        if (!comparison.source) {
+            return "pending";
+        }
+        return comparison.source->passed ? "passed" : "failed";
+    }
+    return "all";
+}
+
+/// Splits whose groups are defined on attempts directly; the others take the attempts of their comparisons.
+bool groupsAttemptsDirectly(ReportSplit split) {
+    return split == ReportSplit::Overall || split == ReportSplit::Family || split == ReportSplit::Model;
+}
+
+std::string attemptKey(const Attempt& attempt, ReportSplit split) {
+    switch (split) {
+    case ReportSplit::Family:
+        return attempt.family;
+    case ReportSplit::Model:
+        return attempt.model;
+    default:
+        return "all";
+    }
+}
+
+std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const std::vector<Attempt>& attempts,
+                              ReportSplit split) {
+    std::vector<Group> groups;
+    if (split == ReportSplit::Overall) {
+        groups.push_back(Group{"all", comparisons, {}, &attempts});
+        return groups;
+    }
+    std::map<std::string, Group> byKey;
+    for (const Comparison& comparison : comparisons) {
+        byKey[comparisonKey(comparison, split)].comparisons.push_back(comparison);
+    }
+    if (groupsAttemptsDirectly(split)) {
+        for (const Attempt& attempt : attempts) {
+            byKey[attemptKey(attempt, split)].ownAttempts.push_back(attempt);
+        }
+    } else {
+        std::unordered_map<std::int64_t, const Attempt*> attemptById;
+        attemptById.reserve(attempts.size());
+        for (const Attempt& attempt : attempts) {
+            attemptById.emplace(attempt.trialId, &attempt);
+        }
+        for (auto& [key, group] : byKey) {
+            std::set<std::int64_t> seen;
+            for (const Comparison& comparison : group.comparisons) {
+                for (const auto* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
+                    if (*arm && seen.insert((*arm)->trialId).second) {
+                        auto found = attemptById.find((*arm)->trialId);
+                        group.ownAttempts.push_back(found != attemptById.end() ? *found->second : **arm);
+                    }
+                }
+            }
+        }
+    }
+    for (auto& [key, group] : byKey) {
+        group.key = key;
+        group.attempts = nullptr;
+        groups.push_back(std::move(group));
+    }
+    for (Group& group : groups) {
+        group.attempts = &group.ownAttempts; // the addresses settle only after the move into the vector
+    }
+    return groups;
+}
+
+std::vector<std::string> withGroupColumn(ReportSplit split, std::vector<std::string> columns) {
+    columns.insert(columns.begin(), splitColumn(split));
+    return columns;
+}
+
+std::optional<double> optionalFrom(const std::optional<std::int64_t>& value) {
+    return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
+}
+
+void appendLadderRows(ReportTable& table, const std::string& key, const analysis::Contrast& contrast,
+                      std::size_t thresholdCount) {
+    const std::pair<const char*, const std::optional<analysis::LadderRates>*> arms[] = {
+        {"base", &contrast.base}, {"skill", &contrast.skill}, {"lift", &contrast.lift}};
+    for (const auto& [name, rates] : arms) {
+        std::vector<ReportCell> row{textCell(key), textCell(name), countCell(contrast.resolved)};
+        for (std::size_t i = 0; i < thresholdCount; ++i) {
+            row.push_back(*rates ? percentCell((*rates)->rates[i]) : nullCell());
+        }
+        row.push_back(*rates ? numberCell((*rates)->score, 1) : nullCell());
+        table.rows.push_back(std::move(row));
+    }
+}
+
+ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{
+        "ladder", "Speedup ladder R@t and S, base against skill (" + splitTitle(options.split) + ")", {}, {}};
+    std::vector<std::string> columns{"arm", "resolved"};
+    for (double threshold : options.settings.thresholds) {
+        columns.push_back(analysis::ladderLabel(threshold));
+    }
+    columns.push_back("S");
+    table.columns = withGroupColumn(options.split, columns);
+    for (const Group& group : groups) {
+        appendLadderRows(table, group.key, analysis::contrast(group.comparisons, options.settings),
+                         options.settings.thresholds.size());
+    }
+    return table;
+}
+
+ReportTable coverageTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{"coverage", "Coverage of resolved cell-replicates (" + splitTitle(options.split) + ")", {}, {}};
+    table.columns =
+        withGroupColumn(options.split, {"cell-replicates", "resolved", "source passed", "source wrote skill"});
+    for (const Group& group : groups) {
+        const analysis::Coverage coverage = analysis::coverage(group.comparisons);
+        table.rows.push_back({textCell(group.key), countCell(group.comparisons.size()), countCell(coverage.resolved),
+                              percentCell(coverage.sourcePassed), percentCell(coverage.sourceWroteSkill)});
+    }
+    return table;
+}
+
+std::vector<ReportCell> outcomeCells(const analysis::OutcomeCounts& counts) {
+    return {countCell(counts.total),        countCell(counts.helped),        countCell(counts.neutral),
+            countCell(counts.harmed),       percentCell(counts.helpedShare), percentCell(counts.neutralShare),
+            percentCell(counts.harmedShare)};
+}
+
+ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{"transfer",
+                      "Paired transfer: helped (T), neutral, harmed (H) and ΔGM (" + splitTitle(options.split) + ")",
+                      {},
+                      {}};
+    table.columns =
+        withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share", "H", "ΔGM"});
+    for (const Group& group : groups) {
+        const analysis::TransferSummary summary = analysis::transferSummary(group.comparisons, options.settings);
+        std::vector<ReportCell> row{textCell(group.key)};
+        for (ReportCell& cell : outcomeCells(summary.outcomes)) {
+            row.push_back(std::move(cell));
+        }
+        row.push_back(percentCell(summary.deltaGeometricMean));
+        table.rows.push_back(std::move(row));
+    }
+    return table;
+}
+
+ReportTable standingTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{"standing", "Transfer outcomes by source standing (" + splitTitle(options.split) + ")", {}, {}};
+    table.columns = withGroupColumn(
+        options.split, {"source standing", "resolved", "helped", "neutral", "harmed", "T", "neutral share", "H"});
+    for (const Group& group : groups) {
+        for (const analysis::StandingRow& standing :
+             analysis::outcomesBySourceStanding(group.comparisons, options.settings)) {
+            std::vector<ReportCell> row{textCell(group.key), textCell(analysis::toString(standing.standing))};
+            for (ReportCell& cell : outcomeCells(standing.outcomes)) {
+                row.push_back(std::move(cell));
+            }
+            table.rows.push_back(std::move(row));
+        }
+    }
+    return table;
+}
+
+ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Comparison>& all,
+                         const ReportOptions& options) {
+    // The opposite direction of a comparison lands in another group under these splits, so the table covers the
+    // whole selection there.
+    const bool wholeSelection = !groupsAttemptsDirectly(options.split);
+    const ReportSplit split = wholeSelection ? ReportSplit::Overall : options.split;
+    ReportTable table{"reverse",
+                      "Reverse direction: what happened b→a where a→b was helped, neutral or harmed (" +
+                          splitTitle(split) + ")",
+                      {},
+                      {}};
+    table.columns = withGroupColumn(split, {"forward outcome", "comparisons", "reverse helped", "reverse neutral",
+                                            "reverse harmed", "reverse missing"});
+    auto addRows = [&](const std::string& key, const std::vector<Comparison>& comparisons) {
+        for (const analysis::ReverseDirectionRow& reverse :
+             analysis::reverseDirectionTable(comparisons, options.settings)) {
+            table.rows.push_back({textCell(key), textCell(analysis::toString(reverse.forward)),
+                                  countCell(reverse.comparisons), countCell(reverse.reverseHelped),
+                                  countCell(reverse.reverseNeutral), countCell(reverse.reverseHarmed),
+                                  countCell(reverse.reverseMissing)});
+        }
+    };
+    if (wholeSelection) {
+        addRows("all", all);
+    } else {
+        for (const Group& group : groups) {
+            addRows(group.key, group.comparisons);
+        }
+    }
+    return table;
+}
+
+ReportTable usageTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{"usage", "Usage per arm (" + splitTitle(options.split) + ")", {}, {}};
+    table.columns = withGroupColumn(options.split, {"arm", "attempts", "with usage", "input tokens", "cache tokens",
+                                                    "output tokens", "cost USD", "mean agent s"});
+    for (const Group& group : groups) {
+        for (const auto& [arm, usage] : analysis::usageByArm(*group.attempts)) {
+            table.rows.push_back({textCell(group.key), textCell(arm), countCell(usage.attempts),
+                                  countCell(usage.trials), numberCell(optionalFrom(usage.inputTokens), 0),
+                                  numberCell(optionalFrom(usage.cacheTokens), 0),
+                                  numberCell(optionalFrom(usage.outputTokens), 0), numberCell(usage.costUsd, 2),
+                                  numberCell(usage.meanAgentSeconds, 1)});
+        }
+    }
+    return table;
+}
+
+std::string fastPLabel(double p) {
+    char text[32];
+    std::snprintf(text, sizeof text, "fast_%g", p);
+    return text;
+}
+
+std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable accuracy{
+        "kbx", "KernelBench-X accuracies, fast_p and speedups (" + splitTitle(options.split) + ")", {}, {}};
+    std::vector<std::string> columns{"graded", "call accuracy", "execution accuracy", "outlier accuracy",
+                                     "quantization pass"};
+    for (double p : options.settings.fastPThresholds) {
+        columns.push_back(fastPLabel(p));
+    }
+    for (const char* name : {"correct timed", "GM speedup", "slower than eager", "IOU median", "MFU median"}) {
+        columns.push_back(name);
+    }
+    accuracy.columns = withGroupColumn(options.split, columns);
+    ReportTable variance{"variance",
+                         "Share of variance in correctness explained by family and by model (η², " +
+                             splitTitle(options.split) + ")",
+                         withGroupColumn(options.split, {"graded", "η² family", "η² model"}),
+                         {}};
+    for (const Group& group : groups) {
+        const analysis::KernelBenchXSummary summary = analysis::kernelBenchXSummary(*group.attempts, options.settings);
+        std::vector<ReportCell> row{textCell(group.key),
+                                    countCell(summary.accuracy.attempts),
+                                    percentCell(summary.accuracy.callAccuracy),
+                                    percentCell(summary.accuracy.executionAccuracy),
+                                    percentCell(summary.accuracy.outlierAccuracy),
+                                    percentCell(summary.accuracy.quantPassRate)};
+        for (const analysis::FastP& fast : summary.fastP) {
+            row.push_back(percentCell(fast.share));
+        }
+        row.push_back(countCell(summary.speedups.correctTimed));
+        row.push_back(numberCell(summary.speedups.geometricMeanSpeedup, 3));
+        row.push_back(percentCell(summary.speedups.slowerThanEagerShare));
+        row.push_back(percentCell(summary.iou.median));
+        row.push_back(percentCell(summary.mfu.median));
+        accuracy.rows.push_back(std::move(row));
+
+        const analysis::CorrectnessVariance explained = analysis::correctnessVariance(*group.attempts);
+        variance.rows.push_back({textCell(group.key), countCell(explained.attempts), numberCell(explained.byFamily, 3),
+                                 numberCell(explained.byModel, 3)});
+    }
+    return {std::move(accuracy), std::move(variance)};
+}
+
+std::vector<ReportTable> refinementTables(const std::vector<Group>& groups, const ReportOptions& options) {
+    const std::string scope = splitTitle(options.split);
+    ReportTable byIndex{"refinement-index",
+                        "Compile and correct rates by submission index (" + scope + ")",
+                        withGroupColumn(options.split, {"submission", "attempts", "compiled", "correct"}),
+                        {}};
+    ReportTable rescue{
+        "refinement-rescue",
+        "Rescued attempts against correct from the start (" + scope + ")",
+        withGroupColumn(options.split, {"with submissions", "correct from start", "rescued", "never correct",
+                                        "rescued share", "GM speedup from start", "GM speedup rescued"}),
+        {}};
+    ReportTable edits{"refinement-edits",
+                      "Fixing edits: local fixes against structural rewrites (" + scope + ")",
+                      withGroupColumn(options.split, {"fixing edits", "local fixes", "structural rewrites",
+                                                      "local share", "median changed-line share"}),
+                      {}};
+    for (const Group& group : groups) {
+        for (const analysis::IndexRates& rates : analysis::ratesBySubmissionIndex(*group.attempts)) {
+            byIndex.rows.push_back({textCell(group.key), countCell(static_cast<std::size_t>(rates.index)),
+                                    countCell(rates.attempts), percentCell(rates.compileRate),
+                                    percentCell(rates.correctRate)});
+        }
+        const analysis::RescueSummary summary = analysis::rescueSummary(*group.attempts);
+        rescue.rows.push_back(
+            {textCell(group.key), countCell(summary.withSubmissions), countCell(summary.correctFromStart),
+             countCell(summary.rescued), countCell(summary.neverCorrect), percentCell(summary.rescuedShare),
+             numberCell(summary.fromStartGeometricMean, 3), numberCell(summary.rescuedGeometricMean, 3)});
+        const analysis::FixingEditSummary fixes =
+            analysis::summarizeFixingEdits(analysis::fixingEdits(*group.attempts, options.settings));
+        edits.rows.push_back({textCell(group.key), countCell(fixes.edits), countCell(fixes.localFixes),
+                              countCell(fixes.structuralRewrites), percentCell(fixes.localFixShare),
+                              percentCell(fixes.changedLineShare.median)});
+    }
+    return {std::move(byIndex), std::move(rescue), std::move(edits)};
+}
+
+ReportTable portabilityTable(const std::vector<Group>& groups, const ReportOptions& options) {
+    ReportTable table{
+        "portability",
+        "Portability: one kernel graded on several devices, max/min speedup (" + splitTitle(options.split) + ")",
+        withGroupColumn(options.split, {"problem", "DSL", "kernel", "devices", "max/min", "fastest", "slowest"}),
+        {}};
+    for (const Group& group : groups) {
+        for (const analysis::PortabilityGroup& kernel : analysis::portability(*group.attempts)) {
+            table.rows.push_back({textCell(group.key), textCell(problemKey(kernel.problemNumber, kernel.problemSlug)),
+                                  textCell(kernel.dsl), textCell(kernel.kernelSha256.substr(0, 12)),
+                                  countCell(kernel.devices.size()), numberCell(kernel.maxOverMin, 3),
+                                  textCell(kernel.fastestDevice), textCell(kernel.slowestDevice)});
+        }
+    }
+    return table;
+}
+
+std::string formatSettings(const analysis::AnalysisSettings& settings) {
+    std::string thresholds;
+    for (double threshold : settings.thresholds) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%s%g", thresholds.empty() ? "" : ",", threshold);
+        thresholds += text;
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "settings: thresholds %s, delta %g, effective speedup %s", thresholds.c_str(),
+                  settings.delta, settings.clipEffectiveSpeedup ? "clipped at 1" : "unclipped");
+    return text;
+}
+
+std::optional<std::pair<std::string, std::string>> directionDsls(const std::string& direction) {
+    return analysis::parseSkillArm(direction + "_skill");
+}
+
+} // namespace
+
+ReportCell textCell(std::string text) {
+    return ReportCell{CellKind::Text, std::move(text), 0, 0};
+}
+
+ReportCell countCell(std::size_t count) {
+    return ReportCell{CellKind::Number, {}, static_cast<double>(count), 0};
+}
+
+ReportCell numberCell(std::optional<double> value, int precision) {
+    if (!value || !std::isfinite(*value)) {
+        return nullCell();
+    }
+    return ReportCell{CellKind::Number, {}, *value, precision};
+}
+
+ReportCell percentCell(std::optional<double> share, int precision) {
+    if (!share || !std::isfinite(*share)) {
+        return nullCell();
+    }
+    return ReportCell{CellKind::Percent, {}, *share, precision};
+}
+
+ReportCell nullCell() {
+    return ReportCell{};
+}
+
+const char* toString(ReportSplit split) {
+    switch (split) {
+    case ReportSplit::Overall:
+        return "overall";
+    case ReportSplit::Direction:
+        return "direction";
+    case ReportSplit::Family:
+        return "family";
+    case ReportSplit::WithSkill:
+        return "with_skill";
+    case ReportSplit::SourceVerdict:
+        return "source_verdict";
+    case ReportSplit::Model:
+        return "model";
+    }
+    return "overall";
+}
+
+const char* toString(MetricSet set) {
+    switch (set) {
+    case MetricSet::Ladder:
+        return "ladder";
+    case MetricSet::Coverage:
+        return "coverage";
+    case MetricSet::Transfer:
+        return "transfer";
+    case MetricSet::Standing:
+        return "standing";
+    case MetricSet::Reverse:
+        return "reverse";
+    case MetricSet::Usage:
+        return "usage";
+    case MetricSet::KernelBenchX:
+        return "kbx";
+    case MetricSet::Refinement:
+        return "refinement";
+    case MetricSet::Portability:
+        return "portability";
+    }
+    return "ladder";
+}
+
+Result<ReportSplit> parseReportSplit(const std::string& text) {
+    for (ReportSplit split : {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
+                              ReportSplit::SourceVerdict, ReportSplit::Model}) {
+        if (text == toString(split)) {
+            return split;
+        }
+    }
+    return makeError("unknown split '" + text +
+                     "' in --split; use one of overall, direction, family, with_skill, source_verdict, model");
+}
+
+Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {
+    std::set<MetricSet> chosen;
+    for (const std::string& raw : splitString(text, ',')) {
+        const std::string name(trimmed(raw));
+        if (name == "all") {
+            chosen.insert(std::begin(kAllMetricSets), std::end(kAllMetricSets));
+            continue;
+        }
+        bool known = false;
+        for (MetricSet set : kAllMetricSets) {
+            if (name == toString(set)) {
+                chosen.insert(set);
+                known = true;
+            }
+        }
+        if (!known) {
+            return makeError("unknown metric set '" + name +
+                             "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
+                             "reverse, refinement, portability, coverage or all");
+        }
+    }
+    if (chosen.empty()) {
+        return makeError("--metrics names no metric set; give e.g. --metrics ladder,transfer or --metrics all");
+    }
+    std::vector<MetricSet> ordered;
+    for (MetricSet set : kAllMetricSets) {
+        if (chosen.count(set)) {
+            ordered.push_back(set);
+        }
+    }
+    return ordered;
+}
+
+Result<std::vector<double>> parseThresholds(const std::string& text) {
+    std::vector<double> thresholds;
+    for (const std::string& raw : splitString(text, ',')) {
+        const std::string item(trimmed(raw));
+        char* end = nullptr;
+        const double value = std::strtod(item.c_str(), &end);
+        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(value) || value < 0) {
+            return makeError("bad threshold '" + item +
+                             "' in --thresholds; give non-negative numbers like 0,0.5,1,2,4");
+        }
+        if (!thresholds.empty() && value <= thresholds.back()) {
+            return makeError("--thresholds must ascend without repeats (got " + text + ")");
+        }
+        thresholds.push_back(value);
+    }
+    if (thresholds.empty()) {
+        return makeError("--thresholds is empty; give e.g. 0,0.5,1,2,4");
+    }
+    return thresholds;
+}
+
+bool needsSubmissions(const ReportOptions& options) {
+    return std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Refinement) != options.metrics.end() ||
+           std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Portability) != options.metrics.end();
+}
+
+std::vector<TrialRecord> selectTrials(std::vector<TrialRecord> trials, const ReportOptions& options) {
+    std::optional<std::pair<std::string, std::string>> dsls;
+    if (options.direction) {
+        dsls = directionDsls(*options.direction);
+    }
+    std::erase_if(trials, [&](const TrialRecord& trial) {
+        if (options.model && trial.model != *options.model) {
+            return true;
+        }
+        if (options.family && trial.family != *options.family) {
+            return true;
+        }
+        if (options.problems && !globMatch(*options.problems, problemKey(trial.problemNumber, trial.problemSlug)) &&
+            !globMatch(*options.problems, trial.problemSlug)) {
+            return true;
+        }
+        if (options.direction) {
+            if (!dsls) {
+                return true;
+            }
+            const auto& [source, target] = *dsls;
+            return trial.arm != "solo_" + source && trial.arm != "solo_" + target &&
+                   trial.arm != *options.direction + "_skill";
+        }
+        return false;
+    });
+    return trials;
+}
+
+Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<SubmissionRecord>& submissions,
+                   const ReportOptions& options) {
+    Report report;
+    report.title = "MetaKernelBench Workbench report";
+    const std::vector<Attempt> attempts = analysis::attemptsFromTrials(trials, submissions);
+    std::vector<Comparison> comparisons = analysis::buildComparisons(trials);
+    if (options.direction) {
+        std::erase_if(comparisons,
+                      [&](const Comparison& comparison) { return comparison.direction != *options.direction; });
+    }
+    std::string selection = "selection: " + std::to_string(trials.size()) + " trials, " +
+                            std::to_string(attempts.size()) + " attempts with a verdict, " +
+                            std::to_string(comparisons.size()) + " cell-replicates";
+    for (const auto& [name, value] : {std::pair{"model", options.model}, std::pair{"direction", options.direction},
+                                      std::pair{"family", options.family}, std::pair{"problems", options.problems}}) {
+        if (value) {
+            selection += std::string("; ") + name + " " + *value;
+        }
+    }
+    report.notes.push_back(selection);
+    report.notes.push_back(formatSettings(options.settings));
+
+    const std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
+    for (MetricSet set : options.metrics) {
+        switch (set) {
+        case MetricSet::Ladder:
+            report.tables.push_back(ladderTable(groups, options));
+            break;
+        case MetricSet::Coverage:
+            report.tables.push_back(coverageTable(groups, options));
+            break;
+        case MetricSet::Transfer:
+            report.tables.push_back(transferTable(groups, options));
+            break;
+        case MetricSet::Standing:
+            report.tables.push_back(standingTable(groups, options));
+            break;
+        case MetricSet::Reverse:
+            report.tables.push_back(reverseTable(groups, comparisons, options));
+            break;
+        case MetricSet::Usage:
+            report.tables.push_back(usageTable(groups, options));
+            break;
+        case MetricSet::KernelBenchX:
+            for (ReportTable& table : kernelBenchXTables(groups, options)) {
+                report.tables.push_back(std::move(table));
+            }
+            break;
+        case MetricSet::Refinement:
+            for (ReportTable& table : refinementTables(groups, options)) {
+                report.tables.push_back(std::move(table));
+            }
+            break;
+        case MetricSet::Portability:
+            report.tables.push_back(portabilityTable(groups, options));
+            break;
+        }
+    }
+    return report;
+}
+
+Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
+    static const char* const kQuery =
+        "SELECT trial_id, idx, kernel_source, imported, correct, passed, speedup, stage, error, mismatch, compliant, "
+        "compliance_rule, submission_eval_seconds, device_name FROM submissions ORDER BY trial_id, idx";
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(store.handle(), kQuery, -1, &statement, nullptr) != SQLITE_OK) {
+        const std::string message = sqlite3_errmsg(store.handle());
+        sqlite3_finalize(statement);
+        return makeError("cannot read the submissions of " + store.path().string() + ": " + message +
+                         "; check the store with `mkb db check`");
+    }
+    auto text = [&](int column) {
+        const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+        return bytes ? std::string(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement, column)))
+                     : std::string();
+    };
+    std::vector<SubmissionRecord> submissions;
+    int step = SQLITE_ROW;
+    while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+        SubmissionRecord submission;
+        submission.trialId = sqlite3_column_int64(statement, 0);
+        submission.index = sqlite3_column_int(statement, 1);
+        submission.kernelSource = text(2);
+        submission.verdict.imported = sqlite3_column_int(statement, 3) != 0;
+        submission.verdict.correct = sqlite3_column_int(statement, 4) != 0;
+        submission.verdict.passed = sqlite3_column_int(statement, 5) != 0;
+        submission.verdict.speedupVsEager = sqlite3_column_double(statement, 6);
+        submission.verdict.stage = text(7);
+        submission.verdict.error = text(8);
+        submission.verdict.mismatch = text(9);
+        submission.verdict.compliant = sqlite3_column_int(statement, 10) != 0;
+        submission.verdict.complianceRule = text(11);
+        submission.evalSeconds = sqlite3_column_double(statement, 12);
+        submission.verdict.deviceName = text(13);
+        submissions.push_back(std::move(submission));
+    }
+    const std::string message = step == SQLITE_DONE ? "" : sqlite3_errmsg(store.handle());
+    sqlite3_finalize(statement);
+    if (!message.empty()) {
+        return makeError("reading the submissions of " + store.path().string() + " failed: " + message +
+                         "; check the store with `mkb db check`");
+    }
+    return submissions;
+}
+
+Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
+    TrialFilter filter;
+    filter.model = options.model;
+    auto trials = store.loadTrials(filter);
+    if (!trials) {
+        return trials.error();
+    }
+    std::vector<SubmissionRecord> submissions;
+    if (needsSubmissions(options)) {
+        auto loaded = loadSubmissionSummaries(store);
+        if (!loaded) {
+            return loaded.error();
+        }
+        submissions = std::move(*loaded);
+    }
+    return buildReport(selectTrials(std::move(*trials), options), submissions, options);
+}
+
+} // namespace mkb::report

@@ -1,0 +1,91 @@
+// The report model: selects trials from a store, runs the metrics of core/analysis/ per group, and lays the numbers
+// out as titled tables of typed cells that the writers (report_writers.h) render.
+#pragma once
+
+#include "core/analysis/settings.h"
+#include "core/records/trial.h"
+#include "core/store/store.h"
+#include "core/util/result.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb::report {
+
+enum class CellKind {
+    Text,
+    Number,  // a value shown with a fixed number of decimals
+    Percent, // a share in [0, 1] (or a difference of shares) shown as a percentage
+    Null,    // no value: "—" in Markdown and LaTeX, empty in CSV, null in JSON
+};
+
+struct ReportCell {
+    CellKind kind = CellKind::Null;
+    std::string text;  // Text cells
+    double number = 0; // Number and Percent cells
+    int precision = 0; // decimals shown (of the percentage for Percent cells)
+};
+
+ReportCell textCell(std::string text);
+ReportCell countCell(std::size_t count);
+ReportCell numberCell(std::optional<double> value, int precision);
+ReportCell percentCell(std::optional<double> share, int precision = 1);
+ReportCell nullCell();
+
+struct ReportTable {
+    std::string id;    // short machine name, e.g. "ladder"; LaTeX labels it tab:mkb-<id>
+    std::string title; // one line, e.g. "Speedup ladder by direction"
+    std::vector<std::string> columns;
+    std::vector<std::vector<ReportCell>> rows; // each row has columns.size() cells
+};
+
+struct Report {
+    std::string title;
+    std::vector<std::string> notes; // one line each: selection, settings, what was left out
+    std::vector<ReportTable> tables;
+};
+
+/// How comparisons and attempts are grouped into rows.
+enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model };
+
+/// The metric sets a report may hold; `all` is every one of them.
+enum class MetricSet { Ladder, Coverage, Transfer, Standing, Reverse, Usage, KernelBenchX, Refinement, Portability };
+
+const char* toString(ReportSplit split);
+const char* toString(MetricSet set);
+Result<ReportSplit> parseReportSplit(const std::string& text);
+/// Comma-separated names (ladder, transfer, usage, kbx, standing, reverse, refinement, portability, coverage, all).
+Result<std::vector<MetricSet>> parseMetricSets(const std::string& text);
+/// "0,0.5,1,2,4" -> thresholds; each must be a finite number >= 0, ascending, no duplicates.
+Result<std::vector<double>> parseThresholds(const std::string& text);
+
+struct ReportOptions {
+    ReportSplit split = ReportSplit::Overall;
+    std::vector<MetricSet> metrics{MetricSet::Ladder, MetricSet::Coverage, MetricSet::Transfer};
+    std::optional<std::string> model;     // only this model
+    std::optional<std::string> direction; // only comparisons a2b and the attempts of arms solo_a, solo_b, a2b_skill
+    std::optional<std::string> family;    // only this problem family
+    std::optional<std::string> problems;  // shell glob over "NN_slug" (also matched against the slug alone)
+    analysis::AnalysisSettings settings;
+};
+
+/// True when the options need submissions (refinement trajectories); otherwise trials alone suffice.
+bool needsSubmissions(const ReportOptions& options);
+
+/// The trials the filters keep (model, family, problems; the direction filter applies to arms). Archived trials stay
+/// out of every metric anyway.
+std::vector<TrialRecord> selectTrials(std::vector<TrialRecord> trials, const ReportOptions& options);
+
+/// Builds the report from trials (and their submissions when needsSubmissions). Pure: no store access.
+Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<SubmissionRecord>& submissions,
+                   const ReportOptions& options);
+
+/// Loads the trials once (and the submissions only when needed) and builds the report.
+Result<Report> buildReportFromStore(Store& store, const ReportOptions& options);
+
+/// Every submission of the store in one query, with the verdict fields the metrics read (rewards, stage, error,
+/// mismatch, compliance); the full verdict JSON is left out (read it with Store::submissions when needed).
+Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store);
+
+} // namespace mkb::report
