@@ -4,6 +4,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/catalog/dsl_registry.h"
+#include "core/grading/grader_fingerprint.h"
 #include "core/protocol/planner.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
@@ -46,7 +47,8 @@ options:
   --model NAME            the model whose history is read (default: reference)
   --store PATH            the project store (default: $MKB_STORE, else the user's data folder); a store that
                           does not exist yet means an empty history and is not created
-  --grader-fingerprint H  judge records graded by another grader as stale (default: grader not judged)
+  --grader-fingerprint H  judge records against this grader fingerprint (default: the fingerprint of the
+                          grader package this mkb uses; records graded by another grader are stale)
   --rerun-stale           turn stale trials into redo entries
   --dry-run               print the plan only (today this is what plan always does)
   --json                  print one JSON object instead of text
@@ -175,7 +177,15 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
         options.suites.push_back(shippedProblemsDir());
     }
     options.storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    options.graderFingerprint = args.optionOr("grader-fingerprint", "");
+    if (auto given = args.option("grader-fingerprint")) {
+        options.graderFingerprint = *given;
+    } else {
+        Result<std::string> current = graderFingerprintOf(graderPackageDir());
+        if (!current) {
+            return current.error();
+        }
+        options.graderFingerprint = *current;
+    }
     options.rerunStale = args.has("rerun-stale");
     options.dryRun = args.has("dry-run");
     options.json = args.has("json");

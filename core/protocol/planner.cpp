@@ -51,7 +51,9 @@ std::string fingerprintStaleReason(const TrialRecord& record, const Problem& pro
         return "problem changed (fingerprint " + shortHash(record.problemFingerprint) + " -> " +
                shortHash(problem.fingerprint) + ")";
     }
-    if (!graderFingerprint.empty() && record.graderFingerprint != graderFingerprint) {
+    // A record whose grader is unknown (imported from elsewhere) is not judged by grader.
+    if (!graderFingerprint.empty() && !record.graderFingerprint.empty() &&
+        record.graderFingerprint != graderFingerprint) {
         return "grader changed (fingerprint " + shortHash(record.graderFingerprint) + " -> " +
                shortHash(graderFingerprint) + ")";
     }
