@@ -1,0 +1,80 @@
+// The loaded analysis inputs of one project store (trials and comparisons), read off the GUI thread and shared by
+// every view that shows numbers.
+#pragma once
+
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+#include "core/records/trial.h"
+
+#include <QObject>
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace mkb::gui {
+
+class ProjectData : public QObject {
+    Q_OBJECT
+public:
+    explicit ProjectData(QObject* parent = nullptr);
+    /// Waits for a load still running (its result is dropped).
+    ~ProjectData() override;
+
+    /// Sets the store file to read and starts loading it; an empty path clears the data (and emits loaded()).
+    void setStorePath(const QString& path);
+    QString storePath() const { return storePath_; }
+
+    /// Loads the store again (after a run finished, an import, …). A load still running is superseded: its result
+    /// is dropped when it arrives, and only the newest load emits loaded() or loadFailed().
+    void reload();
+
+    bool isLoading() const { return loading_; }
+    /// Increases with every load whose result was taken in (0 = nothing loaded yet).
+    int generation() const { return generation_; }
+    /// The one-line error of the last load, empty when it succeeded.
+    QString lastError() const { return lastError_; }
+
+    /// Every live (not archived) trial of the store, ordered by id.
+    const std::vector<TrialRecord>& trials() const { return trials_; }
+    /// analysis::buildComparisons over trials(): every comparison, resolved or not.
+    const std::vector<analysis::Comparison>& comparisons() const { return comparisons_; }
+    /// The trial with that id, or nullptr.
+    const TrialRecord* trial(std::int64_t trialId) const;
+
+    /// The settings every view passes to the analysis functions (ladder thresholds, δ, clipping).
+    const analysis::AnalysisSettings& settings() const { return settings_; }
+    /// Replaces the settings and emits settingsChanged() (the data stays; views recompute).
+    void setSettings(const analysis::AnalysisSettings& settings);
+
+    /// Test and tool helper: spins the event loop until no load is running or timeoutMs passed; true when idle.
+    bool waitUntilIdle(int timeoutMs = 10000);
+
+    /// Replaces the data directly (tests, or a caller that already holds the trials); emits loaded().
+    void setTrials(std::vector<TrialRecord> trials);
+
+signals:
+    void loadingStarted();
+    /// A load finished and its data replaced the previous data.
+    void loaded();
+    /// A load failed; the previous data is kept.
+    void loadFailed(const QString& reason);
+    void settingsChanged();
+
+private:
+    struct LoadResult;
+    void startLoad();
+    void takeResult(int ticket, const std::shared_ptr<LoadResult>& result);
+
+    QString storePath_;
+    std::vector<TrialRecord> trials_;
+    std::vector<analysis::Comparison> comparisons_;
+    analysis::AnalysisSettings settings_;
+    QString lastError_;
+    bool loading_ = false;
+    int generation_ = 0;
+    int latestTicket_ = 0;   // the ticket of the newest load started; older tickets are superseded
+    int runningThreads_ = 0; // loads whose threads have not yet finished
+};
+
+} // namespace mkb::gui
