@@ -1,0 +1,392 @@
+// Benchmark: builds a synthetic 100,000-trial store and times the full `mkb report` path against a naive per-query
+// baseline, in process and through the CLI.
+//
+// usage: bench_report_scale [--trials N] [--store PATH] [--keep] [--mkb PATH]
+// The store is generated data: every model is named "synthetic-model-<k>" so it can never pass for real results.
+#include "core/analysis/ladder.h"
+#include "core/analysis/settings.h"
+#include "core/io/report_model.h"
+#include "core/io/report_writers.h"
+#include "core/store/store.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kModels = 5;
+constexpr int kProblems = 36;
+const char* const kFamilies[6] = {"attention", "gemm", "reduction", "elementwise", "convolution", "normalization"};
+const char* const kDsls[2] = {"triton", "cuda"};
+const char* const kDevices[2] = {"synthetic-gpu-a", "synthetic-gpu-b"};
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string kernelSource(int problem, int variant, bool broken) {
+    std::string text = "import torch\n\n# synthetic kernel for problem " + std::to_string(problem) + "\n";
+    text += "def kernel(x):\n    y = x * " + std::to_string(variant % 5 + 1) + "\n";
+    if (broken) {
+        text += "    y = y.t()  # wrong layout\n";
+    }
+    text += "    return y\n";
+    return text;
+}
+
+/// One arm's outcome drawn from a model- and family-dependent pass rate.
+struct Draw {
+    bool passed = false;
+    double speedup = 0;
+    bool wroteSkill = false;
+};
+
+/// Writes the synthetic store: models × replicates × problems × 4 arms until `target` trials, one transaction.
+mkb::Status buildSyntheticStore(mkb::Store& store, int target, int& written, int& submissionsWritten) {
+    std::mt19937_64 random(20261129);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::lognormal_distribution<double> speedupDraw(0.0, 0.8);
+    return store.transaction([&]() -> mkb::Status {
+        for (int replicate = 1; written < target; ++replicate) {
+            for (int model = 1; model <= kModels && written < target; ++model) {
+                const std::string modelName = "synthetic-model-" + std::to_string(model);
+                for (int problem = 1; problem <= kProblems && written < target; ++problem) {
+                    const std::string family = kFamilies[(problem - 1) % 6];
+                    const std::string slug = "synthetic_" + family + "_" + std::to_string(problem);
+                    std::map<std::string, Draw> solos;
+                    for (const std::string arm :
+                         {"solo_triton", "solo_cuda", "triton2cuda_skill", "cuda2triton_skill"}) {
+                        if (written >= target) {
+                            break;
+                        }
+                        const bool isSkill = arm.find("_skill") != std::string::npos;
+                        const std::string dsl = arm == "solo_triton" || arm == "cuda2triton_skill" ? "triton" : "cuda";
+                        const std::string sourceDsl = dsl == "cuda" ? "triton" : "cuda";
+                        mkb::TrialRecord trial;
+                        trial.model = modelName;
+                        trial.suite = "synthetic";
+                        trial.problemNumber = problem;
+                        trial.problemSlug = slug;
+                        trial.family = family;
+                        trial.replicate = replicate;
+                        trial.arm = arm;
+                        trial.dsl = dsl;
+                        char coordinate[96];
+                        std::snprintf(coordinate, sizeof coordinate, "p%02d_r%d_%s", problem, replicate, arm.c_str());
+                        trial.coordinate = coordinate;
+                        trial.status = mkb::TrialStatus::Finished;
+                        trial.startedAt = "2026-11-29T00:00:00Z";
+
+                        mkb::TrialOutcome outcome;
+                        outcome.finishedAt = "2026-11-29T00:10:00Z";
+                        const bool sourceSkipped = isSkill && !solos["solo_" + sourceDsl].wroteSkill;
+                        if (sourceSkipped) {
+                            trial.status = mkb::TrialStatus::Skipped;
+                            trial.skipped = true;
+                            outcome.status = mkb::TrialStatus::Skipped;
+                            outcome.skipped = true;
+                            outcome.error = "source wrote no SKILL.md";
+                        } else {
+                            const double passRate = 0.25 + 0.08 * model + (isSkill ? 0.05 : 0.0) - 0.03 * (problem % 6);
+                            Draw draw;
+                            draw.passed = uniform(random) < passRate;
+                            draw.speedup = draw.passed ? speedupDraw(random) : 0.0;
+                            draw.wroteSkill = uniform(random) < 0.85;
+                            solos[arm] = draw;
+                            mkb::Verdict verdict;
+                            verdict.imported = uniform(random) < 0.9 || draw.passed;
+                            verdict.compliant = verdict.imported;
+                            verdict.correct = draw.passed;
+                            verdict.passed = draw.passed;
+                            verdict.speedupVsEager = draw.speedup;
+                            verdict.stage = draw.passed ? "done" : "correctness";
+                            verdict.error = draw.passed ? "" : "output mismatch";
+                            verdict.deviceName = kDevices[(replicate + problem) % 2];
+                            verdict.json = "{\"synthetic\": true}";
+                            if (problem % 3 == 0) {
+                                verdict.outliersCorrect = draw.passed && uniform(random) < 0.8;
+                            }
+                            if (draw.passed) {
+                                verdict.roofline =
+                                    mkb::Roofline{1e9, 1e12, 800.0, 50.0, uniform(random), uniform(random)};
+                            }
+                            outcome.verdict = verdict;
+                            if (draw.wroteSkill) {
+                                outcome.skillText = "# Synthetic skill\nTile " + family + " by 128.\n";
+                            }
+                        }
+                        if (written % 10 != 0) { // one record in ten lacks usage, so sums turn null honestly
+                            outcome.usage.inputTokens = 20000 + written % 5000;
+                            outcome.usage.cacheTokens = 4000;
+                            outcome.usage.outputTokens = 3000 + written % 700;
+                            outcome.usage.costUsd = 0.12;
+                            outcome.usage.agentSeconds = 300.0 + written % 120;
+                        }
+                        trial.usage = outcome.usage;
+                        auto id = store.insertFinishedTrial(trial, outcome);
+                        if (!id) {
+                            return id.error();
+                        }
+                        ++written;
+                        // One attempt in five leaves a trajectory: a failing kernel, then (often) a fixed one.
+                        if (!sourceSkipped && written % 5 == 0) {
+                            const bool fixed = outcome.verdict && outcome.verdict->passed;
+                            for (int index = 1; index <= 2; ++index) {
+                                mkb::SubmissionRecord submission;
+                                submission.trialId = *id;
+                                submission.index = index;
+                                const bool broken = index == 1 || !fixed;
+                                submission.kernelSource = kernelSource(problem, replicate, broken);
+                                submission.verdict.imported = true;
+                                submission.verdict.compliant = true;
+                                submission.verdict.correct = !broken;
+                                submission.verdict.passed = !broken;
+                                submission.verdict.speedupVsEager = broken ? 0.0 : outcome.verdict->speedupVsEager;
+                                submission.verdict.stage = broken ? "correctness" : "done";
+                                submission.verdict.mismatch = broken ? "max abs diff 3.2 at [0, 1]" : "";
+                                submission.verdict.deviceName = kDevices[(replicate + problem) % 2];
+                                submission.verdict.json = "{\"synthetic\": true}";
+                                submission.createdAt = "2026-11-29T00:05:00Z";
+                                auto added = store.addSubmission(submission);
+                                if (!added) {
+                                    return added.error();
+                                }
+                                ++submissionsWritten;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return mkb::Ok{};
+    });
+}
+
+/// The naive baseline: the overall ladder recomputed with one SELECT per cell arm.
+struct NaiveLadder {
+    std::size_t resolved = 0;
+    std::vector<double> base;
+    std::vector<double> skill;
+};
+
+mkb::Result<NaiveLadder> naiveOverallLadder(sqlite3* db, const std::vector<double>& thresholds) {
+    sqlite3_stmt* cells = nullptr;
+    sqlite3_stmt* arm = nullptr;
+    const char* cellQuery = "SELECT DISTINCT model_id, suite, problem_number, replicate, arm FROM trials "
+                            "WHERE archived = 0 AND arm LIKE '%\\_skill' ESCAPE '\\'";
+    const char* armQuery = "SELECT t.status, COALESCE(v.passed, 0), COALESCE(v.speedup, 0) FROM trials t "
+                           "LEFT JOIN final_verdicts v ON v.trial_id = t.id WHERE t.model_id = ? AND t.suite = ? "
+                           "AND t.problem_number = ? AND t.replicate = ? AND t.arm = ? AND t.archived = 0 "
+                           "ORDER BY t.id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, cellQuery, -1, &cells, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, armQuery, -1, &arm, nullptr) != SQLITE_OK) {
+        sqlite3_finalize(cells);
+        sqlite3_finalize(arm);
+        return mkb::makeError(std::string("naive baseline: cannot prepare its queries: ") + sqlite3_errmsg(db));
+    }
+    struct ArmRow {
+        bool present = false;
+        std::string status;
+        bool passed = false;
+        double speedup = 0;
+    };
+    auto fetch = [&](std::int64_t model, const std::string& suite, int problem, int replicate,
+                     const std::string& name) {
+        ArmRow row;
+        sqlite3_bind_int64(arm, 1, model);
+        sqlite3_bind_text(arm, 2, suite.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(arm, 3, problem);
+        sqlite3_bind_int(arm, 4, replicate);
+        sqlite3_bind_text(arm, 5, name.c_str(), -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(arm) == SQLITE_ROW) {
+            row.present = true;
+            row.status = reinterpret_cast<const char*>(sqlite3_column_text(arm, 0));
+            row.passed = sqlite3_column_int(arm, 1) != 0;
+            row.speedup = sqlite3_column_double(arm, 2);
+        }
+        sqlite3_reset(arm);
+        return row;
+    };
+    auto attainsAt = [](const ArmRow& row, double threshold) {
+        return row.passed && mkb::analysis::reaches(row.speedup, threshold);
+    };
+    NaiveLadder ladder;
+    std::vector<std::size_t> baseHits(thresholds.size()), skillHits(thresholds.size());
+    while (sqlite3_step(cells) == SQLITE_ROW) {
+        const std::int64_t model = sqlite3_column_int64(cells, 0);
+        const std::string suite = reinterpret_cast<const char*>(sqlite3_column_text(cells, 1));
+        const int problem = sqlite3_column_int(cells, 2);
+        const int replicate = sqlite3_column_int(cells, 3);
+        const std::string skillArm = reinterpret_cast<const char*>(sqlite3_column_text(cells, 4));
+        const std::string direction = skillArm.substr(0, skillArm.size() - 6);
+        const std::size_t split = direction.find('2');
+        const std::string sourceDsl = direction.substr(0, split);
+        const std::string targetDsl = direction.substr(split + 1);
+        const ArmRow source = fetch(model, suite, problem, replicate, "solo_" + sourceDsl);
+        const ArmRow base = fetch(model, suite, problem, replicate, "solo_" + targetDsl);
+        const ArmRow skill = fetch(model, suite, problem, replicate, skillArm);
+        auto verdictHeld = [](const ArmRow& row) {
+            return row.present && (row.status == "finished" || row.status == "skipped");
+        };
+        if (!verdictHeld(source) || !verdictHeld(base) || !verdictHeld(skill)) {
+            continue;
+        }
+        const ArmRow& outcome = skill.status == "skipped" ? base : skill;
+        ++ladder.resolved;
+        for (std::size_t i = 0; i < thresholds.size(); ++i) {
+            baseHits[i] += attainsAt(base, thresholds[i]);
+            skillHits[i] += attainsAt(outcome, thresholds[i]);
+        }
+    }
+    sqlite3_finalize(cells);
+    sqlite3_finalize(arm);
+    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        ladder.base.push_back(ladder.resolved ? double(baseHits[i]) / double(ladder.resolved) : 0.0);
+        ladder.skill.push_back(ladder.resolved ? double(skillHits[i]) / double(ladder.resolved) : 0.0);
+    }
+    return ladder;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int target = 100000;
+    fs::path storePath = fs::temp_directory_path() / ("mkb-bench-report-" + std::to_string(::getpid()) + ".sqlite");
+    bool keep = false;
+    std::string cli = MKB_CLI_PATH;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--trials" && i + 1 < argc) {
+            target = std::atoi(argv[++i]);
+        } else if (arg == "--store" && i + 1 < argc) {
+            storePath = argv[++i];
+        } else if (arg == "--keep") {
+            keep = true;
+        } else if (arg == "--mkb" && i + 1 < argc) {
+            cli = argv[++i];
+        } else {
+            std::cerr << "usage: bench_report_scale [--trials N] [--store PATH] [--keep] [--mkb PATH]\n";
+            return 2;
+        }
+    }
+
+    const bool reuse = fs::exists(storePath);
+    int written = 0;
+    int submissions = 0;
+    {
+        auto store = mkb::Store::open(storePath);
+        if (!store) {
+            std::cerr << "bench: " << store.error().message << '\n';
+            return 4;
+        }
+        if (!reuse) {
+            const auto start = Clock::now();
+            if (mkb::Status built = buildSyntheticStore(**store, target, written, submissions); !built) {
+                std::cerr << "bench: building the synthetic store failed: " << built.error().message << '\n';
+                return 1;
+            }
+            std::printf("synthetic store: %d trials, %d submissions, %d models, %d problems written in %.0f ms (%s)\n",
+                        written, submissions, kModels, kProblems, millisecondsSince(start), storePath.c_str());
+        } else {
+            std::printf("synthetic store: reusing %s\n", storePath.c_str());
+        }
+    }
+
+    // (a) the full report path in process: open, load once, every metric set, Markdown.
+    mkb::report::ReportOptions options;
+    options.metrics = *mkb::report::parseMetricSets("all");
+    std::string markdown;
+    double reportMs = 0;
+    std::optional<mkb::analysis::LadderRates> reportBase;
+    {
+        const auto start = Clock::now();
+        auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
+        if (!store) {
+            std::cerr << "bench: " << store.error().message << '\n';
+            return 4;
+        }
+        const auto loadStart = Clock::now();
+        auto trials = (*store)->loadTrials();
+        const double loadTrialsMs = millisecondsSince(loadStart);
+        const auto submissionsStart = Clock::now();
+        auto loaded = mkb::report::loadSubmissionSummaries(**store);
+        const double loadSubmissionsMs = millisecondsSince(submissionsStart);
+        if (!trials || !loaded) {
+            std::cerr << "bench: loading failed\n";
+            return 4;
+        }
+        const auto analysisStart = Clock::now();
+        const mkb::report::Report report = mkb::report::buildReport(*trials, *loaded, options);
+        const double analysisMs = millisecondsSince(analysisStart);
+        const auto renderStart = Clock::now();
+        markdown = mkb::report::toMarkdown(report);
+        const double renderMs = millisecondsSince(renderStart);
+        reportMs = millisecondsSince(start);
+        std::printf("report phases: loadTrials %.0f ms, submissions %.0f ms, analysis %.0f ms, markdown %.0f ms "
+                    "(%zu tables, %zu bytes)\n",
+                    loadTrialsMs, loadSubmissionsMs, analysisMs, renderMs, report.tables.size(), markdown.size());
+        const auto comparisons = mkb::analysis::buildComparisons(*trials);
+        reportBase = mkb::analysis::contrast(comparisons).base;
+    }
+
+    // (b) the naive baseline: the overall ladder from one SELECT per cell arm.
+    double naiveMs = 0;
+    NaiveLadder naive;
+    {
+        const auto start = Clock::now();
+        auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
+        if (!store) {
+            std::cerr << "bench: " << store.error().message << '\n';
+            return 4;
+        }
+        auto computed = naiveOverallLadder((*store)->handle(), options.settings.thresholds);
+        if (!computed) {
+            std::cerr << "bench: " << computed.error().message << '\n';
+            return 1;
+        }
+        naive = *computed;
+        naiveMs = millisecondsSince(start);
+    }
+    bool agree = reportBase.has_value();
+    for (std::size_t i = 0; agree && i < naive.base.size(); ++i) {
+        agree = std::fabs(naive.base[i] - reportBase->rates[i]) < 1e-12;
+    }
+    std::printf("naive baseline: %zu resolved cell-replicates, base R@0 %.4f (report's ladder %s)\n", naive.resolved,
+                naive.base.empty() ? 0.0 : naive.base[0], agree ? "agrees" : "DISAGREES");
+
+    std::printf("report: %.0f ms, naive: %.0f ms, ratio: %.1f\n", reportMs, naiveMs,
+                reportMs > 0 ? naiveMs / reportMs : 0.0);
+
+    // (c) the CLI itself as a subprocess.
+    if (fs::exists(cli)) {
+        const std::string command =
+            "'" + cli + "' report --store '" + storePath.string() + "' --metrics all > /dev/null";
+        const auto start = Clock::now();
+        const int status = std::system(command.c_str());
+        std::printf("cli: mkb report --metrics all: %.0f ms (exit status %d)\n", millisecondsSince(start), status);
+    } else {
+        std::printf("cli: %s not found; skipped\n", cli.c_str());
+    }
+
+    if (!keep && !reuse) {
+        std::error_code ec;
+        fs::remove(storePath, ec);
+        fs::remove(storePath.string() + "-wal", ec);
+        fs::remove(storePath.string() + "-shm", ec);
+    }
+    return agree ? 0 : 1;
+}

@@ -1,0 +1,256 @@
+// Report tables on the fixture store (report_fixtures.h): hand-checked ladder, coverage, transfer, standing, reverse,
+// usage and refinement numbers, splits and filters, and option parsing.
+#include "core/io/report_model.h"
+#include "report_fixtures.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace mkb::report;
+
+namespace {
+
+const ReportTable& tableOf(const Report& report, const std::string& id) {
+    for (const ReportTable& table : report.tables) {
+        if (table.id == id) {
+            return table;
+        }
+    }
+    qFatal("no table %s in the report", id.c_str());
+}
+
+/// The row whose leading text cells equal keys.
+const std::vector<ReportCell>& rowOf(const ReportTable& table, const std::vector<std::string>& keys) {
+    for (const auto& row : table.rows) {
+        bool match = true;
+        for (std::size_t i = 0; i < keys.size() && match; ++i) {
+            match = row[i].kind == CellKind::Text && row[i].text == keys[i];
+        }
+        if (match) {
+            return row;
+        }
+    }
+    qFatal("no row %s in table %s", keys.empty() ? "" : keys[0].c_str(), table.id.c_str());
+}
+
+/// The cell under a column name.
+const ReportCell& cellOf(const ReportTable& table, const std::vector<ReportCell>& row, const std::string& column) {
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+        if (table.columns[i] == column) {
+            return row[i];
+        }
+    }
+    qFatal("no column %s in table %s", column.c_str(), table.id.c_str());
+}
+
+double valueOf(const ReportTable& table, const std::vector<std::string>& keys, const std::string& column) {
+    const ReportCell& cell = cellOf(table, rowOf(table, keys), column);
+    if (cell.kind == CellKind::Null || cell.kind == CellKind::Text) {
+        qFatal("cell %s of table %s holds no number", column.c_str(), table.id.c_str());
+    }
+    return cell.number;
+}
+
+bool isNull(const ReportTable& table, const std::vector<std::string>& keys, const std::string& column) {
+    return cellOf(table, rowOf(table, keys), column).kind == CellKind::Null;
+}
+
+} // namespace
+
+class TestReportTables : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::unique_ptr<mkb::Store> store_;
+
+    Report build(ReportOptions options) {
+        auto report = buildReportFromStore(*store_, options);
+        if (!report) {
+            qFatal("report: %s", report.error().message.c_str());
+        }
+        return std::move(*report);
+    }
+
+    ReportOptions m1(std::vector<MetricSet> metrics) {
+        ReportOptions options;
+        options.model = "m1";
+        options.metrics = std::move(metrics);
+        return options;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        store_ = mkbtest::openFixtureStore(std::filesystem::path(dir_.path().toStdString()) / "fixture.sqlite");
+    }
+
+    void report_overallLadderMatchesTheHandComputedRates() {
+        const Report report = build(m1({MetricSet::Ladder}));
+        const ReportTable& ladder = tableOf(report, "ladder");
+        QCOMPARE(ladder.columns,
+                 (std::vector<std::string>{"group", "arm", "resolved", "R@0", "R@0.5", "R@1", "R@2", "R@4", "S"}));
+        QCOMPARE(valueOf(ladder, {"all", "base"}, "resolved"), 4.0);
+        QCOMPARE(valueOf(ladder, {"all", "base"}, "R@0"), 0.75);
+        QCOMPARE(valueOf(ladder, {"all", "base"}, "R@1"), 0.5);
+        QCOMPARE(valueOf(ladder, {"all", "base"}, "R@4"), 0.0);
+        QCOMPARE(valueOf(ladder, {"all", "base"}, "S"), 45.0);
+        QCOMPARE(valueOf(ladder, {"all", "skill"}, "R@4"), 0.25);
+        QCOMPARE(valueOf(ladder, {"all", "skill"}, "S"), 50.0);
+        QCOMPARE(valueOf(ladder, {"all", "lift"}, "S"), 5.0);
+        QCOMPARE(valueOf(ladder, {"all", "lift"}, "R@4"), 0.25);
+    }
+
+    void report_coverageAndTransferMatchTheHandComputedNumbers() {
+        const Report report = build(m1({MetricSet::Coverage, MetricSet::Transfer}));
+        const ReportTable& coverage = tableOf(report, "coverage");
+        QCOMPARE(valueOf(coverage, {"all"}, "cell-replicates"), 4.0);
+        QCOMPARE(valueOf(coverage, {"all"}, "source passed"), 0.75);
+        QCOMPARE(valueOf(coverage, {"all"}, "source wrote skill"), 0.75);
+        const ReportTable& transfer = tableOf(report, "transfer");
+        QCOMPARE(valueOf(transfer, {"all"}, "helped"), 2.0);
+        QCOMPARE(valueOf(transfer, {"all"}, "neutral"), 1.0);
+        QCOMPARE(valueOf(transfer, {"all"}, "harmed"), 1.0);
+        QCOMPARE(valueOf(transfer, {"all"}, "T"), 0.5);
+        QCOMPARE(valueOf(transfer, {"all"}, "H"), 0.25);
+        QVERIFY(std::fabs(valueOf(transfer, {"all"}, "ΔGM") - (std::pow(3.0, 0.25) - 1.0)) < 1e-12);
+    }
+
+    void report_standingAndReverseTablesCountEachComparisonOnce() {
+        const Report report = build(m1({MetricSet::Standing, MetricSet::Reverse}));
+        const ReportTable& standing = tableOf(report, "standing");
+        QCOMPARE(valueOf(standing, {"all", "above"}, "resolved"), 2.0);
+        QCOMPARE(valueOf(standing, {"all", "above"}, "helped"), 2.0);
+        QCOMPARE(valueOf(standing, {"all", "same"}, "resolved"), 0.0);
+        QVERIFY(isNull(standing, {"all", "same"}, "T"));
+        QCOMPARE(valueOf(standing, {"all", "below"}, "harmed"), 1.0);
+        QCOMPARE(valueOf(standing, {"all", "below"}, "neutral"), 1.0);
+        const ReportTable& reverse = tableOf(report, "reverse");
+        QCOMPARE(valueOf(reverse, {"all", "helped"}, "comparisons"), 2.0);
+        QCOMPARE(valueOf(reverse, {"all", "helped"}, "reverse harmed"), 1.0);
+        QCOMPARE(valueOf(reverse, {"all", "helped"}, "reverse neutral"), 1.0);
+        QCOMPARE(valueOf(reverse, {"all", "helped"}, "reverse missing"), 0.0);
+    }
+
+    void report_usageSumTurnsNullWhenOneCountedRecordLacksIt() {
+        const Report report = build(m1({MetricSet::Usage}));
+        const ReportTable& usage = tableOf(report, "usage");
+        QCOMPARE(valueOf(usage, {"all", "solo_cuda"}, "with usage"), 2.0);
+        QCOMPARE(valueOf(usage, {"all", "solo_cuda"}, "input tokens"), 200.0);
+        QVERIFY(isNull(usage, {"all", "solo_cuda"}, "cost USD"));
+        QCOMPARE(valueOf(usage, {"all", "cuda2triton_skill"}, "attempts"), 2.0);
+        QCOMPARE(valueOf(usage, {"all", "cuda2triton_skill"}, "with usage"), 1.0);
+        QCOMPARE(valueOf(usage, {"all", "cuda2triton_skill"}, "cost USD"), 0.5);
+    }
+
+    void report_refinementReadsSubmissionsAndFindsTwoFixingEdits() {
+        const Report report = build(m1({MetricSet::Refinement}));
+        const ReportTable& byIndex = tableOf(report, "refinement-index");
+        QCOMPARE(byIndex.rows.size(), std::size_t(3));
+        QCOMPARE(byIndex.rows[0][2].number, 3.0);                          // three attempts made a first submission
+        QVERIFY(std::fabs(byIndex.rows[0][4].number - 1.0 / 3.0) < 1e-12); // one of them correct
+        QVERIFY(std::fabs(byIndex.rows[1][4].number - 2.0 / 3.0) < 1e-12);
+        const ReportTable& rescue = tableOf(report, "refinement-rescue");
+        QCOMPARE(valueOf(rescue, {"all"}, "rescued"), 2.0);
+        QCOMPARE(valueOf(rescue, {"all"}, "correct from start"), 1.0);
+        QCOMPARE(valueOf(rescue, {"all"}, "rescued share"), 1.0);
+        const ReportTable& edits = tableOf(report, "refinement-edits");
+        QCOMPARE(valueOf(edits, {"all"}, "fixing edits"), 2.0);
+        QCOMPARE(valueOf(edits, {"all"}, "local fixes"), 1.0);
+        QCOMPARE(valueOf(edits, {"all"}, "structural rewrites"), 1.0);
+    }
+
+    void report_splitByDirectionGivesOneRowGroupPerDirection() {
+        ReportOptions options = m1({MetricSet::Ladder});
+        options.split = ReportSplit::Direction;
+        const ReportTable& ladder = tableOf(build(options), "ladder");
+        QCOMPARE(ladder.columns[0], std::string("direction"));
+        QCOMPARE(ladder.rows.size(), std::size_t(6)); // two directions × base, skill, lift
+        QCOMPARE(valueOf(ladder, {"cuda2triton", "base"}, "R@0"), 0.5);
+        QCOMPARE(valueOf(ladder, {"triton2cuda", "base"}, "R@0"), 1.0);
+        QCOMPARE(valueOf(ladder, {"triton2cuda", "skill"}, "R@4"), 0.5);
+    }
+
+    void report_splitByModelAndSourceVerdict() {
+        ReportOptions options;
+        options.split = ReportSplit::Model;
+        options.metrics = {MetricSet::Transfer};
+        const ReportTable& byModel = tableOf(build(options), "transfer");
+        QCOMPARE(valueOf(byModel, {"m1"}, "helped"), 2.0);
+        QCOMPARE(valueOf(byModel, {"m2"}, "neutral"), 2.0);
+        QCOMPARE(valueOf(byModel, {"m2"}, "T"), 0.0);
+
+        ReportOptions verdict = m1({MetricSet::Ladder});
+        verdict.split = ReportSplit::SourceVerdict;
+        const ReportTable& ladder = tableOf(build(verdict), "ladder");
+        QCOMPARE(valueOf(ladder, {"failed", "base"}, "resolved"), 1.0);
+        QCOMPARE(valueOf(ladder, {"failed", "base"}, "R@0.5"), 1.0);
+        QCOMPARE(valueOf(ladder, {"failed", "base"}, "R@1"), 0.0);
+        QCOMPARE(valueOf(ladder, {"passed", "base"}, "resolved"), 3.0);
+    }
+
+    void report_filtersKeepOnlyTheChosenFamilyProblemsAndDirection() {
+        ReportOptions family = m1({MetricSet::Ladder});
+        family.family = "gemm";
+        const ReportTable& gemm = tableOf(build(family), "ladder");
+        QCOMPARE(valueOf(gemm, {"all", "base"}, "resolved"), 2.0);
+        QCOMPARE(valueOf(gemm, {"all", "base"}, "S"), 20.0); // base: fail, 0.5 -> R@0 = R@0.5 = 1/2
+
+        ReportOptions problems = m1({MetricSet::Ladder});
+        problems.problems = "01_*";
+        QCOMPARE(valueOf(tableOf(build(problems), "ladder"), {"all", "base"}, "resolved"), 2.0);
+
+        ReportOptions direction = m1({MetricSet::Transfer});
+        direction.direction = "triton2cuda";
+        const ReportTable& transfer = tableOf(build(direction), "transfer");
+        QCOMPARE(valueOf(transfer, {"all"}, "resolved"), 2.0);
+        QCOMPARE(valueOf(transfer, {"all"}, "helped"), 1.0);
+        QCOMPARE(valueOf(transfer, {"all"}, "neutral"), 1.0);
+
+        ReportOptions nothing = m1({MetricSet::Ladder});
+        nothing.family = "no-such-family";
+        const ReportTable& empty = tableOf(build(nothing), "ladder");
+        QCOMPARE(valueOf(empty, {"all", "base"}, "resolved"), 0.0);
+        QVERIFY(isNull(empty, {"all", "base"}, "S"));
+    }
+
+    void report_settingsChangeTheLadderAndTheOutcomeBand() {
+        ReportOptions options = m1({MetricSet::Ladder});
+        options.settings.thresholds = {0.0, 3.0};
+        const ReportTable& ladder = tableOf(build(options), "ladder");
+        QCOMPARE(ladder.columns[4], std::string("R@3"));
+        QCOMPARE(valueOf(ladder, {"all", "skill"}, "R@3"), 0.25);
+        QCOMPARE(valueOf(ladder, {"all", "skill"}, "S"), 50.0); // (3/4 + 1/4) / 2
+    }
+
+    void report_allMetricSetsBuildEveryTable() {
+        ReportOptions options;
+        options.metrics = *parseMetricSets("all");
+        const Report report = build(options);
+        for (const char* id : {"ladder", "coverage", "transfer", "standing", "reverse", "usage", "kbx", "variance",
+                               "refinement-index", "refinement-rescue", "refinement-edits", "portability"}) {
+            tableOf(report, id);
+        }
+        const ReportTable& kbx = tableOf(report, "kbx");
+        QCOMPARE(valueOf(kbx, {"all"}, "graded"), 11.0); // 12 trials, the skipped skill arm is not graded
+    }
+
+    void report_optionParsersNameTheBadValueInOneLine() {
+        QVERIFY(parseReportSplit("with_skill").ok());
+        auto split = parseReportSplit("sideways");
+        QVERIFY(!split.ok());
+        QVERIFY(split.error().message.find("'sideways'") != std::string::npos);
+        auto metrics = parseMetricSets("ladder,bogus");
+        QVERIFY(!metrics.ok());
+        QVERIFY(metrics.error().message.find("'bogus'") != std::string::npos);
+        QCOMPARE(parseMetricSets("transfer,ladder,ladder")->size(), std::size_t(2));
+        QCOMPARE(parseThresholds("0, 0.5,1")->size(), std::size_t(3));
+        QVERIFY(!parseThresholds("1,0.5").ok());
+        QVERIFY(!parseThresholds("0,x").ok());
+        QVERIFY(!parseThresholds("-1").ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReportTables)
+#include "tst_report_tables.moc"
