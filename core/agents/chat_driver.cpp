@@ -5,6 +5,7 @@
 #include "core/agents/prompt_builder.h"
 #include "core/agents/reply_parser.h"
 #include "core/agents/secrets.h"
+#include "core/agents/workspace.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -303,6 +304,19 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         transcript << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush;
     };
 
+    // The workspace mirrors the latest files, so it reads like a terminal agent's after the attempt.
+    const WorkspaceLayout layout = workspaceLayout(task.workspace, task.problem);
+    auto keepInWorkspace = [&](const ParsedReply& reply) {
+        for (const auto& [file, text] :
+             {std::pair{layout.kernel, reply.kernel}, std::pair{layout.skill, reply.skill}}) {
+            if (text) {
+                if (Status written = writeFileAtomically(file, *text); !written) {
+                    note("cannot mirror into the workspace: " + written.error().message);
+                }
+            }
+        }
+    };
+
     std::int64_t inputTokens = 0, cachedTokens = 0, outputTokens = 0;
     bool usageReported = false, cacheReported = false;
     int retries = 0;
@@ -394,6 +408,7 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         if (finalSkillTurn) {
             if (parse.defect == ReplyDefect::None && parse.reply.skill) {
                 result.skill = parse.reply.skill;
+                keepInWorkspace({std::nullopt, parse.reply.skill, false});
             }
             if (parse.reply.kernel) {
                 note("the final-skill reply also held a kernel.py; it is ignored (no submissions left)");
@@ -430,6 +445,7 @@ AttemptResult ChatDriver::attempt(const AttemptTask& task, SubmissionGate& gate,
         if (parse.reply.skill) {
             result.skill = parse.reply.skill;
         }
+        keepInWorkspace(parse.reply);
         if (parse.reply.done) {
             if (parse.reply.kernel) {
                 result.finalKernel = *parse.reply.kernel;

@@ -122,6 +122,9 @@ private slots:
         QCOMPARE(requests[2]["body"]["messages"].size(), std::size_t(6));
         QVERIFY(run.result.usage.agentSeconds && *run.result.usage.agentSeconds > 0);
         QVERIFY(contains(run.workspaceText, "the model said DONE"));
+        // The workspace mirrors the latest files.
+        QVERIFY(contains(chattest::readAll(workspace("two_turn") / "kernel.py"), "# v2"));
+        QVERIFY(contains(chattest::readAll(workspace("two_turn") / "SKILL.md"), "final notes"));
     }
 
     void malformedReplyGetsCorrectionWithoutSubmission_data() {
