@@ -282,7 +282,9 @@ int runRun(const std::vector<std::string>& rawArgs) {
         }
     }
     finished.exitCode = exitCode;
-    progress.onEvent(finished);
+    if (summary || progressMode == "json") { // in text mode a failure is the one `mkb:` line below
+        progress.onEvent(finished);
+    }
     if (!summary && exitCode != kExitInterrupted) {
         return fail(exitCode, "run: " + summary.error().message);
     }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -266,6 +267,7 @@ public:
         }
         if (child == 0) {
             ::setpgid(0, 0);
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // an agent never outlives a killed mkb run
             if (::chdir(workspace.c_str()) != 0) {
                 ::_exit(126);
             }

@@ -99,7 +99,7 @@ class RunsCliTest : public QObject {
     }
 
     QStringList runArgs(const QString& store, const QString& driver, const QString& driverConfig,
-                        const QString& problems, const QString& suiteRoot = {}) const {
+                        const QString& problems, const QString& suiteRoot = {}, int concurrency = 2) const {
         return {"run",
                 "--model",
                 "testmodel",
@@ -124,7 +124,7 @@ class RunsCliTest : public QObject {
                 "--timing-draws",
                 "5",
                 "--concurrency",
-                "2",
+                QString::number(concurrency),
                 "--progress",
                 "json"};
     }
@@ -191,6 +191,9 @@ private slots:
         descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
         QVERIFY(descriptor.contains("\"cpusimb\""));
         QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
+        // p04 has a solution in cpusim only: the cpusimb attempts find none.
+        QVERIFY(writeText(solutions() + "/04_quantize_rows.cpusim.py",
+                          readText(fixtures() + "/solutions/04_quantize_rows.cpusim.py")));
         for (const char* stem : {"01_vector_add", "02_row_softmax", "03_argmax_rows"}) {
             const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
             QVERIFY(!source.isEmpty());
@@ -259,10 +262,28 @@ private slots:
         QVERIFY(!skipped->finalVerdict);
         const TrialRecord* ran = byCoordinate(trials, "p01_r1_cpusim2cpusimb_skill");
         QVERIFY(ran && ran->status == TrialStatus::Finished && ran->finalVerdict && ran->finalVerdict->passed);
+    }
 
-        const CliRun again = runMkb(runArgs(store, "reference", settings, "p01"));
-        QCOMPARE(again.exitCode, 0);
-        QCOMPARE(planCount(again, "reuse"), 4);
+    void missingSolutionEndsWithNoKernelNotAnInfrastructureError() {
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const CliRun run = runMkb(runArgs(store, "reference", settings, "p04", {}, 1));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        verifyComplete(store, 4);
+        const std::vector<TrialRecord> trials = liveTrials(store);
+        const TrialRecord* solo = byCoordinate(trials, "p04_r1_solo_cpusim");
+        QVERIFY(solo && solo->finalVerdict && solo->finalVerdict->stage != "no_kernel");
+        for (const char* coordinate : {"p04_r1_solo_cpusimb", "p04_r1_cpusim2cpusimb_skill"}) {
+            const TrialRecord* missing = byCoordinate(trials, coordinate);
+            QVERIFY2(missing && missing->status == TrialStatus::Finished, coordinate);
+            QVERIFY(missing->finalVerdict && !missing->finalVerdict->passed);
+            QVERIFY(!missing->finalVerdict->infrastructureError);
+            QCOMPARE(missing->finalVerdict->stage, std::string("no_kernel"));
+            QVERIFY2(missing->error.find("no shipped solution") != std::string::npos, missing->error.c_str());
+        }
+        // The solo without a kernel wrote no skill either: its skill arm is skipped.
+        const TrialRecord* skipped = byCoordinate(trials, "p04_r1_cpusimb2cpusim_skill");
+        QVERIFY(skipped && skipped->status == TrialStatus::Skipped);
     }
 
     void editedProblemIsStaleUntilRerunStale() {
@@ -271,21 +292,21 @@ private slots:
         QVERIFY(writeText(problemFile, readText(suite() + "/basic/01_vector_add.py")));
         const QString store = newStore();
         const QString settings = config("reference", {{"solutions_dir", solutions()}});
-        const CliRun first = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy));
+        const CliRun first = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy, 1));
         QVERIFY2(first.exitCode == 0, qPrintable(first.err));
 
         QVERIFY(writeText(problemFile, readText(problemFile) + "\n# edited: the fingerprint changes\n"));
-        const CliRun dry = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy) << "--dry-run");
+        const CliRun dry = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy, 1) << "--dry-run");
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QCOMPARE(planCount(dry, "stale"), 4);
         QCOMPARE(int(liveTrials(store, true).size()), 4); // a dry run writes nothing
 
-        const CliRun kept = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy));
+        const CliRun kept = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy, 1));
         QCOMPARE(kept.exitCode, 0);
         QCOMPARE(planCount(kept, "stale"), 4);
         QCOMPARE(events(kept.out, "trial_started").size(), 0);
 
-        const CliRun redone = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy) << "--rerun-stale");
+        const CliRun redone = runMkb(runArgs(store, "reference", settings, "p01", suiteCopy, 1) << "--rerun-stale");
         QVERIFY2(redone.exitCode == 0, qPrintable(redone.err));
         QCOMPARE(planCount(redone, "redo"), 4);
         verifyComplete(store, 4);
@@ -369,14 +390,26 @@ private slots:
         for (int round = 0; round < 3; ++round) {
             const QString store = newStore();
             const QStringList args = runArgs(store, "reference", settings, "p0[12]");
+            // Round 0 counts from the start (startup, planning); round 1 from the first attempt; round 2 from the
+            // first finished trial, so that finished trials exist when the kill lands.
             QProcess process;
             startMkb(process, args);
             QVERIFY(process.waitForStarted());
+            const char* anchor = round == 0 ? nullptr : round == 1 ? "trial_started" : "trial_finished";
+            QString out;
+            QElapsedTimer timer;
+            timer.start();
+            while (anchor && events(out, anchor).isEmpty() && timer.elapsed() < 90000) {
+                process.waitForReadyRead(100);
+                out += QString::fromUtf8(process.readAllStandardOutput());
+            }
+            QVERIFY(!anchor || !events(out, anchor).isEmpty());
             const int delayMs = 200 + int(QRandomGenerator::global()->bounded(2800));
             QTest::qWait(delayMs);
             ::kill(static_cast<pid_t>(process.processId()), SIGKILL);
             process.waitForFinished();
-            const QString context = QString("round %1, killed after %2 ms").arg(round).arg(delayMs);
+            const QString context =
+                QString("round %1, killed %2 ms after %3").arg(round).arg(delayMs).arg(anchor ? anchor : "start");
             std::set<std::int64_t> finishedBefore;
             if (QFile::exists(store)) {
                 for (const TrialRecord& trial : liveTrials(store)) {
