@@ -180,8 +180,29 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     request.settings.maxKernelBytes = budget.maxKernelBytes;
     request.peaksJson = runner_.settings().peaksJson;
     request.problemMetaJson = problemMetaJson(problem_.meta);
-    Verdict verdict = grader_.grade(request, {}, &runner_.cancel());
+    // The wall clock includes grading: a grading still running when it runs out is abandoned (and not counted).
+    std::atomic<bool> stopGrading{false};
+    std::atomic<bool> gradingDone{false};
+    std::atomic<bool> deadlineHit{false};
+    std::thread watchdog([&]() {
+        while (!gradingDone.load()) {
+            if (runner_.cancel().load()) {
+                stopGrading.store(true);
+            } else if (secondsSince(started_) >= budget.wallSeconds) {
+                deadlineHit.store(true);
+                stopGrading.store(true);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
+    Verdict verdict = grader_.grade(request, {}, &stopGrading);
+    gradingDone.store(true);
+    watchdog.join();
     const ReportHeading heading{problem_.name(), dsl_.descriptor.id, "kernel.py", runner_.settings().device};
+    if (deadlineHit.load()) {
+        return finish("The wall clock of " + std::to_string(static_cast<long>(budget.wallSeconds)) +
+                      " s ran out while this kernel was being graded; the submission is not counted.\n");
+    }
     if (verdict.infrastructureError) {
         outcome.verdict = verdict;
         return finish("The grader failed before judging this kernel (not your fault); the submission is not "
