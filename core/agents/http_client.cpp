@@ -177,6 +177,11 @@ HttpResponse postHttp(const HttpRequest& request, const std::atomic<bool>& cance
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorBuffer);
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, ""); // whatever libcurl can decode
+    // A local endpoint (vLLM, SGLang, Ollama) is never reached through a proxy; the user's NO_PROXY list still holds.
+    const char* userNoProxy = std::getenv("NO_PROXY") ? std::getenv("NO_PROXY") : std::getenv("no_proxy");
+    const std::string noProxy =
+        (userNoProxy && *userNoProxy ? std::string(userNoProxy) + "," : std::string()) + "localhost,127.0.0.1,::1";
+    curl_easy_setopt(curl, CURLOPT_NOPROXY, noProxy.c_str());
 
     const CURLcode code = curl_easy_perform(curl);
     response.failure = transfer.tooLarge ? HttpFailure::TooLarge : classify(code);
