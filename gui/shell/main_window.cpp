@@ -3,8 +3,12 @@
 
 #include "core/util/paths.h"
 #include "gui/common/resources.h"
+#include "gui/comparisons/comparisons_view.h"
+#include "gui/inspector/inspector_view.h"
+#include "gui/overview/overview_view.h"
 #include "gui/problems/problems_listing.h"
 #include "gui/problems/problems_view.h"
+#include "gui/project/project_data.h"
 #include "gui/shell/pending_view.h"
 #include "gui/shell/recent_projects.h"
 
@@ -68,12 +72,14 @@ QString viewTitle(int view) {
 MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* parent)
     : QMainWindow(parent), suiteRoots_(std::move(suiteRoots)) {
     initResources();
+    projectData_ = new ProjectData(this);
     if (suiteRoots_.empty()) {
         suiteRoots_.push_back(shippedProblemsDir());
     }
     setWindowIcon(QIcon(QStringLiteral(":/mkb/icons/mkb-workbench.svg")));
     setObjectName(QStringLiteral("mainWindow"));
     buildViews();
+    connectAnalysisViews();
     buildMenus();
     projectLabel_ = new QLabel(this);
     projectLabel_->setObjectName(QStringLiteral("projectLabel"));
@@ -95,6 +101,15 @@ void MainWindow::buildViews() {
         if (View(view) == View::Problems) {
             problemsView_ = new ProblemsView(viewStack_);
             viewStack_->addWidget(problemsView_);
+        } else if (View(view) == View::Overview) {
+            overviewView_ = new OverviewView(viewStack_);
+            viewStack_->addWidget(overviewView_);
+        } else if (View(view) == View::Transfers) {
+            inspectorView_ = new InspectorView(viewStack_);
+            viewStack_->addWidget(inspectorView_);
+        } else if (View(view) == View::Comparisons) {
+            comparisonsView_ = new ComparisonsView(viewStack_);
+            viewStack_->addWidget(comparisonsView_);
         } else {
             viewStack_->addWidget(
                 new PendingView(viewTitle(view), QCoreApplication::translate("MainWindow", kViews[view].pending)));
@@ -115,6 +130,29 @@ void MainWindow::buildViews() {
         if (row >= 0) {
             showView(View(row));
         }
+    });
+}
+
+void MainWindow::connectAnalysisViews() {
+    overviewView_->setProjectData(projectData_);
+    comparisonsView_->setProjectData(projectData_);
+    connect(overviewView_, &OverviewView::comparisonsRequested, this,
+            [this](const QString& model, const QString& direction) {
+                comparisonsView_->filterTo(model, direction);
+                showView(View::Comparisons);
+            });
+    connect(comparisonsView_, &ComparisonsView::comparisonActivated, this,
+            [this](const analysis::Comparison& comparison) {
+                inspectorView_->setSettings(projectData_->settings());
+                inspectorView_->showComparison(comparison);
+                showView(View::Transfers);
+            });
+    connect(inspectorView_, &InspectorView::errorOccurred, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    connect(inspectorView_, &InspectorView::annotationsChanged, this,
+            [this] { statusBar()->showMessage(tr("Annotations saved"), 3000); });
+    connect(projectData_, &ProjectData::loadFailed, this, [this](const QString& reason) {
+        statusBar()->showMessage(tr("Could not load the project's trials: %1").arg(reason), 10000);
     });
 }
 
@@ -195,6 +233,9 @@ Status MainWindow::loadProject(const QString& path, OpenMode mode) {
     }
     rebuildRecentProjectsMenu();
     refreshProblems();
+    inspectorView_->setStore(store_.get());
+    comparisonsView_->setProjectKey(projectPath_);
+    projectData_->setStorePath(projectPath_);
     updateTitle();
     emit projectOpened(projectPath_);
     return Ok{};

@@ -20,7 +20,11 @@ class QStackedWidget;
 
 namespace mkb::gui {
 
+class ComparisonsView;
+class InspectorView;
+class OverviewView;
 class ProblemsView;
+class ProjectData;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -48,6 +52,11 @@ public:
     void showView(View view);
     View currentView() const;
     ProblemsView* problemsView() const { return problemsView_; }
+    /// The open project's trials and comparisons, reloaded off the GUI thread; shared by every analysis view.
+    ProjectData* projectData() const { return projectData_; }
+    OverviewView* overviewView() const { return overviewView_; }
+    ComparisonsView* comparisonsView() const { return comparisonsView_; }
+    InspectorView* inspectorView() const { return inspectorView_; }
     QMenu* recentProjectsMenu() const { return recentMenu_; }
 
     /// Saves geometry, dock/toolbar state, the current view and the views' own layouts with kLayoutVersion.
@@ -72,6 +81,7 @@ private:
     void chooseAndOpenProject();
     void chooseAndCreateProject();
     void refreshProblems();
+    void connectAnalysisViews();
     void updateTitle();
 
     std::vector<std::filesystem::path> suiteRoots_;
@@ -83,6 +93,10 @@ private:
     QStackedWidget* viewStack_ = nullptr;
     QActionGroup* viewActions_ = nullptr;
     ProblemsView* problemsView_ = nullptr;
+    ProjectData* projectData_ = nullptr;
+    OverviewView* overviewView_ = nullptr;
+    ComparisonsView* comparisonsView_ = nullptr;
+    InspectorView* inspectorView_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
 };

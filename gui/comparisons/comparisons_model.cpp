@@ -1,0 +1,248 @@
+// ComparisonsModel: caches each row's tiers, speedups, ratio, outcome and standing once per setComparisons.
+#include "gui/comparisons/comparisons_model.h"
+
+#include "core/analysis/transfer.h"
+
+#include <QSet>
+#include <algorithm>
+
+namespace mkb::gui {
+namespace {
+
+QString verdictText(const analysis::Attempt* attempt) {
+    if (!attempt) {
+        return {};
+    }
+    if (attempt->skipped) {
+        return QStringLiteral("skipped");
+    }
+    return attempt->passed ? QStringLiteral("passed") : QStringLiteral("failed");
+}
+
+QString numberText(double value, int decimals) {
+    return value < 0 ? QString() : QString::number(value, 'f', decimals);
+}
+
+} // namespace
+
+QString outcomeText(const analysis::Comparison& comparison, const analysis::AnalysisSettings& settings) {
+    return comparison.resolved()
+               ? QString::fromLatin1(analysis::toString(analysis::transferOutcome(comparison, settings)))
+               : QString();
+}
+
+ComparisonsModel::ComparisonsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison& comparison) const {
+    RowCache row;
+    row.sourceVerdict = verdictText(comparison.source.get());
+    if (comparison.source) {
+        row.sourceTier = analysis::tier(*comparison.source, settings_);
+    }
+    if (comparison.base) {
+        row.baseTier = analysis::tier(*comparison.base, settings_);
+        row.baseSpeedup = comparison.base->passed ? comparison.base->speedup : 0;
+    }
+    if (comparison.skill && !comparison.skill->skipped) {
+        row.skillTier = analysis::tier(*comparison.skill, settings_);
+        row.skillSpeedup = comparison.skill->passed ? comparison.skill->speedup : 0;
+    } else if (comparison.skillSkipped() && comparison.base) {
+        row.skillTier = row.baseTier; // a skipped skill arm counts as its base
+        row.skillSpeedup = row.baseSpeedup;
+    }
+    QStringList tags;
+    if (comparison.resolved()) {
+        row.pairedRatio = analysis::pairedRatio(comparison, settings_);
+        row.outcome = outcomeText(comparison, settings_);
+        row.standing = QString::fromLatin1(analysis::toString(analysis::sourceStanding(comparison, settings_)));
+    } else {
+        tags << QStringLiteral("unresolved");
+    }
+    if (comparison.skillSkipped()) {
+        tags << QStringLiteral("skill skipped");
+    }
+    if (comparison.source && !comparison.source->wroteSkill) {
+        tags << QStringLiteral("no source skill");
+    }
+    row.tags = tags.join(QStringLiteral(", "));
+    return row;
+}
+
+void ComparisonsModel::setComparisons(std::vector<analysis::Comparison> comparisons,
+                                      const analysis::AnalysisSettings& settings) {
+    beginResetModel();
+    comparisons_ = std::move(comparisons);
+    settings_ = settings;
+    cache_.clear();
+    cache_.reserve(comparisons_.size());
+    for (const analysis::Comparison& comparison : comparisons_) {
+        cache_.push_back(cacheFor(comparison));
+    }
+    endResetModel();
+}
+
+const analysis::Comparison* ComparisonsModel::comparisonAt(int row) const {
+    return row >= 0 && size_t(row) < comparisons_.size() ? &comparisons_[size_t(row)] : nullptr;
+}
+
+int ComparisonsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(comparisons_.size());
+}
+
+int ComparisonsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ComparisonsModel::displayOf(int row, int column) const {
+    const analysis::Comparison& comparison = comparisons_[size_t(row)];
+    const RowCache& cache = cache_[size_t(row)];
+    auto tierText = [](int tier) { return tier < 0 ? QString() : QString::number(tier); };
+    switch (Column(column)) {
+    case ModelColumn:
+        return QString::fromStdString(comparison.model);
+    case DirectionColumn:
+        return QString::fromStdString(comparison.direction);
+    case ProblemColumn:
+        return QStringLiteral("%1 %2")
+            .arg(comparison.problemNumber, 2, 10, QLatin1Char('0'))
+            .arg(QString::fromStdString(comparison.problemSlug));
+    case FamilyColumn:
+        return QString::fromStdString(comparison.family);
+    case ReplicateColumn:
+        return comparison.replicate;
+    case SourceVerdictColumn:
+        return cache.sourceVerdict;
+    case SourceTierColumn:
+        return tierText(cache.sourceTier);
+    case BaseTierColumn:
+        return tierText(cache.baseTier);
+    case BaseSpeedupColumn:
+        return numberText(cache.baseSpeedup, 2);
+    case SkillTierColumn:
+        return tierText(cache.skillTier);
+    case SkillSpeedupColumn:
+        return numberText(cache.skillSpeedup, 2);
+    case PairedRatioColumn:
+        return numberText(cache.pairedRatio, 3);
+    case OutcomeColumn:
+        return cache.outcome;
+    case StandingColumn:
+        return cache.standing;
+    case TagsColumn:
+        return cache.tags;
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant ComparisonsModel::sortOf(int row, int column) const {
+    const analysis::Comparison& comparison = comparisons_[size_t(row)];
+    const RowCache& cache = cache_[size_t(row)];
+    switch (Column(column)) {
+    case ProblemColumn:
+        return comparison.problemNumber;
+    case ReplicateColumn:
+        return comparison.replicate;
+    case SourceTierColumn:
+        return cache.sourceTier;
+    case BaseTierColumn:
+        return cache.baseTier;
+    case SkillTierColumn:
+        return cache.skillTier;
+    case BaseSpeedupColumn:
+        return cache.baseSpeedup;
+    case SkillSpeedupColumn:
+        return cache.skillSpeedup;
+    case PairedRatioColumn:
+        return cache.pairedRatio;
+    default:
+        return displayOf(row, column);
+    }
+}
+
+QVariant ComparisonsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const int row = index.row();
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+    case FilterRole:
+        return displayOf(row, column).toString();
+    case SortRole:
+        return sortOf(row, column);
+    case ComparisonIndexRole:
+        return row;
+    case Qt::TextAlignmentRole: {
+        const bool numeric = column == ReplicateColumn || column == SourceTierColumn || column == BaseTierColumn ||
+                             column == SkillTierColumn || column == BaseSpeedupColumn || column == SkillSpeedupColumn ||
+                             column == PairedRatioColumn;
+        return QVariant::fromValue(numeric ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    case Qt::ToolTipRole:
+        if (column == PairedRatioColumn && cache_[size_t(row)].pairedRatio >= 0) {
+            return tr("e(skill outcome) / e(base), effective speedups");
+        }
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant ComparisonsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    switch (Column(section)) {
+    case ModelColumn:
+        return tr("Model");
+    case DirectionColumn:
+        return tr("Direction");
+    case ProblemColumn:
+        return tr("Problem");
+    case FamilyColumn:
+        return tr("Family");
+    case ReplicateColumn:
+        return tr("Rep");
+    case SourceVerdictColumn:
+        return tr("Source verdict");
+    case SourceTierColumn:
+        return tr("Source tier");
+    case BaseTierColumn:
+        return tr("Base tier");
+    case BaseSpeedupColumn:
+        return tr("Base speedup");
+    case SkillTierColumn:
+        return tr("Skill tier");
+    case SkillSpeedupColumn:
+        return tr("Skill speedup");
+    case PairedRatioColumn:
+        return tr("Paired ratio");
+    case OutcomeColumn:
+        return tr("Outcome");
+    case StandingColumn:
+        return tr("Standing");
+    case TagsColumn:
+        return tr("Tags");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QStringList ComparisonsModel::distinctValues(int column) const {
+    QSet<QString> values;
+    for (int row = 0; row < rowCount(); ++row) {
+        const QString value = displayOf(row, column).toString();
+        if (!value.isEmpty()) {
+            values.insert(value);
+        }
+    }
+    QStringList sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+}
+
+} // namespace mkb::gui

@@ -1,0 +1,73 @@
+// The comparisons table: one row per comparison of the project (resolved or not), every number from core/analysis.
+#pragma once
+
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+
+#include <QAbstractTableModel>
+#include <QStringList>
+#include <vector>
+
+namespace mkb::gui {
+
+class ComparisonsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        ModelColumn,
+        DirectionColumn,
+        ProblemColumn,
+        FamilyColumn,
+        ReplicateColumn,
+        SourceVerdictColumn,
+        SourceTierColumn,
+        BaseTierColumn,
+        BaseSpeedupColumn,
+        SkillTierColumn,
+        SkillSpeedupColumn,
+        PairedRatioColumn,
+        OutcomeColumn,
+        StandingColumn,
+        TagsColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1, // numbers as doubles (missing = -1), text as text
+        FilterRole,                  // the plain text the filter combos match ("" when missing)
+        ComparisonIndexRole,         // the row's index into comparisons()
+    };
+
+    explicit ComparisonsModel(QObject* parent = nullptr);
+
+    void setComparisons(std::vector<analysis::Comparison> comparisons, const analysis::AnalysisSettings& settings);
+    const std::vector<analysis::Comparison>& comparisons() const { return comparisons_; }
+    const analysis::Comparison* comparisonAt(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /// The distinct FilterRole texts of a column, sorted: what its filter combo offers.
+    QStringList distinctValues(int column) const;
+
+private:
+    struct RowCache {
+        QString sourceVerdict;
+        int sourceTier = -1, baseTier = -1, skillTier = -1;
+        double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1;
+        QString outcome, standing, tags;
+    };
+    RowCache cacheFor(const analysis::Comparison& comparison) const;
+    QVariant displayOf(int row, int column) const;
+    QVariant sortOf(int row, int column) const;
+
+    std::vector<analysis::Comparison> comparisons_;
+    std::vector<RowCache> cache_;
+    analysis::AnalysisSettings settings_;
+};
+
+/// The text a comparison's outcome, standing or source verdict shows ("" for an unresolved comparison).
+QString outcomeText(const analysis::Comparison& comparison, const analysis::AnalysisSettings& settings);
+
+} // namespace mkb::gui

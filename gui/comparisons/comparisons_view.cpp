@@ -1,0 +1,197 @@
+// ComparisonsView: filter controls above the table; combos list each column's values; Enter opens the inspector.
+#include "gui/comparisons/comparisons_view.h"
+
+#include "gui/common/table_copy.h"
+#include "gui/comparisons/comparisons_filter.h"
+#include "gui/comparisons/comparisons_model.h"
+#include "gui/project/project_data.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace mkb::gui {
+
+ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("comparisonsView"));
+    model_ = new ComparisonsModel(this);
+    filter_ = new ComparisonsFilter(this);
+    filter_->setSourceModel(model_);
+
+    auto* controls = new QHBoxLayout;
+    for (int column : ComparisonsFilter::filterColumns()) {
+        auto* combo = new QComboBox(this);
+        combo->setObjectName(QStringLiteral("filter%1").arg(column));
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        combo->setToolTip(model_->headerData(column, Qt::Horizontal).toString());
+        combos_.insert(column, combo);
+        controls->addWidget(combo);
+        connect(combo, &QComboBox::currentIndexChanged, this, [this, column, combo] {
+            if (!syncing_) {
+                filter_->setColumnFilter(column, combo->currentData().toString());
+            }
+        });
+    }
+    search_ = new QLineEdit(this);
+    search_->setObjectName(QStringLiteral("comparisonsSearch"));
+    search_->setPlaceholderText(tr("Search all columns…"));
+    search_->setClearButtonEnabled(true);
+    controls->addWidget(search_, 1);
+    connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (!syncing_) {
+            filter_->setSearchText(text);
+        }
+    });
+    auto* clear = new QPushButton(tr("Clear Filters"), this);
+    connect(clear, &QPushButton::clicked, filter_, &ComparisonsFilter::clearFilters);
+    controls->addWidget(clear);
+    countLabel_ = new QLabel(this);
+    countLabel_->setObjectName(QStringLiteral("comparisonsCount"));
+    controls->addWidget(countLabel_);
+
+    table_ = new QTableView(this);
+    table_->setObjectName(QStringLiteral("comparisonsTable"));
+    table_->setModel(filter_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    installCopyRowsAction(table_);
+    connect(table_, &QTableView::doubleClicked, this, &ComparisonsView::activateRow);
+    auto* open = new QAction(tr("Open in Inspector"), table_);
+    open->setShortcuts({QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter)});
+    open->setShortcutContext(Qt::WidgetShortcut);
+    connect(open, &QAction::triggered, this, [this] { activateRow(table_->currentIndex()); });
+    table_->addAction(open);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(table_, 1);
+
+    connect(filter_, &ComparisonsFilter::filtersChanged, this, [this] {
+        syncControlsFromFilter();
+        saveFilters();
+    });
+    auto updateCount = [this] {
+        countLabel_->setText(tr("%1 of %2").arg(filter_->rowCount()).arg(model_->rowCount()));
+    };
+    connect(filter_, &QAbstractItemModel::rowsInserted, this, updateCount);
+    connect(filter_, &QAbstractItemModel::rowsRemoved, this, updateCount);
+    connect(filter_, &QAbstractItemModel::modelReset, this, updateCount);
+    connect(filter_, &QAbstractItemModel::layoutChanged, this, updateCount);
+    refillCombos();
+    updateCount();
+}
+
+void ComparisonsView::setProjectData(ProjectData* data) {
+    if (data_) {
+        disconnect(data_, nullptr, this, nullptr);
+    }
+    data_ = data;
+    if (data_) {
+        connect(data_, &ProjectData::loaded, this, &ComparisonsView::refresh);
+        connect(data_, &ProjectData::settingsChanged, this, &ComparisonsView::refresh);
+    }
+    refresh();
+}
+
+void ComparisonsView::refresh() {
+    if (!data_) {
+        model_->setComparisons({}, {});
+    } else {
+        model_->setComparisons(data_->comparisons(), data_->settings());
+    }
+    refillCombos();
+    table_->resizeColumnsToContents();
+}
+
+void ComparisonsView::refillCombos() {
+    syncing_ = true;
+    for (auto it = combos_.begin(); it != combos_.end(); ++it) {
+        QComboBox* combo = it.value();
+        combo->clear();
+        combo->addItem(tr("Any %1").arg(model_->headerData(it.key(), Qt::Horizontal).toString().toLower()), QString());
+        for (const QString& value : model_->distinctValues(it.key())) {
+            combo->addItem(value, value);
+        }
+    }
+    syncing_ = false;
+    syncControlsFromFilter();
+}
+
+void ComparisonsView::syncControlsFromFilter() {
+    syncing_ = true;
+    for (auto it = combos_.begin(); it != combos_.end(); ++it) {
+        const QString value = filter_->columnFilter(it.key());
+        int index = it.value()->findData(value);
+        if (index < 0) { // a saved value this data does not hold (yet): keep it selectable
+            it.value()->addItem(value, value);
+            index = it.value()->count() - 1;
+        }
+        it.value()->setCurrentIndex(index);
+    }
+    if (search_->text() != filter_->searchText()) {
+        search_->setText(filter_->searchText());
+    }
+    syncing_ = false;
+}
+
+QString ComparisonsView::settingsGroupFor(const QString& storePath) {
+    const QByteArray hash = QCryptographicHash::hash(storePath.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
+    return QStringLiteral("projects/%1/comparisonsFilter").arg(QString::fromLatin1(hash));
+}
+
+void ComparisonsView::setProjectKey(const QString& storePath) {
+    projectKey_ = QString(); // no saving while restoring
+    QVariantMap state;
+    if (!storePath.isEmpty()) {
+        QSettings settings;
+        state = settings.value(settingsGroupFor(storePath)).toMap();
+    }
+    filter_->restoreState(state);
+    projectKey_ = storePath;
+}
+
+void ComparisonsView::saveFilters() const {
+    if (projectKey_.isEmpty()) {
+        return;
+    }
+    QSettings settings;
+    settings.setValue(settingsGroupFor(projectKey_), filter_->state());
+}
+
+void ComparisonsView::filterTo(const QString& model, const QString& direction) {
+    QVariantMap state;
+    if (!model.isEmpty()) {
+        state.insert(QStringLiteral("column/%1").arg(ComparisonsModel::ModelColumn), model);
+    }
+    if (!direction.isEmpty()) {
+        state.insert(QStringLiteral("column/%1").arg(ComparisonsModel::DirectionColumn), direction);
+    }
+    filter_->restoreState(state); // emits filtersChanged once: controls follow, the project saves it
+}
+
+void ComparisonsView::activateRow(const QModelIndex& proxyIndex) {
+    if (!proxyIndex.isValid()) {
+        return;
+    }
+    const QModelIndex sourceIndex = filter_->mapToSource(proxyIndex);
+    if (const analysis::Comparison* comparison = model_->comparisonAt(sourceIndex.row())) {
+        emit comparisonActivated(*comparison);
+    }
+}
+
+} // namespace mkb::gui

@@ -1,0 +1,457 @@
+// InspectorView: reads skills, submissions and annotations of the comparison's three trials from the store on demand.
+#include "gui/inspector/inspector_view.h"
+
+#include "core/analysis/transfer.h"
+#include "core/grading/report_text.h"
+#include "core/store/store.h"
+#include "gui/common/diff_view.h"
+#include "gui/common/markdown_pane.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextEdit>
+#include <QVBoxLayout>
+
+namespace mkb::gui {
+namespace {
+
+constexpr AnnotationTag kTags[] = {AnnotationTag::Supported, AnnotationTag::Unsupported, AnnotationTag::Contradicted,
+                                   AnnotationTag::Other};
+
+/// UTF-8 byte offset of a QString position (annotations store byte offsets into the skill text).
+std::int64_t utf8Offset(const QString& text, int position) {
+    return text.left(position).toUtf8().size();
+}
+
+/// The QString position of a UTF-8 byte offset.
+int stringPosition(const QString& text, std::int64_t offset) {
+    return int(QString::fromUtf8(text.toUtf8().left(int(offset))).size());
+}
+
+QString verdictWord(const analysis::Attempt& attempt) {
+    if (attempt.skipped) {
+        return QObject::tr("skipped (no source skill)");
+    }
+    if (!attempt.graded) {
+        return QObject::tr("not graded");
+    }
+    return attempt.passed ? QObject::tr("passed") : QObject::tr("failed");
+}
+
+// Scrolls `to` to the same relative position as `from` (skills differ in length, so rows cannot match).
+void linkProportionally(QScrollBar* from, QScrollBar* to) {
+    QObject::connect(from, &QScrollBar::valueChanged, to, [from, to](int value) {
+        if (from->maximum() <= 0) {
+            return;
+        }
+        const int target = int(double(value) / from->maximum() * to->maximum() + 0.5);
+        if (to->value() != target) {
+            const QSignalBlocker blocker(to);
+            to->setValue(target);
+        }
+    });
+}
+
+} // namespace
+
+InspectorView::InspectorView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("inspectorView"));
+    headline_ = new QLabel(tr("Open a comparison from the Comparisons page (Enter or double-click)."), this);
+    headline_->setObjectName(QStringLiteral("inspectorHeadline"));
+    headline_->setWordWrap(true);
+    headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    arms_ = new QTableWidget(0, 9, this);
+    arms_->setObjectName(QStringLiteral("inspectorArms"));
+    arms_->setHorizontalHeaderLabels({tr("Role"), tr("Arm"), tr("Trial"), tr("Verdict"), tr("Tier"), tr("Speedup"),
+                                      tr("Kernel ms"), tr("Eager ms"), tr("Stage / error")});
+    arms_->verticalHeader()->hide();
+    arms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    arms_->horizontalHeader()->setStretchLastSection(true);
+    arms_->setMaximumHeight(130);
+
+    // Skills page: two panes, tag controls, annotation list.
+    sourceSkill_ = new MarkdownPane(tr("Source skill (handed over)"), this);
+    sourceSkill_->setObjectName(QStringLiteral("sourceSkillPane"));
+    attemptSkill_ = new MarkdownPane(tr("Skill written by the skill-conditioned attempt"), this);
+    attemptSkill_->setObjectName(QStringLiteral("attemptSkillPane"));
+    linkProportionally(sourceSkill_->editor()->verticalScrollBar(), attemptSkill_->editor()->verticalScrollBar());
+    linkProportionally(attemptSkill_->editor()->verticalScrollBar(), sourceSkill_->editor()->verticalScrollBar());
+    auto* skillSplit = new QSplitter(Qt::Horizontal, this);
+    skillSplit->addWidget(sourceSkill_);
+    skillSplit->addWidget(attemptSkill_);
+
+    tagSkillCombo_ = new QComboBox(this);
+    tagSkillCombo_->addItem(tr("Source skill"), int(SkillSide::Source));
+    tagSkillCombo_->addItem(tr("Attempt's skill"), int(SkillSide::Attempt));
+    tagCombo_ = new QComboBox(this);
+    tagCombo_->setObjectName(QStringLiteral("annotationTag"));
+    for (AnnotationTag tag : kTags) {
+        tagCombo_->addItem(QString::fromLatin1(toString(tag)), int(tag));
+    }
+    note_ = new QLineEdit(this);
+    note_->setObjectName(QStringLiteral("annotationNote"));
+    note_->setPlaceholderText(tr("Note (what the evidence is)"));
+    auto* tagButton = new QPushButton(tr("Tag Selection"), this);
+    tagButton->setObjectName(QStringLiteral("tagSelection"));
+    tagButton->setToolTip(tr("Select a claim in the chosen skill pane, pick a tag, add a note, then tag it"));
+    connect(tagButton, &QPushButton::clicked, this, [this] {
+        const Status status = tagSelection(SkillSide(tagSkillCombo_->currentData().toInt()));
+        if (!status) {
+            emit errorOccurred(QString::fromStdString(status.error().message));
+        }
+    });
+    auto* tagBar = new QHBoxLayout;
+    tagBar->addWidget(new QLabel(tr("Tag claim in"), this));
+    tagBar->addWidget(tagSkillCombo_);
+    tagBar->addWidget(tagCombo_);
+    tagBar->addWidget(note_, 1);
+    tagBar->addWidget(tagButton);
+
+    annotationList_ = new QListWidget(this);
+    annotationList_->setObjectName(QStringLiteral("annotationList"));
+    annotationList_->setMaximumHeight(120);
+    connect(tagSkillCombo_, &QComboBox::currentIndexChanged, this, &InspectorView::refreshAnnotations);
+    connect(annotationList_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        const auto side = SkillSide(tagSkillCombo_->currentData().toInt());
+        MarkdownPane* pane = side == SkillSide::Source ? sourceSkill_ : attemptSkill_;
+        const QString& text = skillInfo(side).text;
+        pane->selectRange(stringPosition(text, item->data(Qt::UserRole + 1).toLongLong()),
+                          stringPosition(text, item->data(Qt::UserRole + 2).toLongLong()));
+    });
+    auto* deleteButton = new QPushButton(tr("Delete Annotation"), this);
+    deleteButton->setObjectName(QStringLiteral("deleteAnnotation"));
+    connect(deleteButton, &QPushButton::clicked, this, [this] {
+        if (QListWidgetItem* item = annotationList_->currentItem()) {
+            const Status status = deleteAnnotation(item->data(Qt::UserRole).toLongLong());
+            if (!status) {
+                emit errorOccurred(QString::fromStdString(status.error().message));
+            }
+        }
+    });
+    auto* annotationBar = new QHBoxLayout;
+    annotationBar->addWidget(annotationList_, 1);
+    annotationBar->addWidget(deleteButton, 0, Qt::AlignTop);
+
+    auto* skillsPage = new QWidget(this);
+    auto* skillsLayout = new QVBoxLayout(skillsPage);
+    skillsLayout->addWidget(skillSplit, 1);
+    skillsLayout->addLayout(tagBar);
+    skillsLayout->addLayout(annotationBar);
+
+    // Kernels page.
+    kernelPairCombo_ = new QComboBox(this);
+    kernelPairCombo_->setObjectName(QStringLiteral("kernelPair"));
+    kernelPairCombo_->addItem(tr("Base (solo target) vs skill-conditioned"), int(KernelPair::BaseVsSkill));
+    kernelPairCombo_->addItem(tr("Source vs skill-conditioned"), int(KernelPair::SourceVsSkill));
+    kernelPairCombo_->addItem(tr("Source vs base"), int(KernelPair::SourceVsBase));
+    connect(kernelPairCombo_, &QComboBox::currentIndexChanged, this,
+            [this] { setKernelPair(KernelPair(kernelPairCombo_->currentData().toInt())); });
+    diff_ = new DiffView(this);
+    auto* kernelsPage = new QWidget(this);
+    auto* kernelsLayout = new QVBoxLayout(kernelsPage);
+    kernelsLayout->addWidget(kernelPairCombo_);
+    kernelsLayout->addWidget(diff_, 1);
+
+    // Reports page.
+    reports_ = new QPlainTextEdit(this);
+    reports_->setObjectName(QStringLiteral("inspectorReports"));
+    reports_->setReadOnly(true);
+    reports_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(skillsPage, tr("Skills"));
+    tabs_->addTab(kernelsPage, tr("Kernels"));
+    tabs_->addTab(reports_, tr("Grader Reports"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(headline_);
+    layout->addWidget(arms_);
+    layout->addWidget(tabs_, 1);
+}
+
+void InspectorView::setStore(Store* store) {
+    store_ = store;
+    clear();
+}
+
+void InspectorView::clear() {
+    comparison_.reset();
+    sourceSkillInfo_ = {};
+    attemptSkillInfo_ = {};
+    headline_->setText(tr("Open a comparison from the Comparisons page (Enter or double-click)."));
+    arms_->setRowCount(0);
+    sourceSkill_->setMarkdown(QString());
+    attemptSkill_->setMarkdown(QString());
+    diff_->setTexts(QString(), QString(), QString(), QString());
+    reports_->clear();
+    annotationList_->clear();
+}
+
+InspectorView::SkillInfo InspectorView::loadSkill(std::int64_t trialId) const {
+    SkillInfo info;
+    if (!store_ || trialId == 0) {
+        return info;
+    }
+    auto skill = store_->skillOfTrial(trialId);
+    if (skill && skill->has_value()) {
+        info.record = **skill;
+        info.text = QString::fromStdString((*skill)->text);
+    }
+    return info;
+}
+
+QString InspectorView::kernelOf(const analysis::Attempt* attempt) const {
+    if (!attempt || attempt->skipped) {
+        return {};
+    }
+    if (!attempt->finalKernelSource.empty()) {
+        return QString::fromStdString(attempt->finalKernelSource);
+    }
+    if (!store_) {
+        return {};
+    }
+    auto submissions = store_->submissions(attempt->trialId);
+    if (!submissions || submissions->empty()) {
+        return {};
+    }
+    for (const SubmissionRecord& submission : *submissions) {
+        if (submission.index == 0) {
+            return QString::fromStdString(submission.kernelSource); // the final fresh evaluation
+        }
+    }
+    return QString::fromStdString(submissions->back().kernelSource);
+}
+
+void InspectorView::showComparison(const analysis::Comparison& comparison) {
+    comparison_ = comparison;
+    const analysis::Comparison& c = *comparison_;
+    QString headline =
+        tr("<b>%1</b> · %2 · problem %3 %4 (%5) · replicate %6")
+            .arg(QString::fromStdString(c.model).toHtmlEscaped(), QString::fromStdString(c.direction).toHtmlEscaped())
+            .arg(c.problemNumber)
+            .arg(QString::fromStdString(c.problemSlug).toHtmlEscaped(),
+                 QString::fromStdString(c.family).toHtmlEscaped())
+            .arg(c.replicate);
+    if (c.resolved()) {
+        headline += tr("<br>Outcome: <b>%1</b> · source standing: %2 · paired ratio %3")
+                        .arg(QString::fromLatin1(analysis::toString(analysis::transferOutcome(c, settings_))),
+                             QString::fromLatin1(analysis::toString(analysis::sourceStanding(c, settings_))),
+                             QString::number(analysis::pairedRatio(c, settings_), 'f', 3));
+    } else {
+        headline += tr("<br>Unresolved: not every arm holds a verdict yet.");
+    }
+    headline_->setText(headline);
+
+    sourceSkillInfo_ = loadSkill(c.source ? c.source->trialId : 0);
+    attemptSkillInfo_ = loadSkill(c.skill ? c.skill->trialId : 0);
+    sourceSkill_->setMarkdown(sourceSkillInfo_.text);
+    attemptSkill_->setMarkdown(attemptSkillInfo_.text);
+    fillArms();
+    fillDiff();
+    fillReports();
+    refreshAnnotations();
+}
+
+void InspectorView::fillArms() {
+    const analysis::Comparison& c = *comparison_;
+    const std::pair<QString, const analysis::Attempt*> rows[] = {
+        {tr("Source"), c.source.get()}, {tr("Base"), c.base.get()}, {tr("Skill"), c.skill.get()}};
+    arms_->setRowCount(3);
+    for (int row = 0; row < 3; ++row) {
+        const analysis::Attempt* attempt = rows[row].second;
+        std::optional<Verdict> verdict;
+        if (attempt && store_) {
+            auto trial = store_->loadTrial(attempt->trialId);
+            if (trial) {
+                verdict = trial->finalVerdict;
+            }
+        }
+        auto ms = [](const std::optional<double>& value) {
+            return value ? QString::number(*value, 'f', 4) : QString();
+        };
+        const QStringList cells{
+            rows[row].first,
+            attempt ? QString::fromStdString(attempt->arm) : tr("(no verdict)"),
+            attempt ? QString::number(attempt->trialId) : QString(),
+            attempt ? verdictWord(*attempt) : QString(),
+            attempt ? QString::number(analysis::tier(*attempt, settings_)) : QString(),
+            attempt && attempt->passed ? QString::number(attempt->speedup, 'f', 2) : QString(),
+            verdict ? ms(verdict->kernelMedianMs) : QString(),
+            verdict ? ms(verdict->eagerMedianMs) : QString(),
+            verdict ? QString::fromStdString(verdict->stage + (verdict->error.empty() ? "" : ": " + verdict->error))
+                    : QString()};
+        for (int column = 0; column < cells.size(); ++column) {
+            arms_->setItem(row, column, new QTableWidgetItem(cells[column]));
+        }
+    }
+    arms_->resizeColumnsToContents();
+}
+
+void InspectorView::setKernelPair(KernelPair pair) {
+    kernelPair_ = pair;
+    const int index = kernelPairCombo_->findData(int(pair));
+    if (kernelPairCombo_->currentIndex() != index) {
+        const QSignalBlocker blocker(kernelPairCombo_);
+        kernelPairCombo_->setCurrentIndex(index);
+    }
+    if (comparison_) {
+        fillDiff();
+    }
+}
+
+void InspectorView::fillDiff() {
+    const analysis::Comparison& c = *comparison_;
+    auto title = [](const QString& role, const analysis::Attempt* attempt) {
+        return attempt ? QStringLiteral("<b>%1</b> %2 (trial %3)")
+                             .arg(role, QString::fromStdString(attempt->arm).toHtmlEscaped())
+                             .arg(attempt->trialId)
+                       : QStringLiteral("<b>%1</b> (none)").arg(role);
+    };
+    const analysis::Attempt* left = kernelPair_ == KernelPair::BaseVsSkill ? c.base.get() : c.source.get();
+    const analysis::Attempt* right = kernelPair_ == KernelPair::SourceVsBase ? c.base.get() : c.skill.get();
+    const QString leftRole = kernelPair_ == KernelPair::BaseVsSkill ? tr("Base") : tr("Source");
+    const QString rightRole = kernelPair_ == KernelPair::SourceVsBase ? tr("Base") : tr("Skill");
+    diff_->setTexts(title(leftRole, left), kernelOf(left), title(rightRole, right), kernelOf(right));
+}
+
+void InspectorView::fillReports() {
+    reports_->clear();
+    if (!store_) {
+        reports_->setPlainText(tr("No project open."));
+        return;
+    }
+    const analysis::Comparison& c = *comparison_;
+    QString text;
+    const std::pair<QString, const analysis::Attempt*> arms[] = {
+        {tr("Source"), c.source.get()}, {tr("Base"), c.base.get()}, {tr("Skill"), c.skill.get()}};
+    for (const auto& [role, attempt] : arms) {
+        if (!attempt) {
+            continue;
+        }
+        text += QStringLiteral("════ %1: %2 (trial %3) ════\n")
+                    .arg(role, QString::fromStdString(attempt->arm))
+                    .arg(attempt->trialId);
+        auto submissions = store_->submissions(attempt->trialId);
+        if (!submissions) {
+            text += QString::fromStdString(submissions.error().message) + QLatin1Char('\n');
+            continue;
+        }
+        if (submissions->empty()) {
+            text += tr("(no submissions recorded)\n\n");
+        }
+        for (const SubmissionRecord& submission : *submissions) {
+            ReportHeading heading;
+            heading.problem = c.family + "/" + c.problemSlug;
+            heading.dsl = attempt->dsl;
+            text += submission.index == 0 ? tr("── final evaluation ──\n")
+                                          : tr("── submission %1 ──\n").arg(submission.index);
+            text += QString::fromStdString(verdictReport(submission.verdict, heading)) + QStringLiteral("\n\n");
+        }
+    }
+    reports_->setPlainText(text);
+}
+
+const InspectorView::SkillInfo& InspectorView::skillInfo(SkillSide side) const {
+    return side == SkillSide::Source ? sourceSkillInfo_ : attemptSkillInfo_;
+}
+
+std::vector<AnnotationRecord> InspectorView::annotationsOf(SkillSide side) const {
+    const SkillInfo& info = skillInfo(side);
+    if (!store_ || !info.record) {
+        return {};
+    }
+    auto annotations = store_->annotations(info.record->id);
+    return annotations ? std::move(annotations.value()) : std::vector<AnnotationRecord>{};
+}
+
+void InspectorView::refreshAnnotations() {
+    annotationList_->clear();
+    const auto side = SkillSide(tagSkillCombo_->currentData().toInt());
+    for (const AnnotationRecord& annotation : annotationsOf(side)) {
+        QString quoted = QString::fromStdString(annotation.quotedText).simplified();
+        if (quoted.size() > 80) {
+            quoted = quoted.left(79) + QStringLiteral("…");
+        }
+        auto* item = new QListWidgetItem(
+            QStringLiteral("[%1] “%2”%3")
+                .arg(QString::fromLatin1(toString(annotation.tag)), quoted,
+                     annotation.note.empty() ? QString()
+                                             : QStringLiteral(" — ") + QString::fromStdString(annotation.note)),
+            annotationList_);
+        item->setData(Qt::UserRole, qlonglong(annotation.id));
+        item->setData(Qt::UserRole + 1, qlonglong(annotation.rangeStart));
+        item->setData(Qt::UserRole + 2, qlonglong(annotation.rangeEnd));
+    }
+}
+
+Status InspectorView::tagRange(SkillSide side, int start, int end, AnnotationTag tag, const QString& note) {
+    if (!store_) {
+        return makeError("no project is open; open a project before tagging claims");
+    }
+    const SkillInfo& info = skillInfo(side);
+    if (!info.record) {
+        return makeError("this comparison's " +
+                         std::string(side == SkillSide::Source ? "source" : "skill-conditioned attempt") +
+                         " wrote no skill; there is nothing to tag");
+    }
+    if (start < 0 || end <= start || end > int(info.text.size())) {
+        return makeError("no text is selected in the skill pane; select the claim to tag first");
+    }
+    AnnotationRecord annotation;
+    annotation.skillId = info.record->id;
+    annotation.rangeStart = utf8Offset(info.text, start);
+    annotation.rangeEnd = utf8Offset(info.text, end);
+    annotation.quotedText = info.text.mid(start, end - start).toStdString();
+    annotation.tag = tag;
+    annotation.note = note.toStdString();
+    auto added = store_->addAnnotation(annotation);
+    if (!added) {
+        return added.error();
+    }
+    if (tagSkillCombo_->currentData().toInt() != int(side)) {
+        tagSkillCombo_->setCurrentIndex(tagSkillCombo_->findData(int(side))); // refreshes the list
+    } else {
+        refreshAnnotations();
+    }
+    emit annotationsChanged();
+    return Ok{};
+}
+
+Status InspectorView::tagSelection(SkillSide side) {
+    MarkdownPane* pane = side == SkillSide::Source ? sourceSkill_ : attemptSkill_;
+    const auto [start, end] = pane->selectedRange();
+    const Status status = tagRange(side, start, end, AnnotationTag(tagCombo_->currentData().toInt()), note_->text());
+    if (status) {
+        note_->clear();
+    }
+    return status;
+}
+
+Status InspectorView::deleteAnnotation(std::int64_t annotationId) {
+    if (!store_) {
+        return makeError("no project is open; open a project before deleting annotations");
+    }
+    const Status status = store_->deleteAnnotation(annotationId);
+    if (!status) {
+        return status;
+    }
+    refreshAnnotations();
+    emit annotationsChanged();
+    return Ok{};
+}
+
+} // namespace mkb::gui

@@ -1,0 +1,107 @@
+// The transfer inspector for one comparison: the source skill beside the attempt's own skill (with claim tagging),
+// the base, skill and source kernels as side-by-side diffs, verdicts, tiers and outcome, and every grader report.
+#pragma once
+
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+#include "core/records/store_records.h"
+#include "core/util/result.h"
+
+#include <QWidget>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+
+namespace mkb {
+class Store;
+}
+
+namespace mkb::gui {
+
+class DiffView;
+class MarkdownPane;
+
+class InspectorView : public QWidget {
+    Q_OBJECT
+public:
+    /// Which skill a tag or the annotation list is about.
+    enum class SkillSide { Source = 0, Attempt = 1 };
+    /// Which kernels the diff compares.
+    enum class KernelPair { BaseVsSkill = 0, SourceVsSkill = 1, SourceVsBase = 2 };
+
+    explicit InspectorView(QWidget* parent = nullptr);
+
+    /// The store the kernels, skills, reports and annotations are read from and written to (GUI thread only).
+    void setStore(Store* store);
+    void setSettings(const analysis::AnalysisSettings& settings) { settings_ = settings; }
+    /// Shows one comparison; without a store only the verdict numbers are shown.
+    void showComparison(const analysis::Comparison& comparison);
+    void clear();
+
+    /// Tags [start, end) (QString positions in the chosen skill's text) and stores the annotation; the list refreshes.
+    Status tagRange(SkillSide side, int start, int end, AnnotationTag tag, const QString& note);
+    /// Tags the current selection of the chosen skill's pane with the tag and note controls' values.
+    Status tagSelection(SkillSide side);
+    Status deleteAnnotation(std::int64_t annotationId);
+    /// The annotations of the chosen skill (empty when it has none or no skill).
+    std::vector<AnnotationRecord> annotationsOf(SkillSide side) const;
+
+    void setKernelPair(KernelPair pair);
+
+    MarkdownPane* sourceSkillPane() const { return sourceSkill_; }
+    MarkdownPane* attemptSkillPane() const { return attemptSkill_; }
+    DiffView* diffView() const { return diff_; }
+    QTableWidget* armsTable() const { return arms_; }
+    QPlainTextEdit* reportsPane() const { return reports_; }
+    QListWidget* annotationList() const { return annotationList_; }
+    QLabel* headline() const { return headline_; }
+    QComboBox* tagCombo() const { return tagCombo_; }
+    QLineEdit* noteField() const { return note_; }
+
+signals:
+    /// An annotation was added or deleted (the status bar says so).
+    void annotationsChanged();
+    void errorOccurred(const QString& message);
+
+private:
+    struct SkillInfo {
+        std::optional<SkillRecord> record;
+        QString text;
+    };
+    SkillInfo loadSkill(std::int64_t trialId) const;
+    QString kernelOf(const analysis::Attempt* attempt) const;
+    void fillArms();
+    void fillReports();
+    void fillDiff();
+    void refreshAnnotations();
+    const SkillInfo& skillInfo(SkillSide side) const;
+
+    Store* store_ = nullptr;
+    analysis::AnalysisSettings settings_;
+    std::optional<analysis::Comparison> comparison_;
+    SkillInfo sourceSkillInfo_;
+    SkillInfo attemptSkillInfo_;
+    KernelPair kernelPair_ = KernelPair::BaseVsSkill;
+
+    QLabel* headline_ = nullptr;
+    QTableWidget* arms_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    MarkdownPane* sourceSkill_ = nullptr;
+    MarkdownPane* attemptSkill_ = nullptr;
+    QComboBox* tagSkillCombo_ = nullptr;
+    QComboBox* tagCombo_ = nullptr;
+    QLineEdit* note_ = nullptr;
+    QListWidget* annotationList_ = nullptr;
+    QComboBox* kernelPairCombo_ = nullptr;
+    DiffView* diff_ = nullptr;
+    QPlainTextEdit* reports_ = nullptr;
+};
+
+} // namespace mkb::gui

@@ -1,0 +1,196 @@
+// OverviewModel and its row builders: groups comparisons by model and direction and asks core/analysis for numbers.
+#include "gui/overview/overview_model.h"
+
+#include "core/analysis/ladder.h"
+#include "core/analysis/transfer.h"
+
+#include <map>
+
+namespace mkb::gui {
+namespace {
+
+std::optional<double> firstRate(const std::optional<analysis::LadderRates>& rates) {
+    if (!rates || rates->rates.empty()) {
+        return std::nullopt;
+    }
+    return rates->rates.front();
+}
+
+std::optional<double> scoreOf(const std::optional<analysis::LadderRates>& rates) {
+    return rates ? std::optional<double>(rates->score) : std::nullopt;
+}
+
+QString percent(const std::optional<double>& share) {
+    return share ? QString::number(*share * 100.0, 'f', 1) + QLatin1Char('%') : QStringLiteral("—");
+}
+
+QString signedPercent(const std::optional<double>& value) {
+    return value ? QString::asprintf("%+.1f%%", *value * 100.0) : QStringLiteral("—");
+}
+
+QString score(const std::optional<double>& value, bool signedValue = false) {
+    if (!value) {
+        return QStringLiteral("—");
+    }
+    return signedValue ? QString::asprintf("%+.1f", *value) : QString::number(*value, 'f', 1);
+}
+
+} // namespace
+
+std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
+                                      const analysis::AnalysisSettings& settings) {
+    std::map<std::pair<std::string, std::string>, std::vector<analysis::Comparison>> groups;
+    for (const analysis::Comparison& comparison : comparisons) {
+        groups[{comparison.model, comparison.direction}].push_back(comparison);
+    }
+    std::vector<OverviewRow> rows;
+    for (const auto& [key, group] : groups) {
+        OverviewRow row;
+        row.model = key.first;
+        row.direction = key.second;
+        const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings);
+        const analysis::TransferSummary summary = analysis::transferSummary(group, settings);
+        row.comparisons = metrics.comparisons;
+        row.resolved = metrics.all.resolved;
+        row.transferRate = summary.outcomes.helpedShare;
+        row.harmRate = summary.outcomes.harmedShare;
+        row.deltaGeometricMean = summary.deltaGeometricMean;
+        row.baseScore = scoreOf(metrics.all.base);
+        row.skillScore = scoreOf(metrics.all.skill);
+        row.lift = scoreOf(metrics.all.lift);
+        row.basePassRate = firstRate(metrics.all.base);
+        row.skillPassRate = firstRate(metrics.all.skill);
+        row.sourcePassed = metrics.coverage.sourcePassed;
+        row.skillCoverage = metrics.coverage.sourceWroteSkill;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,
+                      const analysis::AnalysisSettings& settings) {
+    FamilyBars bars;
+    std::map<std::string, std::vector<analysis::Comparison>> byFamily;
+    for (const analysis::Comparison& comparison : comparisons) {
+        byFamily[comparison.family].push_back(comparison);
+    }
+    const auto metrics = analysis::groupMetricsByFamily(comparisons, settings);
+    for (const auto& [family, group] : byFamily) {
+        bars.families.push_back(family);
+        const auto found = metrics.find(family);
+        bars.lift.push_back(found != metrics.end() ? scoreOf(found->second.all.lift) : std::nullopt);
+        bars.harmRate.push_back(analysis::outcomeCounts(group, settings).harmedShare);
+    }
+    return bars;
+}
+
+OverviewModel::OverviewModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OverviewModel::setRows(std::vector<OverviewRow> rows) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+}
+
+int OverviewModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int OverviewModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OverviewModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const OverviewRow& row = rows_[size_t(index.row())];
+    auto numberOf = [](const std::optional<double>& value) { return value ? QVariant(*value) : QVariant(-1e300); };
+    if (role == Qt::TextAlignmentRole) {
+        return QVariant::fromValue(index.column() >= ComparisonsColumn ? Qt::AlignRight | Qt::AlignVCenter
+                                                                       : Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    if (role != Qt::DisplayRole && role != SortRole) {
+        return {};
+    }
+    const bool display = role == Qt::DisplayRole;
+    switch (Column(index.column())) {
+    case ModelColumn:
+        return QString::fromStdString(row.model);
+    case DirectionColumn:
+        return QString::fromStdString(row.direction);
+    case ComparisonsColumn:
+        return qulonglong(row.comparisons);
+    case ResolvedColumn:
+        return qulonglong(row.resolved);
+    case TransferRateColumn:
+        return display ? percent(row.transferRate) : numberOf(row.transferRate);
+    case DeltaGmColumn:
+        return display ? signedPercent(row.deltaGeometricMean) : numberOf(row.deltaGeometricMean);
+    case HarmRateColumn:
+        return display ? percent(row.harmRate) : numberOf(row.harmRate);
+    case BaseScoreColumn:
+        return display ? score(row.baseScore) : numberOf(row.baseScore);
+    case SkillScoreColumn:
+        return display ? score(row.skillScore) : numberOf(row.skillScore);
+    case LiftColumn:
+        return display ? score(row.lift, true) : numberOf(row.lift);
+    case BasePassColumn:
+        return display ? percent(row.basePassRate) : numberOf(row.basePassRate);
+    case SkillPassColumn:
+        return display ? percent(row.skillPassRate) : numberOf(row.skillPassRate);
+    case SourcePassedColumn:
+        return display ? percent(row.sourcePassed) : numberOf(row.sourcePassed);
+    case SkillCoverageColumn:
+        return display ? percent(row.skillCoverage) : numberOf(row.skillCoverage);
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    static const char* const titles[ColumnCount] = {QT_TR_NOOP("Model"),
+                                                    QT_TR_NOOP("Direction"),
+                                                    QT_TR_NOOP("Comparisons"),
+                                                    QT_TR_NOOP("Resolved"),
+                                                    QT_TR_NOOP("T"),
+                                                    QT_TR_NOOP("ΔGM"),
+                                                    QT_TR_NOOP("H"),
+                                                    QT_TR_NOOP("S base"),
+                                                    QT_TR_NOOP("S skill"),
+                                                    QT_TR_NOOP("Lift"),
+                                                    QT_TR_NOOP("R@0 base"),
+                                                    QT_TR_NOOP("R@0 skill"),
+                                                    QT_TR_NOOP("Source passed"),
+                                                    QT_TR_NOOP("Skill coverage")};
+    static const char* const tips[ColumnCount] = {"",
+                                                  "",
+                                                  "Cell-replicates in the group, resolved or not",
+                                                  "Comparisons with all three arms graded",
+                                                  "Transfer rate: share of resolved comparisons the skill helped",
+                                                  "Geometric mean of paired ratios − 1",
+                                                  "Harm rate: share of resolved comparisons the skill harmed",
+                                                  "Ladder score S of the solo target attempts",
+                                                  "Ladder score S of the skill-conditioned attempts",
+                                                  "S skill − S base",
+                                                  "Pass rate of the base",
+                                                  "Pass rate of the skill outcome",
+                                                  "Share of resolved comparisons whose source passed",
+                                                  "Share of resolved comparisons whose source handed over a skill"};
+    if (section < 0 || section >= ColumnCount) {
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        return tr(titles[section]);
+    }
+    if (role == Qt::ToolTipRole && tips[section][0] != '\0') {
+        return tr(tips[section]);
+    }
+    return {};
+}
+
+} // namespace mkb::gui

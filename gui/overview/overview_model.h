@@ -1,0 +1,80 @@
+// The overview table: one row per (model, direction) with T, ΔGM, H, S (base, skill, lift), R@0 and coverage, all
+// computed by core/analysis.
+#pragma once
+
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+
+#include <QAbstractTableModel>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb::gui {
+
+/// The numbers of one overview row; nullopt where the group has nothing to measure.
+struct OverviewRow {
+    std::string model;
+    std::string direction;
+    std::size_t comparisons = 0;
+    std::size_t resolved = 0;
+    std::optional<double> transferRate; // T
+    std::optional<double> deltaGeometricMean;
+    std::optional<double> harmRate; // H
+    std::optional<double> baseScore;
+    std::optional<double> skillScore;
+    std::optional<double> lift;
+    std::optional<double> basePassRate; // R@0 of the base
+    std::optional<double> skillPassRate;
+    std::optional<double> sourcePassed;
+    std::optional<double> skillCoverage;
+};
+
+/// One row per (model, direction) present in comparisons, sorted by model then direction.
+std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
+                                      const analysis::AnalysisSettings& settings);
+
+/// Per-family lift (S skill − S base) and harm rate H, for the overview's bar charts.
+struct FamilyBars {
+    std::vector<std::string> families;
+    std::vector<std::optional<double>> lift;
+    std::vector<std::optional<double>> harmRate;
+};
+FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings);
+
+class OverviewModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        ModelColumn,
+        DirectionColumn,
+        ComparisonsColumn,
+        ResolvedColumn,
+        TransferRateColumn,
+        DeltaGmColumn,
+        HarmRateColumn,
+        BaseScoreColumn,
+        SkillScoreColumn,
+        LiftColumn,
+        BasePassColumn,
+        SkillPassColumn,
+        SourcePassedColumn,
+        SkillCoverageColumn,
+        ColumnCount
+    };
+    enum Role { SortRole = Qt::UserRole + 1 };
+
+    explicit OverviewModel(QObject* parent = nullptr);
+    void setRows(std::vector<OverviewRow> rows);
+    const std::vector<OverviewRow>& rows() const { return rows_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<OverviewRow> rows_;
+};
+
+} // namespace mkb::gui

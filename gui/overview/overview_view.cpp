@@ -1,0 +1,134 @@
+// OverviewView: fills the table and the two family bar charts from ProjectData on every load.
+#include "gui/overview/overview_view.h"
+
+#include "gui/common/table_copy.h"
+#include "gui/overview/overview_model.h"
+#include "gui/project/project_data.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace mkb::gui {
+namespace {
+
+QCustomPlot* makeBarChart(QWidget* parent, const QString& name, const QString& title, const QString& valueLabel) {
+    auto* plot = new QCustomPlot(parent);
+    plot->setObjectName(name);
+    plot->setMinimumHeight(180);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, QFont(QString(), 10, QFont::Bold)));
+    plot->yAxis->setLabel(valueLabel);
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setWidth(0.6);
+    return plot;
+}
+
+void fillBarChart(QCustomPlot* plot, const std::vector<std::string>& labels,
+                  const std::vector<std::optional<double>>& values, double scale, const QColor& color) {
+    auto* bars = qobject_cast<QCPBars*>(plot->plottable(0));
+    QVector<double> keys, heights;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double lowest = 0, highest = 0;
+    for (size_t i = 0; i < labels.size(); ++i) {
+        ticker->addTick(double(i + 1), QString::fromStdString(labels[i]));
+        if (values[i]) {
+            keys << double(i + 1);
+            heights << *values[i] * scale;
+            lowest = std::min(lowest, *values[i] * scale);
+            highest = std::max(highest, *values[i] * scale);
+        }
+    }
+    bars->setData(keys, heights);
+    bars->setBrush(color);
+    bars->setPen(color.darker(130));
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setRange(0.3, double(labels.size()) + 0.7);
+    const double pad = std::max(1.0, (highest - lowest) * 0.1);
+    plot->yAxis->setRange(lowest - (lowest < 0 ? pad : 0), highest + pad);
+    plot->replot();
+}
+
+} // namespace
+
+OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("overviewView"));
+    model_ = new OverviewModel(this);
+    sorted_ = new QSortFilterProxyModel(this);
+    sorted_->setSourceModel(model_);
+    sorted_->setSortRole(OverviewModel::SortRole);
+
+    summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("overviewSummary"));
+    table_ = new QTableView(this);
+    table_->setObjectName(QStringLiteral("overviewTable"));
+    table_->setModel(sorted_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->hide();
+    table_->setToolTip(tr("Click a row to see its comparisons"));
+    installCopyRowsAction(table_);
+    connect(table_, &QTableView::clicked, this, &OverviewView::activate);
+    connect(table_, &QTableView::activated, this, &OverviewView::activate);
+
+    liftChart_ = makeBarChart(this, QStringLiteral("familyLiftChart"), tr("Lift by family (S skill − S base)"),
+                              tr("Lift (S points)"));
+    harmChart_ = makeBarChart(this, QStringLiteral("familyHarmChart"), tr("Harm rate by family (H)"), tr("H (%)"));
+    auto* charts = new QSplitter(Qt::Horizontal, this);
+    charts->addWidget(liftChart_);
+    charts->addWidget(harmChart_);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(table_);
+    split->addWidget(charts);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(summary_);
+    layout->addWidget(split, 1);
+    refresh();
+}
+
+void OverviewView::setProjectData(ProjectData* data) {
+    if (data_) {
+        disconnect(data_, nullptr, this, nullptr);
+    }
+    data_ = data;
+    if (data_) {
+        connect(data_, &ProjectData::loaded, this, &OverviewView::refresh);
+        connect(data_, &ProjectData::settingsChanged, this, &OverviewView::refresh);
+    }
+    refresh();
+}
+
+void OverviewView::refresh() {
+    static const std::vector<analysis::Comparison> none;
+    const std::vector<analysis::Comparison>& comparisons = data_ ? data_->comparisons() : none;
+    const analysis::AnalysisSettings settings = data_ ? data_->settings() : analysis::AnalysisSettings{};
+    model_->setRows(overviewRows(comparisons, settings));
+    table_->resizeColumnsToContents();
+    const FamilyBars bars = familyBars(comparisons, settings);
+    fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
+    fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
+    summary_->setText(comparisons.empty() ? tr("No comparisons yet: run a transfer study to fill this page.")
+                                          : tr("%n comparison(s) in %1 model × direction group(s); click a row to "
+                                               "browse them.",
+                                               nullptr, int(comparisons.size()))
+                                                .arg(model_->rowCount()));
+}
+
+void OverviewView::activate(const QModelIndex& proxyIndex) {
+    if (!proxyIndex.isValid()) {
+        return;
+    }
+    const int row = sorted_->mapToSource(proxyIndex).row();
+    const OverviewRow& overviewRow = model_->rows()[size_t(row)];
+    emit comparisonsRequested(QString::fromStdString(overviewRow.model), QString::fromStdString(overviewRow.direction));
+}
+
+} // namespace mkb::gui

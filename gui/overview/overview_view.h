@@ -1,0 +1,45 @@
+// The overview page: the model × direction table and per-family lift and harm-rate bar charts; clicking a row asks
+// the window to show that model and direction in the comparisons browser.
+#pragma once
+
+#include <QWidget>
+
+class QCustomPlot;
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace mkb::gui {
+
+class OverviewModel;
+class ProjectData;
+
+class OverviewView : public QWidget {
+    Q_OBJECT
+public:
+    explicit OverviewView(QWidget* parent = nullptr);
+    void setProjectData(ProjectData* data);
+
+    OverviewModel* model() const { return model_; }
+    QTableView* table() const { return table_; }
+    QCustomPlot* liftChart() const { return liftChart_; }
+    QCustomPlot* harmChart() const { return harmChart_; }
+
+signals:
+    /// A table cell was clicked (or Enter pressed on it): show these comparisons.
+    void comparisonsRequested(const QString& model, const QString& direction);
+
+private:
+    void refresh();
+    void activate(const QModelIndex& proxyIndex);
+
+    ProjectData* data_ = nullptr;
+    OverviewModel* model_ = nullptr;
+    QSortFilterProxyModel* sorted_ = nullptr;
+    QTableView* table_ = nullptr;
+    QCustomPlot* liftChart_ = nullptr;
+    QCustomPlot* harmChart_ = nullptr;
+    QLabel* summary_ = nullptr;
+};
+
+} // namespace mkb::gui
