@@ -20,6 +20,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 
@@ -36,6 +37,21 @@ const char* const kDevices[2] = {"synthetic-gpu-a", "synthetic-gpu-b"};
 
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// CPU time of this process so far; on a shared machine wall time also counts waiting for a core.
+double processCpuMs() {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
+}
+
+/// User + system CPU time of the finished children.
+double childrenCpuMs() {
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+           double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
 }
 
 std::string kernelSource(int problem, int variant, bool broken) {
@@ -311,9 +327,11 @@ int main(int argc, char** argv) {
     options.metrics = *mkb::report::parseMetricSets("all");
     std::string markdown;
     double reportMs = 0;
+    double reportCpuMs = 0;
     std::optional<mkb::analysis::LadderRates> reportBase;
     {
         const auto start = Clock::now();
+        const double cpuStart = processCpuMs();
         auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
         if (!store) {
             std::cerr << "bench: " << store.error().message << '\n';
@@ -336,18 +354,35 @@ int main(int argc, char** argv) {
         markdown = mkb::report::toMarkdown(report);
         const double renderMs = millisecondsSince(renderStart);
         reportMs = millisecondsSince(start);
+        reportCpuMs = processCpuMs() - cpuStart;
         std::printf("report phases: loadTrials %.0f ms, submissions %.0f ms, analysis %.0f ms, markdown %.0f ms "
                     "(%zu tables, %zu bytes)\n",
                     loadTrialsMs, loadSubmissionsMs, analysisMs, renderMs, report.tables.size(), markdown.size());
         const auto comparisons = mkb::analysis::buildComparisons(*trials);
         reportBase = mkb::analysis::contrast(comparisons).base;
+        // Where the analysis time goes: each metric set alone (CPU time).
+        std::string breakdown;
+        for (mkb::report::MetricSet set : options.metrics) {
+            mkb::report::ReportOptions one = options;
+            one.metrics = {set};
+            const double setStart = processCpuMs();
+            (void)mkb::report::buildReport(*trials, *loaded, one);
+            char part[64];
+            std::snprintf(part, sizeof part, "%s%s %.0f", breakdown.empty() ? "" : ", ", mkb::report::toString(set),
+                          processCpuMs() - setStart);
+            breakdown += part;
+        }
+        std::printf("analysis CPU ms per metric set alone (each includes building attempts and comparisons): %s\n",
+                    breakdown.c_str());
     }
 
     // (b) the naive baseline: the overall ladder from one SELECT per cell arm.
     double naiveMs = 0;
+    double naiveCpuMs = 0;
     NaiveLadder naive;
     {
         const auto start = Clock::now();
+        const double cpuStart = processCpuMs();
         auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
         if (!store) {
             std::cerr << "bench: " << store.error().message << '\n';
@@ -360,6 +395,7 @@ int main(int argc, char** argv) {
         }
         naive = *computed;
         naiveMs = millisecondsSince(start);
+        naiveCpuMs = processCpuMs() - cpuStart;
     }
     bool agree = reportBase.has_value();
     for (std::size_t i = 0; agree && i < naive.base.size(); ++i) {
@@ -370,14 +406,18 @@ int main(int argc, char** argv) {
 
     std::printf("report: %.0f ms, naive: %.0f ms, ratio: %.1f\n", reportMs, naiveMs,
                 reportMs > 0 ? naiveMs / reportMs : 0.0);
+    std::printf("cpu time: report: %.0f ms, naive: %.0f ms, ratio: %.1f\n", reportCpuMs, naiveCpuMs,
+                reportCpuMs > 0 ? naiveCpuMs / reportCpuMs : 0.0);
 
     // (c) the CLI itself as a subprocess.
     if (fs::exists(cli)) {
         const std::string command =
             "'" + cli + "' report --store '" + storePath.string() + "' --metrics all > /dev/null";
         const auto start = Clock::now();
+        const double cpuStart = childrenCpuMs();
         const int status = std::system(command.c_str());
-        std::printf("cli: mkb report --metrics all: %.0f ms (exit status %d)\n", millisecondsSince(start), status);
+        std::printf("cli: mkb report --metrics all: %.0f ms wall, %.0f ms cpu (exit status %d)\n",
+                    millisecondsSince(start), childrenCpuMs() - cpuStart, status);
     } else {
         std::printf("cli: %s not found; skipped\n", cli.c_str());
     }

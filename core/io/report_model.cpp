@@ -36,9 +36,11 @@ constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Cove
 /// One row group of the report: its comparisons and the attempts that belong to it.
 struct Group {
     std::string key;
-    std::vector<Comparison> comparisons;
+    std::vector<Comparison> ownComparisons;
     std::vector<Attempt> ownAttempts;
-    const std::vector<Attempt>* attempts = &ownAttempts; // the whole selection for the overall split (no copy)
+    // The whole selection for the overall split (no copy), else the group's own.
+    const std::vector<Comparison>* comparisons = &ownComparisons;
+    const std::vector<Attempt>* attempts = &ownAttempts;
 };
 
 std::string problemKey(int number, const std::string& slug) {
@@ -114,12 +116,12 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
                               ReportSplit split) {
     std::vector<Group> groups;
     if (split == ReportSplit::Overall) {
-        groups.push_back(Group{"all", comparisons, {}, &attempts});
+        groups.push_back(Group{"all", {}, {}, &comparisons, &attempts});
         return groups;
     }
     std::map<std::string, Group> byKey;
     for (const Comparison& comparison : comparisons) {
-        byKey[comparisonKey(comparison, split)].comparisons.push_back(comparison);
+        byKey[comparisonKey(comparison, split)].ownComparisons.push_back(comparison);
     }
     if (groupsAttemptsDirectly(split)) {
         for (const Attempt& attempt : attempts) {
@@ -133,7 +135,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
         }
         for (auto& [key, group] : byKey) {
             std::set<std::int64_t> seen;
-            for (const Comparison& comparison : group.comparisons) {
+            for (const Comparison& comparison : group.ownComparisons) {
                 for (const auto* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
                     if (*arm && seen.insert((*arm)->trialId).second) {
                         auto found = attemptById.find((*arm)->trialId);
@@ -145,11 +147,12 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
     }
     for (auto& [key, group] : byKey) {
         group.key = key;
-        group.attempts = nullptr;
         groups.push_back(std::move(group));
     }
     for (Group& group : groups) {
-        group.attempts = &group.ownAttempts; // the addresses settle only after the move into the vector
+        // The addresses settle only after the moves into the vector.
+        group.comparisons = &group.ownComparisons;
+        group.attempts = &group.ownAttempts;
     }
     return groups;
 }
@@ -187,7 +190,7 @@ ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& o
     columns.push_back("S");
     table.columns = withGroupColumn(options.split, columns);
     for (const Group& group : groups) {
-        appendLadderRows(table, group.key, analysis::contrast(group.comparisons, options.settings),
+        appendLadderRows(table, group.key, analysis::contrast(*group.comparisons, options.settings),
                          options.settings.thresholds.size());
     }
     return table;
@@ -198,8 +201,8 @@ ReportTable coverageTable(const std::vector<Group>& groups, const ReportOptions&
     table.columns =
         withGroupColumn(options.split, {"cell-replicates", "resolved", "source passed", "source wrote skill"});
     for (const Group& group : groups) {
-        const analysis::Coverage coverage = analysis::coverage(group.comparisons);
-        table.rows.push_back({textCell(group.key), countCell(group.comparisons.size()), countCell(coverage.resolved),
+        const analysis::Coverage coverage = analysis::coverage(*group.comparisons);
+        table.rows.push_back({textCell(group.key), countCell(group.comparisons->size()), countCell(coverage.resolved),
                               percentCell(coverage.sourcePassed), percentCell(coverage.sourceWroteSkill)});
     }
     return table;
@@ -219,7 +222,7 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
     table.columns =
         withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share", "H", "ΔGM"});
     for (const Group& group : groups) {
-        const analysis::TransferSummary summary = analysis::transferSummary(group.comparisons, options.settings);
+        const analysis::TransferSummary summary = analysis::transferSummary(*group.comparisons, options.settings);
         std::vector<ReportCell> row{textCell(group.key)};
         for (ReportCell& cell : outcomeCells(summary.outcomes)) {
             row.push_back(std::move(cell));
@@ -236,7 +239,7 @@ ReportTable standingTable(const std::vector<Group>& groups, const ReportOptions&
         options.split, {"source standing", "resolved", "helped", "neutral", "harmed", "T", "neutral share", "H"});
     for (const Group& group : groups) {
         for (const analysis::StandingRow& standing :
-             analysis::outcomesBySourceStanding(group.comparisons, options.settings)) {
+             analysis::outcomesBySourceStanding(*group.comparisons, options.settings)) {
             std::vector<ReportCell> row{textCell(group.key), textCell(analysis::toString(standing.standing))};
             for (ReportCell& cell : outcomeCells(standing.outcomes)) {
                 row.push_back(std::move(cell));
@@ -273,7 +276,7 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
         addRows("all", all);
     } else {
         for (const Group& group : groups) {
-            addRows(group.key, group.comparisons);
+            addRows(group.key, *group.comparisons);
         }
     }
     return table;

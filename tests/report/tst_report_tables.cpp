@@ -164,7 +164,8 @@ private slots:
     void report_splitByDirectionGivesOneRowGroupPerDirection() {
         ReportOptions options = m1({MetricSet::Ladder});
         options.split = ReportSplit::Direction;
-        const ReportTable& ladder = tableOf(build(options), "ladder");
+        const Report report = build(options);
+        const ReportTable& ladder = tableOf(report, "ladder");
         QCOMPARE(ladder.columns[0], std::string("direction"));
         QCOMPARE(ladder.rows.size(), std::size_t(6)); // two directions × base, skill, lift
         QCOMPARE(valueOf(ladder, {"cuda2triton", "base"}, "R@0"), 0.5);
@@ -176,14 +177,16 @@ private slots:
         ReportOptions options;
         options.split = ReportSplit::Model;
         options.metrics = {MetricSet::Transfer};
-        const ReportTable& byModel = tableOf(build(options), "transfer");
+        const Report modelReport = build(options);
+        const ReportTable& byModel = tableOf(modelReport, "transfer");
         QCOMPARE(valueOf(byModel, {"m1"}, "helped"), 2.0);
         QCOMPARE(valueOf(byModel, {"m2"}, "neutral"), 2.0);
         QCOMPARE(valueOf(byModel, {"m2"}, "T"), 0.0);
 
         ReportOptions verdict = m1({MetricSet::Ladder});
         verdict.split = ReportSplit::SourceVerdict;
-        const ReportTable& ladder = tableOf(build(verdict), "ladder");
+        const Report verdictReport = build(verdict);
+        const ReportTable& ladder = tableOf(verdictReport, "ladder");
         QCOMPARE(valueOf(ladder, {"failed", "base"}, "resolved"), 1.0);
         QCOMPARE(valueOf(ladder, {"failed", "base"}, "R@0.5"), 1.0);
         QCOMPARE(valueOf(ladder, {"failed", "base"}, "R@1"), 0.0);
@@ -193,24 +196,28 @@ private slots:
     void report_filtersKeepOnlyTheChosenFamilyProblemsAndDirection() {
         ReportOptions family = m1({MetricSet::Ladder});
         family.family = "gemm";
-        const ReportTable& gemm = tableOf(build(family), "ladder");
+        const Report gemmReport = build(family);
+        const ReportTable& gemm = tableOf(gemmReport, "ladder");
         QCOMPARE(valueOf(gemm, {"all", "base"}, "resolved"), 2.0);
         QCOMPARE(valueOf(gemm, {"all", "base"}, "S"), 20.0); // base: fail, 0.5 -> R@0 = R@0.5 = 1/2
 
         ReportOptions problems = m1({MetricSet::Ladder});
         problems.problems = "01_*";
-        QCOMPARE(valueOf(tableOf(build(problems), "ladder"), {"all", "base"}, "resolved"), 2.0);
+        const Report problemsReport = build(problems);
+        QCOMPARE(valueOf(tableOf(problemsReport, "ladder"), {"all", "base"}, "resolved"), 2.0);
 
         ReportOptions direction = m1({MetricSet::Transfer});
         direction.direction = "triton2cuda";
-        const ReportTable& transfer = tableOf(build(direction), "transfer");
+        const Report directionReport = build(direction);
+        const ReportTable& transfer = tableOf(directionReport, "transfer");
         QCOMPARE(valueOf(transfer, {"all"}, "resolved"), 2.0);
         QCOMPARE(valueOf(transfer, {"all"}, "helped"), 1.0);
         QCOMPARE(valueOf(transfer, {"all"}, "neutral"), 1.0);
 
         ReportOptions nothing = m1({MetricSet::Ladder});
         nothing.family = "no-such-family";
-        const ReportTable& empty = tableOf(build(nothing), "ladder");
+        const Report emptyReport = build(nothing);
+        const ReportTable& empty = tableOf(emptyReport, "ladder");
         QCOMPARE(valueOf(empty, {"all", "base"}, "resolved"), 0.0);
         QVERIFY(isNull(empty, {"all", "base"}, "S"));
     }
@@ -218,7 +225,8 @@ private slots:
     void report_settingsChangeTheLadderAndTheOutcomeBand() {
         ReportOptions options = m1({MetricSet::Ladder});
         options.settings.thresholds = {0.0, 3.0};
-        const ReportTable& ladder = tableOf(build(options), "ladder");
+        const Report report = build(options);
+        const ReportTable& ladder = tableOf(report, "ladder");
         QCOMPARE(ladder.columns[4], std::string("R@3"));
         QCOMPARE(valueOf(ladder, {"all", "skill"}, "R@3"), 0.25);
         QCOMPARE(valueOf(ladder, {"all", "skill"}, "S"), 50.0); // (3/4 + 1/4) / 2
