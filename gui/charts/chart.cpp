@@ -1,0 +1,212 @@
+// Chart: plot set-up shared by all charts, hit testing of marks in pixels, tooltips, click-to-filter and styling.
+#include "gui/charts/chart.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QMouseEvent>
+#include <QPalette>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mkb::gui {
+
+namespace {
+
+constexpr double kPointHitRadius = 7; // pixels
+constexpr double kBarHitSlack = 1;    // pixels around a bar that still count as the bar
+
+bool isDark(const QPalette& palette) {
+    return palette.color(QPalette::Window).lightness() < 128;
+}
+
+QFont enlarged(QFont font, int by) {
+    if (font.pixelSize() > 0) {
+        font.setPixelSize(font.pixelSize() + by);
+    } else {
+        font.setPointSizeF(font.pointSizeF() + by);
+    }
+    return font;
+}
+
+} // namespace
+
+namespace chartcolors {
+QColor helped() {
+    return QColor(0x1b, 0x9e, 0x77);
+}
+QColor neutral() {
+    return QColor(0x9a, 0x9a, 0x9a);
+}
+QColor harmed() {
+    return QColor(0xd9, 0x5f, 0x02);
+}
+QColor base() {
+    return QColor(0x4c, 0x72, 0xb0);
+}
+QColor skill() {
+    return QColor(0xdd, 0x84, 0x52);
+}
+} // namespace chartcolors
+
+ChartStyle screenChartStyle() {
+    ChartStyle style;
+    const QPalette palette = QApplication::palette();
+    style.font = QApplication::font();
+    if (isDark(palette)) {
+        style.background = palette.color(QPalette::Base);
+        style.foreground = palette.color(QPalette::Text);
+        style.grid = QColor(80, 80, 80);
+    }
+    return style;
+}
+
+ChartStyle paperChartStyle(const QString& fontFamily, int fontPoints, bool transparentBackground,
+                           bool forceLightPalette) {
+    ChartStyle style = forceLightPalette ? ChartStyle{} : screenChartStyle();
+    style.font = QFont(fontFamily);
+    style.font.setPixelSize(std::max(1, fontPoints));
+    if (transparentBackground) {
+        style.background = Qt::transparent;
+    }
+    return style;
+}
+
+Chart::Chart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    plot_->setMouseTracking(true);
+    plot_->plotLayout()->insertRow(0);
+    titleElement_ = new QCPTextElement(plot_, QString());
+    plot_->plotLayout()->addElement(0, 0, titleElement_);
+    connect(plot_, &QCustomPlot::mouseMove, this, &Chart::onMouseMove);
+    connect(plot_, &QCustomPlot::mousePress, this, &Chart::onMousePress);
+    connect(plot_, &QCustomPlot::mouseRelease, this, &Chart::onMouseRelease);
+    style_ = screenChartStyle();
+}
+
+void Chart::resetPlot() {
+    plot_->clearPlottables();
+    plot_->clearItems();
+    plot_->legend->setVisible(false);
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+        axis->setScaleType(QCPAxis::stLinear);
+        axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        axis->setLabel(QString());
+        axis->setTickLabelRotation(0);
+        axis->grid()->setVisible(true);
+    }
+    marks_.clear();
+}
+
+void Chart::setComparisons(const std::vector<analysis::Comparison>& comparisons,
+                           const analysis::AnalysisSettings& settings) {
+    resetPlot();
+    draw(comparisons, settings);
+    titleElement_->setText(marks_.empty() ? title() + tr(" — no resolved comparisons") : title());
+    applyStyle(style_);
+}
+
+void Chart::applyStyle(const ChartStyle& style) {
+    style_ = style;
+    plot_->setBackground(style.background.alpha() == 0 ? QBrush(Qt::NoBrush) : QBrush(style.background));
+    const QPen ink(style.foreground, 0);
+    for (QCPAxis* axis : plot_->axisRect()->axes()) {
+        axis->setBasePen(ink);
+        axis->setTickPen(ink);
+        axis->setSubTickPen(ink);
+        axis->setLabelColor(style.foreground);
+        axis->setTickLabelColor(style.foreground);
+        axis->setLabelFont(style.font);
+        axis->setTickLabelFont(style.font);
+        axis->grid()->setPen(QPen(style.grid, 0, Qt::DotLine));
+        axis->grid()->setZeroLinePen(QPen(style.grid, 0, Qt::SolidLine));
+    }
+    titleElement_->setFont(enlarged(style.font, 1));
+    titleElement_->setTextColor(style.foreground);
+    plot_->legend->setFont(style.font);
+    plot_->legend->setTextColor(style.foreground);
+    plot_->legend->setBrush(style.background.alpha() == 0 ? QBrush(Qt::NoBrush) : QBrush(style.background));
+    plot_->legend->setBorderPen(QPen(style.grid, 0));
+    for (int i = 0; i < plot_->itemCount(); ++i) {
+        QCPAbstractItem* item = plot_->item(i);
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {
+            QPen pen = line->pen();
+            pen.setColor(style.foreground);
+            line->setPen(pen);
+        } else if (auto* text = qobject_cast<QCPItemText*>(item)) {
+            text->setColor(style.foreground);
+            text->setFont(style.font);
+        }
+    }
+    plot_->replot();
+}
+
+QPointF Chart::markCentre(const ChartMark& mark) const {
+    const double x = plot_->xAxis->coordToPixel(mark.key);
+    if (mark.shape == ChartMark::Shape::Point) {
+        return {x, plot_->yAxis->coordToPixel(mark.upper)};
+    }
+    return {x, (plot_->yAxis->coordToPixel(mark.lower) + plot_->yAxis->coordToPixel(mark.upper)) / 2};
+}
+
+const ChartMark* Chart::markAt(const QPointF& pixel) const {
+    const ChartMark* nearest = nullptr;
+    double nearestDistance = kPointHitRadius;
+    for (const ChartMark& mark : marks_) {
+        if (mark.shape == ChartMark::Shape::Bar) {
+            const QRectF bar = QRectF(QPointF(plot_->xAxis->coordToPixel(mark.key - mark.width / 2),
+                                              plot_->yAxis->coordToPixel(mark.lower)),
+                                      QPointF(plot_->xAxis->coordToPixel(mark.key + mark.width / 2),
+                                              plot_->yAxis->coordToPixel(mark.upper)))
+                                   .normalized()
+                                   .adjusted(-kBarHitSlack, -kBarHitSlack, kBarHitSlack, kBarHitSlack);
+            if (bar.contains(pixel)) {
+                return &mark;
+            }
+            continue;
+        }
+        const QPointF delta = markCentre(mark) - pixel;
+        const double distance = std::hypot(delta.x(), delta.y());
+        if (distance <= nearestDistance) {
+            nearestDistance = distance;
+            nearest = &mark;
+        }
+    }
+    return nearest;
+}
+
+QString Chart::toolTipAt(const QPointF& pixel) const {
+    const ChartMark* mark = markAt(pixel);
+    return mark ? mark->toolTip : QString();
+}
+
+void Chart::onMouseMove(QMouseEvent* event) {
+    const QString text = toolTipAt(event->position());
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+void Chart::onMousePress(QMouseEvent* event) {
+    pressPixel_ = event->position();
+}
+
+void Chart::onMouseRelease(QMouseEvent* event) {
+    const bool isClick = pressPixel_ && (event->position() - *pressPixel_).manhattanLength() <= 3;
+    pressPixel_.reset();
+    if (!isClick || event->button() != Qt::LeftButton) {
+        return;
+    }
+    if (const ChartMark* mark = markAt(event->position())) {
+        emit filterRequested(mark->filter.model, mark->filter.direction, mark->filter.family, mark->filter.problem);
+    }
+}
+
+} // namespace mkb::gui
