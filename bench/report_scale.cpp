@@ -362,6 +362,15 @@ int main(int argc, char** argv) {
         reportBase = mkb::analysis::contrast(comparisons).base;
         // Where the analysis time goes: each metric set alone (CPU time).
         std::string breakdown;
+        {
+            mkb::report::ReportOptions none = options;
+            none.metrics.clear();
+            const double baseStart = processCpuMs();
+            (void)mkb::report::buildReport(*trials, *loaded, none);
+            char part[64];
+            std::snprintf(part, sizeof part, "attempts+comparisons only %.0f", processCpuMs() - baseStart);
+            breakdown += part;
+        }
         for (mkb::report::MetricSet set : options.metrics) {
             mkb::report::ReportOptions one = options;
             one.metrics = {set};
@@ -374,6 +383,29 @@ int main(int argc, char** argv) {
         }
         std::printf("analysis CPU ms per metric set alone (each includes building attempts and comparisons): %s\n",
                     breakdown.c_str());
+    }
+
+    // (a') the same path with --metrics ladder only: the like-for-like comparison with the naive baseline.
+    double ladderMs = 0;
+    double ladderCpuMs = 0;
+    {
+        const auto start = Clock::now();
+        const double cpuStart = processCpuMs();
+        mkb::report::ReportOptions ladderOnly;
+        ladderOnly.metrics = {mkb::report::MetricSet::Ladder};
+        auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
+        if (!store) {
+            std::cerr << "bench: " << store.error().message << '\n';
+            return 4;
+        }
+        auto report = mkb::report::buildReportFromStore(**store, ladderOnly);
+        if (!report) {
+            std::cerr << "bench: " << report.error().message << '\n';
+            return 4;
+        }
+        (void)mkb::report::toMarkdown(*report);
+        ladderMs = millisecondsSince(start);
+        ladderCpuMs = processCpuMs() - cpuStart;
     }
 
     // (b) the naive baseline: the overall ladder from one SELECT per cell arm.
@@ -408,6 +440,9 @@ int main(int argc, char** argv) {
                 reportMs > 0 ? naiveMs / reportMs : 0.0);
     std::printf("cpu time: report: %.0f ms, naive: %.0f ms, ratio: %.1f\n", reportCpuMs, naiveCpuMs,
                 reportCpuMs > 0 ? naiveCpuMs / reportCpuMs : 0.0);
+    std::printf("ladder only: report --metrics ladder: %.0f ms (cpu %.0f ms), naive: %.0f ms (cpu %.0f ms), "
+                "ratio: %.1f\n",
+                ladderMs, ladderCpuMs, naiveMs, naiveCpuMs, ladderMs > 0 ? naiveMs / ladderMs : 0.0);
 
     // (c) the CLI itself as a subprocess.
     if (fs::exists(cli)) {
