@@ -165,6 +165,9 @@ void MainWindow::buildMenus() {
     recentMenu_ = fileMenu->addMenu(tr("Open &Recent"));
     recentMenu_->setObjectName(QStringLiteral("recentProjectsMenu"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentProjectsMenu);
+    QAction* reload = fileMenu->addAction(tr("Re&load Project Data"), projectData_, &ProjectData::reload);
+    reload->setObjectName(QStringLiteral("reloadProjectData"));
+    reload->setShortcut(QKeySequence::Refresh);
     fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));

@@ -32,6 +32,7 @@ private slots:
     void showsSkillsVerdictsDiffAndReports();
     void kernelPairSwitchesDiff();
     void annotationRoundTrip();
+    void annotationOffsetsAreUtf8Bytes();
     void taggingWithoutSelectionIsRefused();
     void enterOpensInspectorInMainWindow();
 
@@ -170,6 +171,30 @@ void InspectorTest::annotationRoundTrip() {
     QVERIFY(view.deleteAnnotation(annotation.id));
     QCOMPARE(view.annotationList()->count(), 0);
     QVERIFY((*reader)->annotations((*skillRecord)->id)->empty());
+}
+
+void InspectorTest::annotationOffsetsAreUtf8Bytes() {
+    InspectorView view;
+    view.setStore(store_.get());
+    view.showComparison(comparison("beta", "cuda2triton", 1));
+    const QString skill = view.sourceSkillPane()->markdown();
+    QCOMPARE(skill, QString::fromUtf8(mkbguitest::kUnicodeSkill));
+    const QString claim = QStringLiteral("warp shuffles");
+    const int start = int(skill.indexOf(claim));
+    QVERIFY(view.tagRange(InspectorView::SkillSide::Source, start, start + int(claim.size()),
+                          mkb::AnnotationTag::Supported, QString()));
+    const auto annotations = view.annotationsOf(InspectorView::SkillSide::Source);
+    QCOMPARE(annotations.size(), size_t(1));
+    // "—" is 3 bytes and "Δ" 2 bytes in UTF-8 but one QChar each: the byte offset is 3 larger.
+    const std::string bytes(mkbguitest::kUnicodeSkill);
+    QCOMPARE(annotations[0].rangeStart, std::int64_t(bytes.find("warp shuffles")));
+    QCOMPARE(annotations[0].rangeStart, std::int64_t(start + 3));
+    QCOMPARE(annotations[0].quotedText, std::string("warp shuffles"));
+    // Activating the list entry selects the claim again, in QString positions.
+    view.annotationList()->setCurrentRow(0);
+    emit view.annotationList()->itemActivated(view.annotationList()->item(0));
+    QCOMPARE(view.sourceSkillPane()->selectedRange(), (std::pair<int, int>{start, start + int(claim.size())}));
+    QVERIFY(view.deleteAnnotation(annotations[0].id));
 }
 
 void InspectorTest::taggingWithoutSelectionIsRefused() {

@@ -107,6 +107,8 @@ using FixtureIds = std::map<std::string, std::int64_t>;
 
 inline const char* kSourceSkill = "# Triton softmax skill\n\nUse one program per row.\nKeep the max in registers.\n";
 inline const char* kTargetSkill = "# CUDA softmax skill\n\nUse one block per row.\n";
+/// A skill with multi-byte UTF-8 before its claim: annotations store byte offsets, the panes QString positions.
+inline const char* kUnicodeSkill = "# beta cuda — Δ tiles\nUse warp shuffles.\n";
 inline const char* kBaseKernel = "import torch\n\ndef kernel(x):\n    y = x.softmax(-1)\n    return y\n";
 inline const char* kSkillKernel =
     "import torch\n\ndef kernel(x):\n    m = x.max(-1)\n    y = x.softmax(-1)\n    return y\n";
@@ -143,7 +145,7 @@ inline FixtureIds writeTransferFixture(const std::filesystem::path& path) {
     put("alpha", 2, "gelu", "activation", "cuda2triton_skill", "triton", skipped, aC2);
     // beta, p1
     const auto bT1 = put("beta", 1, "softmax", "reduction", "solo_triton", "triton", pass(1.1, "# beta skill\n"));
-    const auto bC1 = put("beta", 1, "softmax", "reduction", "solo_cuda", "cuda", pass(1.0, "# beta cuda\n"));
+    const auto bC1 = put("beta", 1, "softmax", "reduction", "solo_cuda", "cuda", pass(1.0, kUnicodeSkill));
     put("beta", 1, "softmax", "reduction", "triton2cuda_skill", "cuda", pass(3.0), bT1);
     put("beta", 1, "softmax", "reduction", "cuda2triton_skill", "triton", pass(1.1), bC1);
     return ids;
