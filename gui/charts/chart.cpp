@@ -83,6 +83,13 @@ Chart::Chart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     plot_->plotLayout()->insertRow(0);
     titleElement_ = new QCPTextElement(plot_, QString());
     plot_->plotLayout()->addElement(0, 0, titleElement_);
+    // The legend sits in a row under the axes, laid out in one line, so that it never hides a mark.
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    plot_->plotLayout()->addElement(2, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot_->legend->setIconSize(14, 8);
+    plot_->legend->setMargins(QMargins(4, 2, 4, 2));
     connect(plot_, &QCustomPlot::mouseMove, this, &Chart::onMouseMove);
     connect(plot_, &QCustomPlot::mousePress, this, &Chart::onMousePress);
     connect(plot_, &QCustomPlot::mouseRelease, this, &Chart::onMouseRelease);
@@ -99,6 +106,7 @@ void Chart::resetPlot() {
         axis->setLabel(QString());
         axis->setTickLabelRotation(0);
         axis->grid()->setVisible(true);
+        axis->setSubTicks(true);
     }
     marks_.clear();
 }
@@ -131,7 +139,7 @@ void Chart::applyStyle(const ChartStyle& style) {
     plot_->legend->setFont(style.font);
     plot_->legend->setTextColor(style.foreground);
     plot_->legend->setBrush(style.background.alpha() == 0 ? QBrush(Qt::NoBrush) : QBrush(style.background));
-    plot_->legend->setBorderPen(QPen(style.grid, 0));
+    plot_->legend->setBorderPen(Qt::NoPen);
     for (int i = 0; i < plot_->itemCount(); ++i) {
         QCPAbstractItem* item = plot_->item(i);
         if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {

@@ -57,11 +57,22 @@ void setCategoryAxis(QCPAxis* axis, const std::vector<std::pair<double, QString>
     axis->setRange(0.3, std::max(1.0, lastKey) + 0.7);
 }
 
-void setLogAxis(QCPAxis* axis) {
+/// A logarithmic axis over [low, high]: plain ticks within a short span (a log ticker would show one or two labels),
+/// decades with sub-ticks over a long one.
+void setLogAxis(QCPAxis* axis, double low, double high) {
     axis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setSubTickCount(8);
-    axis->setTicker(ticker);
+    if (high / low <= 30) {
+        QSharedPointer<QCPAxisTicker> ticker(new QCPAxisTicker);
+        ticker->setTickCount(6);
+        axis->setTicker(ticker);
+        axis->setSubTicks(false);
+    } else {
+        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        ticker->setSubTickCount(8);
+        axis->setTicker(ticker);
+        axis->setSubTicks(true);
+    }
+    axis->setRange(low, high);
 }
 
 void addDashedLine(QCustomPlot* plot, QPointF a, QPointF b) {
@@ -187,9 +198,8 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
     } else {
         setCategoryAxis(plot()->xAxis, ticks, double(columns.size()));
     }
-    setLogAxis(plot()->yAxis);
+    setLogAxis(plot()->yAxis, low / 1.5, high * 1.5);
     plot()->yAxis->setLabel(tr("paired ratio r = e(skill) / e(base)"));
-    plot()->yAxis->setRange(low / 1.5, high * 1.5);
     addDashedLine(plot(), QPointF(0, 1), QPointF(1, 1));
     plot()->legend->setVisible(!columns.empty());
 }
@@ -300,8 +310,7 @@ void SpeedupScatterChart::draw(const std::vector<analysis::Comparison>& comparis
                  {text(point.model), text(point.direction), text(point.family), problem}});
     }
     for (QCPAxis* axis : {plot()->xAxis, plot()->yAxis}) {
-        setLogAxis(axis);
-        axis->setRange(low / 1.5, high * 1.5);
+        setLogAxis(axis, low / 1.5, high * 1.5);
     }
     plot()->xAxis->setLabel(scatter.leftOut == 0
                                 ? tr("source speedup over eager")

@@ -8,8 +8,10 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QImage>
 #include <QMimeData>
@@ -19,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
+
+#include <memory>
 
 using namespace mkb::gui;
 
@@ -105,6 +109,8 @@ private slots:
         const QByteArray pdf = readAll(path);
         QVERIFY(pdf.startsWith("%PDF"));
         const QSizeF box = mediaBox(pdf);
+        qInfo("PDF MediaBox %.2f x %.2f pt (requested %.2f x %.2f)", box.width(), box.height(), expectedWidthPt,
+              expectedHeightPt);
         QVERIFY2(std::abs(box.width() - expectedWidthPt) < 1 && std::abs(box.height() - expectedHeightPt) < 1,
                  qPrintable(QStringLiteral("MediaBox %1 x %2 pt, expected %3 x %4")
                                 .arg(box.width())
@@ -120,6 +126,7 @@ private slots:
         QSvgRenderer renderer(path);
         QVERIFY(renderer.isValid());
         const QSizeF size = svgSizeMm(readAll(path));
+        qInfo("SVG %.3f x %.3f mm (requested 85 x 60)", size.width(), size.height());
         QVERIFY2(std::abs(size.width() - 85) < 0.2 && std::abs(size.height() - 60) < 0.2,
                  qPrintable(QStringLiteral("SVG %1 x %2 mm").arg(size.width()).arg(size.height())));
         QVERIFY(readAll(path).contains("S lift by family")); // the title text is in the drawing
@@ -163,6 +170,29 @@ private slots:
         QVERIFY(image.hasAlphaChannel());
         QCOMPARE(qAlpha(image.pixel(0, 0)), 0);
         QCOMPARE(qAlpha(image.pixel(image.width() - 1, image.height() - 1)), 0);
+    }
+
+    /// With MKB_CHART_EXPORT_DIR set, writes every chart in every format there, for looking at by eye.
+    void everyChartExportsInEveryFormat() {
+        const QString keep = qEnvironmentVariable("MKB_CHART_EXPORT_DIR");
+        const QString folder = keep.isEmpty() ? dir_.filePath(QStringLiteral("all")) : keep;
+        QVERIFY(QDir().mkpath(folder));
+        std::vector<std::unique_ptr<Chart>> charts;
+        charts.push_back(std::make_unique<FamilyLiftChart>());
+        charts.push_back(std::make_unique<FamilyHarmChart>());
+        charts.push_back(std::make_unique<PairedRatioChart>());
+        charts.push_back(std::make_unique<StandingOutcomesChart>());
+        charts.push_back(std::make_unique<LadderChart>());
+        charts.push_back(std::make_unique<SpeedupScatterChart>());
+        for (std::size_t i = 0; i < charts.size(); ++i) {
+            charts[i]->setComparisons(mkbchartstest::chartComparisons(), {});
+            for (const char* suffix : {"pdf", "svg", "png"}) {
+                const QString path = folder + QStringLiteral("/chart%1.%2").arg(i).arg(QLatin1String(suffix));
+                const mkb::Status status = exportChart(*charts[i], path, preset(85, 60));
+                QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());
+                QVERIFY(QFileInfo(path).size() > 1000);
+            }
+        }
     }
 
     void exportLeavesTheScreenStyleInPlace() {
