@@ -115,6 +115,16 @@ void Chart::setComparisons(const std::vector<analysis::Comparison>& comparisons,
                            const analysis::AnalysisSettings& settings) {
     resetPlot();
     draw(comparisons, settings);
+    // An invisible legend would still take its row: it leaves the layout while hidden.
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    const bool legendInLayout = layout->hasElement(2, 0) && layout->element(2, 0) == plot_->legend;
+    if (plot_->legend->visible() && !legendInLayout) {
+        layout->addElement(2, 0, plot_->legend);
+        layout->setRowStretchFactor(2, 0.001);
+    } else if (!plot_->legend->visible() && legendInLayout) {
+        layout->take(plot_->legend);
+        layout->simplify();
+    }
     titleElement_->setText(marks_.empty() ? title() + tr(" — no resolved comparisons") : title());
     applyStyle(style_);
 }
