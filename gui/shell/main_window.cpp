@@ -2,6 +2,7 @@
 #include "gui/shell/main_window.h"
 
 #include "core/util/paths.h"
+#include "gui/charts/charts_view.h"
 #include "gui/common/resources.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/inspector/inspector_view.h"
@@ -22,6 +23,7 @@
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -110,6 +112,9 @@ void MainWindow::buildViews() {
         } else if (View(view) == View::Comparisons) {
             comparisonsView_ = new ComparisonsView(viewStack_);
             viewStack_->addWidget(comparisonsView_);
+        } else if (View(view) == View::Charts) {
+            chartsView_ = new ChartsView(projectData_, viewStack_);
+            viewStack_->addWidget(chartsView_);
         } else {
             viewStack_->addWidget(
                 new PendingView(viewTitle(view), QCoreApplication::translate("MainWindow", kViews[view].pending)));
@@ -139,6 +144,12 @@ void MainWindow::connectAnalysisViews() {
     connect(overviewView_, &OverviewView::comparisonsRequested, this,
             [this](const QString& model, const QString& direction) {
                 comparisonsView_->filterTo(model, direction);
+                showView(View::Comparisons);
+            });
+    connect(chartsView_, &ChartsView::filterRequested, this,
+            [this](const QString& model, const QString& direction, const QString& family, const QString& problem) {
+                comparisonsView_->filterTo(model, direction);
+                comparisonsView_->searchField()->setText(problem.isEmpty() ? family : problem);
                 showView(View::Comparisons);
             });
     connect(comparisonsView_, &ComparisonsView::comparisonActivated, this,

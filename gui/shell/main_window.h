@@ -20,6 +20,7 @@ class QStackedWidget;
 
 namespace mkb::gui {
 
+class ChartsView;
 class ComparisonsView;
 class InspectorView;
 class OverviewView;
@@ -57,6 +58,7 @@ public:
     OverviewView* overviewView() const { return overviewView_; }
     ComparisonsView* comparisonsView() const { return comparisonsView_; }
     InspectorView* inspectorView() const { return inspectorView_; }
+    ChartsView* chartsView() const { return chartsView_; }
     QMenu* recentProjectsMenu() const { return recentMenu_; }
 
     /// Saves geometry, dock/toolbar state, the current view and the views' own layouts with kLayoutVersion.
@@ -97,6 +99,7 @@ private:
     OverviewView* overviewView_ = nullptr;
     ComparisonsView* comparisonsView_ = nullptr;
     InspectorView* inspectorView_ = nullptr;
+    ChartsView* chartsView_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
 };
