@@ -60,6 +60,15 @@ class OutlierTest(unittest.TestCase):
         self.assertIsNone(outliers.outlier_inputs_allowed({"outliers": False}, 3))
         self.assertEqual(outliers.outlier_inputs_allowed({"outliers": [1, 5]}, 3), [1])
         self.assertEqual(outliers.outlier_inputs_allowed({}, 2), [0, 1])
+        self.assertIsNone(outliers.outlier_inputs_allowed({"outliers": "off"}, 3))
+        self.assertEqual(outliers.outlier_inputs_allowed({"outliers": {"inputs": [0, 2]}}, 3), [0, 2])
+        self.assertEqual(outliers.outlier_inputs_allowed({"outliers": {"p": 0.01}}, 2), [0, 1])
+
+    def test_meta_overrides_rates_the_catalog_accepts(self) -> None:
+        meta = {"outliers": {"inputs": [0], "p": 0.02, "scale": 8}}
+        self.assertEqual(outliers.outlier_rates(meta, 0.001, 50.0), (0.02, 8.0))
+        self.assertEqual(outliers.outlier_rates({"outliers": True}, 0.001, 50.0), (0.001, 50.0))
+        self.assertEqual(outliers.outlier_rates({"outliers": {"p": 3, "scale": -1}}, 0.001, 50.0), (0.001, 50.0))
 
     def test_same_seed_same_outliers(self) -> None:
         a, b = torch.zeros(5000), torch.zeros(5000)

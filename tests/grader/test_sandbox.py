@@ -23,7 +23,41 @@ def _alive(pid: int) -> bool:
         return False
 
 
+_SERVER_THAT_GETS_KILLED = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from mkbgrader import sandbox
+
+def work(send):
+    with open(sys.argv[2], "w") as handle:
+        handle.write(str(__import__("os").getpid()))
+    time.sleep(120)
+
+sandbox.run_in_child(work, 300)
+"""
+
+
 class SandboxTest(unittest.TestCase):
+    def test_child_dies_with_a_killed_server(self) -> None:
+        import subprocess
+        import sys
+
+        package = os.path.dirname(os.path.dirname(sandbox.__file__))
+        with tempfile.TemporaryDirectory() as folder:
+            pid_file = os.path.join(folder, "child.pid")
+            server = subprocess.Popen([sys.executable, "-c", _SERVER_THAT_GETS_KILLED, package, pid_file])
+            deadline = time.monotonic() + 30
+            while not (os.path.exists(pid_file) and os.path.getsize(pid_file)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            child = int(open(pid_file).read())
+            self.assertTrue(_alive(child))
+            server.kill()  # SIGKILL: no cleanup code of the server runs
+            server.wait()
+            deadline = time.monotonic() + 10
+            while _alive(child) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(_alive(child), "the evaluation child outlived its killed grader server")
+
     def test_messages_and_exit(self) -> None:
         outcome = sandbox.run_in_child(lambda send: (send({"t": "stage", "stage": "import"}), send({"t": "final"})), 10)
         self.assertEqual([m["t"] for m in outcome.messages], ["stage", "final"])

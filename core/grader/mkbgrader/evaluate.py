@@ -203,8 +203,8 @@ class Evaluation:
         inputs = self._draw(seed)
         if outlier_seed is not None:
             positions = outliers.outlier_inputs_allowed(self.meta, len(inputs)) or []
-            outliers.inject_outliers(inputs, positions, self.settings.outlier_p, self.settings.outlier_scale,
-                                     outlier_seed)
+            p, scale = outliers.outlier_rates(self.meta, self.settings.outlier_p, self.settings.outlier_scale)
+            outliers.inject_outliers(inputs, positions, p, scale, outlier_seed)
         given = draws.clone_tree(inputs)
         output = self.call_solve(given)
         launches = self.guard.launches

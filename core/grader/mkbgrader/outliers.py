@@ -8,9 +8,14 @@ import torch
 
 
 def outlier_inputs_allowed(meta: dict, count: int) -> Optional[list[int]]:
-    """Which input positions may be perturbed: MKB_META["outliers"] false → none (None), a list → those, else all."""
+    """Which input positions may be perturbed.
+
+    MKB_META["outliers"] as the catalog accepts it (docs/dsl-descriptor.md, core/catalog/problem_meta.cpp):
+    False or "off" → none (None); True or absent → all; {"inputs": [...], "p": ..., "scale": ...} → those positions
+    (all when "inputs" is absent). A bare list of positions is read as {"inputs": list}.
+    """
     raw: Any = meta.get("outliers", True) if isinstance(meta, dict) else True
-    if raw is False:
+    if raw is False or raw == "off":
         return None
     if isinstance(raw, dict):
         if raw.get("enabled") is False:
@@ -19,6 +24,16 @@ def outlier_inputs_allowed(meta: dict, count: int) -> Optional[list[int]]:
     if isinstance(raw, list):
         return [int(i) for i in raw if 0 <= int(i) < count]
     return list(range(count))
+
+
+def outlier_rates(meta: dict, default_p: float, default_scale: float) -> tuple[float, float]:
+    """The fraction of elements replaced and the noise scale: the problem's "p"/"scale" override the settings."""
+    raw: Any = meta.get("outliers") if isinstance(meta, dict) else None
+    if not isinstance(raw, dict):
+        return default_p, default_scale
+    p, scale = raw.get("p", default_p), raw.get("scale", default_scale)
+    good = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0  # noqa: E731
+    return (float(p) if good(p) and p <= 1 else default_p), (float(scale) if good(scale) else default_scale)
 
 
 def inject_outliers(inputs: list, positions: list[int], p: float, scale: float, seed: int) -> int:

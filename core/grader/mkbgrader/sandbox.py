@@ -10,6 +10,7 @@ import os
 import resource
 import select
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -30,10 +31,27 @@ class ChildOutcome:
     seconds: float = 0.0
 
 
-def _child_main(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Optional[int]) -> None:
+def _die_with_parent(parent_pid: int) -> None:
+    """Linux PR_SET_PDEATHSIG: the child is killed when the grader server dies, even by SIGKILL (its own session
+    puts it out of reach of a signal to the server's group). The server forks from its only thread, so the
+    "parent thread" the kernel watches is the server itself."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the server died before prctl took effect
+        os._exit(70)
+
+
+def _child_main(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Optional[int], parent_pid: int) -> None:
     exit_now = os._exit
     try:
         os.setsid()
+        _die_with_parent(parent_pid)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(log_fd, 1)
@@ -67,11 +85,12 @@ def run_in_child(work: Work, timeout_s: float, log_cap: int = 65536,
     result_r, result_w = os.pipe()
     log_r, log_w = os.pipe()
     started = time.monotonic()
+    parent_pid = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(result_r)
         os.close(log_r)
-        _child_main(work, result_w, log_w, memory_limit_bytes)
+        _child_main(work, result_w, log_w, memory_limit_bytes, parent_pid)
     os.close(result_w)
     os.close(log_w)
     outcome = ChildOutcome()
