@@ -102,6 +102,26 @@ def _arch() -> str:
     return f"sm_{major}{minor}"
 
 
+def cuda_include_dirs() -> list[str]:
+    """Folders holding the CUDA headers (<cuda_fp16.h>, <cuda_bf16.h>, <cuda_fp8.h>) for NVRTC's -I options:
+    $CUDA_HOME/$CUDA_PATH, /usr/local/cuda, then the headers pip's nvidia-* wheels ship."""
+    candidates = [os.path.join(os.environ[v], "include") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    candidates.append("/usr/local/cuda/include")
+    try:
+        import nvidia  # type: ignore  # the namespace package of the nvidia-* wheels
+
+        for root in getattr(nvidia, "__path__", []):
+            for sub in ("cu13/include", "cuda_runtime/include", "cuda_nvrtc/include"):
+                candidates.append(os.path.join(root, sub))
+    except ImportError:
+        pass
+    found: list[str] = []
+    for folder in candidates:
+        if os.path.isfile(os.path.join(folder, "cuda_fp16.h")) and folder not in found:
+            found.append(folder)
+    return found[:1]  # one toolkit's headers; mixing versions breaks them
+
+
 def _compile_cubin(source: str, name: str, options: Sequence[str]) -> Optional[bytes]:
     """NVRTC → cubin through cupy's bindings; None when those bindings are unavailable."""
     try:
@@ -181,7 +201,9 @@ def compile(source: str, name: str, options: Sequence[str] = ()) -> Kernel:  # n
     import cupy
 
     arch = _arch()
-    all_options = tuple(options) + (f"--gpu-architecture={arch}", "-default-device")
+    includes = () if any(o.startswith("-I") or o.startswith("--include-path") for o in options) else tuple(
+        f"-I{folder}" for folder in cuda_include_dirs())
+    all_options = tuple(options) + includes + (f"--gpu-architecture={arch}", "-default-device", "-std=c++17")
     key = hashlib.sha256("\0".join([source, name, arch, *all_options, cupy.__version__]).encode()).hexdigest()
     if key in _loaded:
         return _loaded[key]
@@ -206,7 +228,7 @@ def compile(source: str, name: str, options: Sequence[str] = ()) -> Kernel:  # n
             os.replace(temporary, path)
             module = cupy.RawModule(path=path)
         else:  # cupy compiles (with its own cache) when its raw NVRTC bindings are not usable
-            module = cupy.RawModule(code=source, options=tuple(options), backend="nvrtc")
+            module = cupy.RawModule(code=source, options=tuple(options) + includes, backend="nvrtc")
     kernel = Kernel(module.get_function(name), name, kinds)
     _loaded[key] = kernel
     return kernel

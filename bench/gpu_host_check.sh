@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One batch on a GPU host (no Qt needed): headless build, device probe, the `gpu` test label, the grader benchmarks,
+# and (with --suite) the suite check and table. Logs and results go to $OUT (default ./gpu-results).
+# Usage: bash bench/gpu_host_check.sh [--tests] [--benches] [--suite] [--suite-args "..."]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-results}
+mkdir -p "$OUT"
+export MKB_PYTHON=${MKB_PYTHON:-python3} PYTHONUNBUFFERED=1
+export MKB_STORE=${MKB_STORE:-/tmp/mkb-gpu-host/store.mkb}
+mkdir -p "$(dirname "$MKB_STORE")"
+run_tests=0 run_benches=0 run_suite=0 suite_args=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tests) run_tests=1 ;; --benches) run_benches=1 ;; --suite) run_suite=1 ;;
+    --suite-args) suite_args="$2"; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+step build
+generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S . -B build/gpu-host "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMKB_HEADLESS=ON -DMKB_BUILD_TESTS=ON \
+  -DMKB_TEST_PYTHON=python3 >"$OUT/build.log" 2>&1 &&
+  cmake --build build/gpu-host -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+MKB=$PWD/build/gpu-host/app/mkb
+"$MKB" --version
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+
+step probe
+"$MKB" device probe 2>&1 | tee "$OUT/probe.txt"
+
+if [ $run_tests = 1 ]; then
+  step "ctest -L gpu"
+  (cd build/gpu-host && ctest -L gpu --output-on-failure --timeout 900) >"$OUT/ctest-gpu.log" 2>&1
+  grep -E "tests passed|Failed|\*\*\*|Passed|Test +#" "$OUT/ctest-gpu.log" | tail -30
+fi
+
+if [ $run_benches = 1 ]; then
+  step "bench: grader overhead"
+  timeout 300 python3 bench/grader_overhead.py --evaluations 8 2>&1 | tail -6 | tee -a "$OUT/bench.txt"
+  step "bench: CUDA compile"
+  timeout 400 python3 bench/cuda_compile.py --repeats 2 2>&1 | tail -8 | tee -a "$OUT/bench.txt"
+  step "bench: reproducibility"
+  timeout 300 python3 bench/grade_repro.py --mkb "$MKB" --suite tests/hostile/problem --problem 1 \
+    --kernel tests/hostile/good/good_triton.py --dsl triton --times 5 2>&1 | tail -8 | tee -a "$OUT/bench.txt"
+fi
+
+if [ $run_suite = 1 ]; then
+  step "suite check"
+  # shellcheck disable=SC2086
+  "$MKB" suite check --json "$OUT/suite.json" --table "$OUT/suite.md" $suite_args 2>&1 | tee "$OUT/suite-check.log" | tail -60
+fi
+step done
