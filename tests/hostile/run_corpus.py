@@ -10,6 +10,7 @@ Standard library only: it runs on any Python 3.8+ (the grader's own interpreter 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -87,11 +88,15 @@ class Grader:
             flags = ["--settings", json.dumps(REDUCED_DRAWS)]
         return flags
 
-    def grade(self, kernel: str, dsl: str, reduced: bool = False) -> Tuple[Optional[Verdict], str, float]:
+    def grade(self, kernel: str, dsl: str, reduced: bool = False,
+              marks_dir: Optional[str] = None) -> Tuple[Optional[Verdict], str, float]:
         command = self.command(kernel, dsl, reduced)
+        env = dict(self.env)
+        if marks_dir is not None:
+            env["MKB_HOSTILE_MARKS"] = marks_dir
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.work_dir,
-                                   env=self.env, start_new_session=True)
+                                   env=env, start_new_session=True)
         try:
             stdout, stderr = process.communicate(timeout=self.options.timeout + GRACE_S)
         except subprocess.TimeoutExpired:
@@ -243,14 +248,6 @@ def load_manifest() -> List[Dict[str, Any]]:
     return entries
 
 
-def clear_marks(marks_dir: str) -> None:
-    for name in os.listdir(marks_dir):
-        try:
-            os.remove(os.path.join(marks_dir, name))
-        except OSError:
-            pass
-
-
 class Table:
     COLUMNS = (("kernel", 26), ("dsl", 6), ("expected", 38), ("got", 40), ("good after", 12), ("", 4))
 
@@ -287,6 +284,8 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--good-args", default=None,
                         help="extra `mkb grade` flags for the good re-check (default: fewer draws when offered)")
     parser.add_argument("--report", help="also write the verdicts and findings as JSON here")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="kernels graded side by side (mkb's GPU lock still serialises their timing)")
     options = parser.parse_args(argv)
 
     if not options.direct and not (options.cli and os.access(options.cli, os.X_OK)):
@@ -334,26 +333,37 @@ def main(argv: List[str]) -> int:
             table.row("good/" + name, dsl, "pass", describe_got(verdict), "-", problems)
             report.append({"kernel": "good/" + name, "verdict": verdict, "problems": problems, "seconds": seconds})
 
-        for entry in entries:
-            clear_marks(marks_dir)
+        def run_entry(index: int, entry: Dict[str, Any]) -> Dict[str, Any]:
+            """One hostile kernel, then the good kernel, with marks of its own (entries may run side by side)."""
+            own_marks = os.path.join(marks_dir, f"entry{index}")
+            os.makedirs(own_marks, exist_ok=True)
             path = kernel_path(entry, work_dir)
-            verdict, diagnostic, seconds = grader.grade(path, entry["dsl"])
-            problems = judge(entry, verdict, diagnostic, marks_dir)
-            note = " idle" if entry.get("may_pass_if_idle") and verdict and verdict.get("passed") else ""
-            good_after = "-"
+            verdict, diagnostic, seconds = grader.grade(path, entry["dsl"], marks_dir=own_marks)
+            problems = judge(entry, verdict, diagnostic, own_marks)
             good_verdict: Optional[Verdict] = None
+            good_after = "-"
             if not options.no_good_check:
-                good_verdict, good_diagnostic, _ = grader.grade(good_triton, "triton", reduced=True)
+                good_verdict, good_diagnostic, _ = grader.grade(good_triton, "triton", reduced=True,
+                                                                marks_dir=own_marks)
                 if good_verdict is not None and good_verdict.get("passed"):
                     good_after = "pass"
                 else:
                     good_after = "BROKEN"
                     why = good_diagnostic or reason_text(good_verdict or {})
                     problems.append(f"the good Triton kernel graded right after it did not pass: {why}")
-            table.row(entry["kernel"], entry["dsl"], describe_expected(entry), describe_got(verdict) + note,
-                      good_after, problems)
-            report.append({"kernel": entry["kernel"], "verdict": verdict, "problems": problems, "seconds": seconds,
-                           "good_after": good_verdict})
+            return {"entry": entry, "verdict": verdict, "problems": problems, "seconds": seconds,
+                    "good_after": good_after, "good_verdict": good_verdict}
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            futures = [pool.submit(run_entry, index, entry) for index, entry in enumerate(entries)]
+            for future in futures:  # rows in manifest order
+                done = future.result()
+                entry, verdict = done["entry"], done["verdict"]
+                note = " idle" if entry.get("may_pass_if_idle") and verdict and verdict.get("passed") else ""
+                table.row(entry["kernel"], entry["dsl"], describe_expected(entry), describe_got(verdict) + note,
+                          done["good_after"], done["problems"])
+                report.append({"kernel": entry["kernel"], "verdict": verdict, "problems": done["problems"],
+                               "seconds": done["seconds"], "good_after": done["good_verdict"]})
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
 
