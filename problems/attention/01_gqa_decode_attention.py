@@ -20,21 +20,25 @@ MKB_META = {
 
 
 def make_inputs(device="cuda"):
-    q = torch.randn(BATCH, QUERY_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
-    k_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM).to(device=device, dtype=torch.float16)
-    v_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM).to(device=device, dtype=torch.float16)
-    seq_lens = torch.randint(MAX_CONTEXT // 2, MAX_CONTEXT + 1, (BATCH,), dtype=torch.int32).to(device)
+    q = torch.randn(BATCH, QUERY_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    k_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM, device=device, dtype=torch.float16)
+    v_cache = torch.randn(BATCH, KV_HEADS, MAX_CONTEXT, HEAD_DIM, device=device, dtype=torch.float16)
+    seq_lens = torch.randint(MAX_CONTEXT // 2, MAX_CONTEXT + 1, (BATCH,), device=device, dtype=torch.int32)
     return [q, k_cache, v_cache, seq_lens]
+
+
+def _wide(t):
+    return t if t.dtype == torch.float64 else t.float()  # fp32 math, or float64 for the grader's anchor
 
 
 def reference(q, k_cache, v_cache, seq_lens):
     batch, query_heads, dim = q.shape
     kv_heads = k_cache.shape[1]
-    grouped = q.float().view(batch, kv_heads, query_heads // kv_heads, dim)  # query heads sharing a KV head
-    scores = torch.matmul(grouped, k_cache.float().transpose(-1, -2)) / math.sqrt(dim)  # [B, Hkv, G, S]
+    grouped = _wide(q).view(batch, kv_heads, query_heads // kv_heads, dim)  # query heads sharing a KV head
+    scores = torch.matmul(grouped, _wide(k_cache).transpose(-1, -2)) / math.sqrt(dim)  # [B, Hkv, G, S]
     positions = torch.arange(k_cache.shape[2], device=q.device)
     valid = positions.unsqueeze(0) < seq_lens.to(torch.long).unsqueeze(1)  # [B, S]
     scores = scores.masked_fill(~valid.view(batch, 1, 1, -1), float("-inf"))
     weights = torch.softmax(scores, dim=-1)
-    out = torch.matmul(weights, v_cache.float())  # [B, Hkv, G, D]
+    out = torch.matmul(weights, _wide(v_cache))  # [B, Hkv, G, D]
     return out.reshape(batch, query_heads, dim).to(q.dtype)
