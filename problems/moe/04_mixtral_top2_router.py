@@ -15,14 +15,18 @@ MKB_META = {
 }
 
 
+def _wide(t):
+    return t if t.dtype == torch.float64 else t.float()
+
+
 def make_inputs(device="cuda"):
-    hidden = torch.randn(NUM_TOKENS, HIDDEN).to(device=device, dtype=torch.float16)
-    gate_weight = (torch.randn(NUM_EXPERTS, HIDDEN) / HIDDEN**0.5).to(device=device, dtype=torch.float16)
+    hidden = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.float16)
+    gate_weight = (torch.randn(NUM_EXPERTS, HIDDEN, device=device) / HIDDEN**0.5).to(torch.float16)
     return [hidden, gate_weight]
 
 
 def reference(hidden, gate_weight):
-    logits = torch.matmul(hidden.float(), gate_weight.float().t())  # [T, E]
+    logits = torch.matmul(_wide(hidden), _wide(gate_weight).t())  # [T, E]
     probabilities = torch.softmax(logits, dim=-1)
     top_weights, top_experts = torch.topk(probabilities, TOP_K, dim=-1)
     top_weights = top_weights / top_weights.sum(dim=-1, keepdim=True)
