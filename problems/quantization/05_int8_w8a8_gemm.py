@@ -19,10 +19,10 @@ MKB_META = {
 
 
 def make_inputs(device="cuda"):
-    activations = torch.randint(-127, 128, (NUM_TOKENS, IN_FEATURES), dtype=torch.int8).to(device)
-    weights = torch.randint(-127, 128, (OUT_FEATURES, IN_FEATURES), dtype=torch.int8).to(device)
-    activation_scales = (0.002 + 0.01 * torch.rand(NUM_TOKENS, 1)).to(device=device, dtype=torch.float32)
-    weight_scales = (0.0005 + 0.002 * torch.rand(1, OUT_FEATURES)).to(device=device, dtype=torch.float32)
+    activations = torch.randint(-127, 128, (NUM_TOKENS, IN_FEATURES), dtype=torch.int8, device=device)
+    weights = torch.randint(-127, 128, (OUT_FEATURES, IN_FEATURES), dtype=torch.int8, device=device)
+    activation_scales = 0.002 + 0.01 * torch.rand(NUM_TOKENS, 1, dtype=torch.float32, device=device)
+    weight_scales = 0.0005 + 0.002 * torch.rand(1, OUT_FEATURES, dtype=torch.float32, device=device)
     return [activations, weights, activation_scales, weight_scales]
 
 
