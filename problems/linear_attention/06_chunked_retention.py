@@ -18,26 +18,32 @@ MKB_META = {
 
 
 def make_inputs(device="cuda"):
-    q = torch.randn(BATCH, HEADS, SEQ_LEN, HEAD_DIM).to(device=device, dtype=torch.float16)
-    k = torch.randn(BATCH, HEADS, SEQ_LEN, HEAD_DIM).to(device=device, dtype=torch.float16)
-    v = torch.randn(BATCH, HEADS, SEQ_LEN, HEAD_DIM).to(device=device, dtype=torch.float16)
-    decay = (1.0 - torch.pow(2.0, -5.0 - torch.arange(HEADS, dtype=torch.float32) / 2)).to(device)
+    shape = (BATCH, HEADS, SEQ_LEN, HEAD_DIM)
+    q = torch.randn(shape, device=device, dtype=torch.float16)
+    k = torch.randn(shape, device=device, dtype=torch.float16)
+    v = torch.randn(shape, device=device, dtype=torch.float16)
+    decay = 1.0 - torch.pow(2.0, -5.0 - torch.arange(HEADS, device=device, dtype=torch.float32) / 2)
     return [q, k, v, decay]
+
+
+def _wide(t):
+    return t if t.dtype == torch.float64 else t.float()
 
 
 def reference(q, k, v, decay):
     batch, heads, seq_len, dim = q.shape
-    q = q.float() * dim**-0.5
-    k = k.float()
-    v = v.float()
-    log_decay = torch.log(decay.float()).view(1, heads, 1, 1)
-    index = torch.arange(CHUNK, device=q.device, dtype=torch.float32)
+    out_dtype = q.dtype
+    q = _wide(q) * dim**-0.5
+    k = _wide(k)
+    v = _wide(v)
+    log_decay = torch.log(_wide(decay)).view(1, heads, 1, 1)
+    index = torch.arange(CHUNK, device=q.device, dtype=q.dtype)
     distance = index.view(-1, 1) - index.view(1, -1)  # i - j
     intra_decay = torch.exp(log_decay * distance.clamp(min=0)) * (distance >= 0)  # [1, H, C, C]
     query_decay = torch.exp(log_decay * (index + 1).view(-1, 1))  # gamma^(i+1): [1, H, C, 1]
     key_decay = torch.exp(log_decay * (CHUNK - 1 - index).view(-1, 1))  # gamma^(C-1-j): [1, H, C, 1]
     chunk_decay = torch.exp(log_decay * CHUNK)  # gamma^C: [1, H, 1, 1]
-    state = torch.zeros(batch, heads, dim, dim, device=q.device, dtype=torch.float32)
+    state = torch.zeros(batch, heads, dim, dim, device=q.device, dtype=q.dtype)
     outputs = []
     for start in range(0, seq_len, CHUNK):
         qc = q[:, :, start : start + CHUNK]
@@ -48,4 +54,4 @@ def reference(q, k, v, decay):
         carried = torch.matmul(qc * query_decay, state)
         outputs.append(inner + carried)
         state = state * chunk_decay + torch.matmul((kc * key_decay).transpose(-1, -2), vc)
-    return torch.cat(outputs, dim=2).to(torch.float16)
+    return torch.cat(outputs, dim=2).to(out_dtype)
