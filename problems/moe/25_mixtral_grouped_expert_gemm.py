@@ -1,0 +1,45 @@
+"""Grouped expert GEMM over variable per-expert token counts, tokens pre-sorted by expert (Mixtral-8x7B down projection, TP=2)."""
+
+import torch
+
+# Mixtral-8x7B expert down projection (w2) on one of two tensor-parallel GPUs: each of the 8 experts maps its
+# 7168-wide half of the 14336 intermediate features back to the 4096-wide hidden state (the TP all-reduce follows
+# elsewhere). A prefill batch of 4096 tokens with top-2 routing gives 8192 rows, already permuted into
+# expert-sorted order: expert e owns rows expert_offsets[e] .. expert_offsets[e + 1] - 1 (counts vary per draw and
+# are not multiples of any tile size; an expert may own very few rows).
+#   out[r] = activations[r] @ w2[e].T   for every row r of expert e;  bf16 in, fp32 accumulate, bf16 out.
+NUM_TOKENS = 4096
+TOP_K = 2
+NUM_ROWS = NUM_TOKENS * TOP_K
+NUM_EXPERTS = 8
+INTERMEDIATE_SHARD = 7168  # 14336 / 2
+HIDDEN = 4096
+
+MKB_META = {
+    "tags": ["gemm", "grouped_gemm", "routing"],
+    "outliers": {"inputs": [0]},
+    "flops": 481036337152,  # 2 * 8192 * 7168 * 4096
+}
+
+
+def make_inputs(device="cuda"):
+    activations = torch.randn(NUM_ROWS, INTERMEDIATE_SHARD, device=device, dtype=torch.bfloat16)
+    w2 = (torch.randn(NUM_EXPERTS, HIDDEN, INTERMEDIATE_SHARD, device=device) / INTERMEDIATE_SHARD**0.5).to(
+        torch.bfloat16
+    )
+    popularity = torch.randn(NUM_EXPERTS, device=device) * 0.7
+    router_logits = torch.randn(NUM_TOKENS, NUM_EXPERTS, device=device) + popularity
+    topk_ids = router_logits.topk(TOP_K, dim=-1).indices
+    counts = torch.bincount(topk_ids.reshape(-1), minlength=NUM_EXPERTS)
+    expert_offsets = torch.zeros(NUM_EXPERTS + 1, dtype=torch.int32, device=device)
+    expert_offsets[1:] = torch.cumsum(counts, dim=0).to(torch.int32)
+    return [activations, w2, expert_offsets]
+
+
+def reference(activations, w2, expert_offsets):
+    out = torch.empty(activations.shape[0], w2.shape[1], dtype=activations.dtype, device=activations.device)
+    bounds = expert_offsets.tolist()
+    for expert in range(w2.shape[0]):
+        start, end = bounds[expert], bounds[expert + 1]
+        out[start:end] = torch.matmul(activations[start:end], w2[expert].t())
+    return out
