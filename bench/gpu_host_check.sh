@@ -23,7 +23,7 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 step build
 generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S . -B build/gpu-host "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMKB_HEADLESS=ON -DMKB_BUILD_TESTS=ON \
-  -DMKB_TEST_PYTHON=python3 >"$OUT/build.log" 2>&1 &&
+  -DMKB_TEST_PYTHON="$(command -v python3)" ${MKB_EXTRA_CMAKE_ARGS:-} >"$OUT/build.log" 2>&1 &&
   cmake --build build/gpu-host -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 MKB=$PWD/build/gpu-host/app/mkb
 "$MKB" --version
