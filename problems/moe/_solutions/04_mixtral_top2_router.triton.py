@@ -4,7 +4,7 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_T = 64  # tokens per program
+BLOCK_T = 32  # tokens per program (256 programs for 8192 tokens)
 BLOCK_K = 128  # hidden features per step
 BLOCK_E = 16  # experts padded to the smallest tl.dot width
 

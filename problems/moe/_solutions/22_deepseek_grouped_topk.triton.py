@@ -13,9 +13,9 @@ ROUTED_SCALING = 2.5
 
 @triton.jit
 def _grouped_topk_kernel(logits_ptr, bias_ptr, weights_ptr, ids_ptr, num_tokens,
-                         NUM_EXPERTS: tl.constexpr, NUM_GROUPS: tl.constexpr, TOPK_GROUPS: tl.constexpr,
-                         TOP_K: tl.constexpr, SCALING: tl.constexpr, BLOCK_T: tl.constexpr):
-    GROUP_SIZE: tl.constexpr = NUM_EXPERTS // NUM_GROUPS
+                         NUM_EXPERTS: tl.constexpr, NUM_GROUPS: tl.constexpr, GROUP_SIZE: tl.constexpr,
+                         TOPK_GROUPS: tl.constexpr, TOP_K: tl.constexpr, SCALING: tl.constexpr,
+                         BLOCK_T: tl.constexpr):
     tokens = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
     token_ok = tokens < num_tokens
     experts = tl.arange(0, NUM_EXPERTS)
@@ -72,6 +72,7 @@ def solve(router_logits, correction_bias):
     ids = torch.empty(num_tokens, TOP_K, dtype=torch.int32, device=router_logits.device)
     grid = (triton.cdiv(num_tokens, BLOCK_T),)
     _grouped_topk_kernel[grid](router_logits, correction_bias, weights, ids, num_tokens,
-                               NUM_EXPERTS=num_experts, NUM_GROUPS=NUM_GROUPS, TOPK_GROUPS=TOPK_GROUPS,
+                               NUM_EXPERTS=num_experts, NUM_GROUPS=NUM_GROUPS,
+                               GROUP_SIZE=num_experts // NUM_GROUPS, TOPK_GROUPS=TOPK_GROUPS,
                                TOP_K=TOP_K, SCALING=ROUTED_SCALING, BLOCK_T=BLOCK_T, num_warps=4)
     return weights, ids

@@ -15,10 +15,10 @@ def _fused_gate_up_kernel(x_ptr, w_ptr, offsets_ptr, out_ptr, intermediate, k_si
                           BLOCK_K: tl.constexpr):
     tile = tl.program_id(0)
     pid_n = tl.program_id(1)
-    tiles_before = 0
-    expert = -1
-    row_start = 0
-    row_end = 0
+    tiles_before = tile * 0  # int32 scalars (tensors, not Python ints)
+    expert = tile * 0 - 1
+    row_start = tile * 0
+    row_end = tile * 0
     for e in tl.static_range(NUM_EXPERTS):
         start = tl.load(offsets_ptr + e)
         end = tl.load(offsets_ptr + e + 1)
