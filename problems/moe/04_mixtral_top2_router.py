@@ -5,10 +5,14 @@ import torch
 # Mixtral-8x7B routing for a prefill batch of 8192 tokens: hidden size 4096, 8 experts, 2 experts per token.
 # The router logits come from a bias-free linear layer; the softmax probabilities of the two chosen experts are
 # renormalised to sum to 1 and written into a dense [tokens, experts] matrix (zeros for unchosen experts).
+# Ties: make_inputs redraws any token whose 2nd and 3rd largest logits lie within TIE_MARGIN (judged in float64),
+# so every fp32 evaluation of the gate GEMM, whatever its summation order, chooses the same two experts.
 NUM_TOKENS = 8192
 HIDDEN = 4096
 NUM_EXPERTS = 8
 TOP_K = 2
+TIE_MARGIN = 1e-4
+MAX_REDRAWS = 16
 
 MKB_META = {
     "tags": ["gemm_epilogue", "topk", "routing"],
@@ -19,9 +23,22 @@ def _wide(t):
     return t if t.dtype == torch.float64 else t.float()
 
 
+def _near_ties(hidden, gate_weight):
+    """Tokens whose choice of the top-2 experts is within TIE_MARGIN of a tie."""
+    logits = torch.matmul(hidden.double(), gate_weight.double().t())
+    ordered = logits.sort(dim=-1, descending=True).values
+    return (ordered[:, TOP_K - 1] - ordered[:, TOP_K]) < TIE_MARGIN
+
+
 def make_inputs(device="cuda"):
     hidden = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.float16)
     gate_weight = (torch.randn(NUM_EXPERTS, HIDDEN, device=device) / HIDDEN**0.5).to(torch.float16)
+    for _ in range(MAX_REDRAWS):
+        redraw = _near_ties(hidden, gate_weight)
+        count = int(redraw.sum())
+        if count == 0:
+            break
+        hidden[redraw] = torch.randn(count, HIDDEN, device=device, dtype=torch.float16)
     return [hidden, gate_weight]
 
 
