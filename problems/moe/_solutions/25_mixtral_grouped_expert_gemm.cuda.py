@@ -1,4 +1,4 @@
-"""CUDA C++ solution for the grouped expert GEMM: 128x128x32 block tiles found from the expert offsets, cp.async double buffering, bf16 mma.sync tensor cores (inline PTX), fp32 accumulate."""
+"""CUDA C++ solution for the grouped expert GEMM: 128x128x32 block tiles found from the expert offsets, cp.async double buffering, ldmatrix + bf16 mma.sync tensor cores (inline PTX), fp32 accumulate."""
 
 import torch
 
@@ -20,6 +20,14 @@ __device__ __forceinline__ void cp_async16(void* shared, const void* global, boo
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+
+// four 8x8 b16 matrices from shared memory; lanes 8m .. 8m+7 give the row addresses of matrix m (register m)
+__device__ __forceinline__ void ldmatrix_x4(unsigned* r, const unsigned short* shared_row) {
+    unsigned address = (unsigned)__cvta_generic_to_shared(shared_row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
 
 __device__ __forceinline__ void mma_bf16_16816(float* c, const unsigned* a, const unsigned* b) {
     asm volatile(
@@ -101,19 +109,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) grouped_gemm_bf16(
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16) {
             unsigned a_frag[4][4], b_frag[4][2];
+            // ldmatrix.x4: lane l addresses row l % 16, column (l / 16) * 8 of the 16x16 A sub-tile
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const unsigned short* base = &a_tile[stage][(warp_m * 64 + i * 16 + g) * LDS + kk + t * 2];
-                a_frag[i][0] = *reinterpret_cast<const unsigned*>(base);
-                a_frag[i][1] = *reinterpret_cast<const unsigned*>(base + 8 * LDS);
-                a_frag[i][2] = *reinterpret_cast<const unsigned*>(base + 8);
-                a_frag[i][3] = *reinterpret_cast<const unsigned*>(base + 8 * LDS + 8);
-            }
+            for (int i = 0; i < 4; ++i)
+                ldmatrix_x4(a_frag[i], &a_tile[stage][(warp_m * 64 + i * 16 + (lane & 15)) * LDS + kk + (lane >> 4) * 8]);
+            // one ldmatrix.x4 covers two n8 fragments: lane l addresses n row (l & 7) + (l / 16) * 8, k ((l / 8) & 1) * 8
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const unsigned short* base = &b_tile[stage][(warp_n * 32 + j * 8 + g) * LDS + kk + t * 2];
-                b_frag[j][0] = *reinterpret_cast<const unsigned*>(base);
-                b_frag[j][1] = *reinterpret_cast<const unsigned*>(base + 8);
+            for (int j = 0; j < 4; j += 2) {
+                unsigned pair[4];
+                ldmatrix_x4(pair, &b_tile[stage][(warp_n * 32 + j * 8 + (lane & 7) + (lane >> 4) * 8) * LDS + kk +
+                                                 ((lane >> 3) & 1) * 8]);
+                b_frag[j][0] = pair[0];
+                b_frag[j][1] = pair[1];
+                b_frag[j + 1][0] = pair[2];
+                b_frag[j + 1][1] = pair[3];
             }
 #pragma unroll
             for (int i = 0; i < 4; ++i)
