@@ -18,11 +18,11 @@ MKB_META = {
 
 
 def make_inputs(device="cuda"):
-    key = torch.randn(NUM_TOKENS, KV_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
-    value = torch.randn(NUM_TOKENS, KV_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
-    key_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
-    value_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM).to(device=device, dtype=torch.float16)
-    slot_mapping = torch.randperm(NUM_PAGES * PAGE_SIZE)[:NUM_TOKENS].to(device)
+    key = torch.randn(NUM_TOKENS, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    value = torch.randn(NUM_TOKENS, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    key_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    value_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    slot_mapping = torch.randperm(NUM_PAGES * PAGE_SIZE, device=device)[:NUM_TOKENS]
     return [key, value, key_cache, value_cache, slot_mapping]
 
 

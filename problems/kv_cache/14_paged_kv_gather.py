@@ -1,0 +1,43 @@
+"""Gather a batch's keys and values from a paged KV cache into contiguous ragged buffers (16-token pages)."""
+
+import torch
+
+# vLLM's gather_cache step for chunked prefill with prefix caching on Llama-3-8B (8 KV heads of dim 128): 16
+# sequences of 1024..3072 cached tokens (32768 in all, offsets in cu_seq_lens) are copied out of a pool of 4096
+# pages of 16 slots, page by page as each sequence's block table says, into token-major contiguous buffers.
+BATCH = 16
+TOTAL_TOKENS = 32768
+KV_HEADS = 8
+HEAD_DIM = 128
+PAGE_SIZE = 16
+MAX_BLOCKS_PER_SEQ = 256  # up to 4096 tokens per sequence
+NUM_PAGES = BATCH * MAX_BLOCKS_PER_SEQ
+
+MKB_META = {
+    "tags": ["gather_scatter", "memory"],
+    "outliers": {"inputs": [0, 1]},
+}
+
+
+def make_inputs(device="cuda"):
+    key_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    value_cache = torch.randn(NUM_PAGES, PAGE_SIZE, KV_HEADS, HEAD_DIM, device=device, dtype=torch.float16)
+    block_table = torch.randperm(NUM_PAGES, device=device).view(BATCH, MAX_BLOCKS_PER_SEQ).to(torch.int32)
+    mean = TOTAL_TOKENS // BATCH
+    shift = torch.randint(-mean // 2, mean // 2 + 1, (BATCH // 2,), device=device)
+    seq_lens = torch.cat([mean + shift, mean - shift])[torch.randperm(BATCH, device=device)]  # sums to TOTAL_TOKENS
+    cu_seq_lens = torch.cat([torch.zeros(1, dtype=torch.long, device=device), seq_lens.cumsum(0)]).to(torch.int32)
+    return [key_cache, value_cache, block_table, cu_seq_lens]
+
+
+def reference(key_cache, value_cache, block_table, cu_seq_lens):
+    pages, page_size, heads, dim = key_cache.shape
+    starts = cu_seq_lens.to(torch.long)
+    tokens = torch.arange(TOTAL_TOKENS, device=key_cache.device)
+    sequence = torch.searchsorted(starts[1:].contiguous(), tokens, right=True)  # which sequence each token is in
+    position = tokens - starts[sequence]
+    page = block_table.to(torch.long)[sequence, position // page_size]
+    slot = page * page_size + position % page_size
+    keys = key_cache.reshape(pages * page_size, heads, dim)[slot]
+    values = value_cache.reshape(pages * page_size, heads, dim)[slot]
+    return keys, values
