@@ -15,9 +15,9 @@ MKB_META = {
 
 
 def make_inputs(device="cuda"):
-    hidden = torch.randn(NUM_TOKENS, HIDDEN).to(device=device, dtype=torch.float16)
-    residual = torch.randn(NUM_TOKENS, HIDDEN).to(device=device, dtype=torch.float16)
-    weight = (1.0 + 0.1 * torch.randn(HIDDEN)).to(device=device, dtype=torch.float16)
+    hidden = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.float16)
+    residual = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.float16)
+    weight = (1.0 + 0.1 * torch.randn(HIDDEN, device=device)).to(torch.float16)
     return [hidden, residual, weight]
 
 

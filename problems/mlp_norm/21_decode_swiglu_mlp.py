@@ -1,0 +1,35 @@
+"""Decode-batch SwiGLU MLP with its GEMMs: merged gate/up projection, SiLU-and-mul, down projection (Qwen2.5-7B)."""
+
+import torch
+import torch.nn.functional as F
+
+# Qwen2.5-7B MLP for a decode batch of 32 tokens: hidden size 3584, intermediate size 18944, bf16 weights in vLLM's
+# layout (merged gate_up_proj [2 x 18944, 3584], down_proj [3584, 18944]). With 32 tokens the step is bound by
+# reading the 407 MB of weights. The projections return bf16 (fp32 accumulation); silu(gate) * up is computed in
+# float32 and rounded to bf16 before the down projection.
+NUM_TOKENS = 32
+HIDDEN = 3584
+INTERMEDIATE = 18944
+
+MKB_META = {
+    "tags": ["gemm", "gemm_epilogue", "activation", "decode"],
+    "flops": 13035896832,  # 2 * 32 * 3584 * (2 * 18944) + 2 * 32 * 18944 * 3584
+}
+
+
+def make_inputs(device="cuda"):
+    x = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.bfloat16)
+    gate_up_weight = (torch.randn(2 * INTERMEDIATE, HIDDEN, device=device) / HIDDEN**0.5).to(torch.bfloat16)
+    down_weight = (torch.randn(HIDDEN, INTERMEDIATE, device=device) * (2.0 / INTERMEDIATE**0.5)).to(torch.bfloat16)
+    return [x, gate_up_weight, down_weight]
+
+
+def _wide(t):
+    return t if t.dtype == torch.float64 else t.float()
+
+
+def reference(x, gate_up_weight, down_weight):
+    gate_up = torch.matmul(x, gate_up_weight.t())
+    half = gate_up.shape[-1] // 2
+    hidden = (F.silu(_wide(gate_up[:, :half])) * _wide(gate_up[:, half:])).to(x.dtype)
+    return torch.matmul(hidden, down_weight.t())
