@@ -41,7 +41,8 @@ retention_scan(const __half* __restrict__ q, const __half* __restrict__ k, const
 
     for (int t0 = 0; t0 < seq_len; t0 += TILE) {
         __syncthreads();
-        for (int i = threadIdx.x; i < TILE * DIM / 2; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * DIM / 2; i += WARPS * 32) {
             const int step = i / (DIM / 2);
             const int d = (i % (DIM / 2)) * 2;
             const long long at = base + (long long)(t0 + step) * DIM + d;
@@ -52,7 +53,8 @@ retention_scan(const __half* __restrict__ q, const __half* __restrict__ k, const
             k_tile[step][d] = kv.x;
             k_tile[step][d + 1] = kv.y;
         }
-        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += WARPS * 32) {
             const int step = i / BLOCK_COLS;
             const int c = i % BLOCK_COLS;
             v_tile[step][c] = __half2float(v[base + (long long)(t0 + step) * DIM + col0 + c]);

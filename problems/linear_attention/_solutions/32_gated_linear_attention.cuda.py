@@ -48,7 +48,8 @@ gla_scan(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ 
 
     for (int t0 = 0; t0 < seq_len; t0 += TILE) {
         __syncthreads();
-        for (int i = threadIdx.x; i < TILE * KEY_DIM; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * KEY_DIM; i += WARPS * 32) {
             const int step = i / KEY_DIM;
             const int d = i % KEY_DIM;
             const long long at = key_base + (long long)(t0 + step) * key_stride + d;
@@ -58,7 +59,8 @@ gla_scan(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ 
             const float log_sigmoid = fminf(x, 0.0f) - log1pf(expf(-fabsf(x)));
             alpha_tile[step][d] = expf(log_sigmoid * inv_normalizer);
         }
-        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += WARPS * 32) {
             const int step = i / BLOCK_COLS;
             const int c = i % BLOCK_COLS;
             v_tile[step][c] = __bfloat162float(v[value_base + (long long)(t0 + step) * value_stride + col0 + c]);

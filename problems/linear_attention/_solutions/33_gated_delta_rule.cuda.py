@@ -57,6 +57,7 @@ gated_delta_scan(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __res
     for (int t0 = 0; t0 < seq_len; t0 += TILE) {
         __syncthreads();
         // Each warp stages (and L2-normalises) the q and k rows of TILE / WARPS tokens.
+#pragma unroll
         for (int step = warp; step < TILE; step += WARPS) {
             const long long at = key_base + (long long)(t0 + step) * key_stride;
             float qv[ROWS_PER_LANE], kv[ROWS_PER_LANE];
@@ -76,7 +77,8 @@ gated_delta_scan(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __res
                 k_tile[step][r * 32 + lane] = kv[r] * k_factor;
             }
         }
-        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * BLOCK_COLS; i += WARPS * 32) {
             const int step = i / BLOCK_COLS;
             const int c = i % BLOCK_COLS;
             v_tile[step][c] = __bfloat162float(v[value_base + (long long)(t0 + step) * value_stride + col0 + c]);

@@ -38,6 +38,7 @@ selective_scan(const __nv_bfloat16* __restrict__ u, const __nv_bfloat16* __restr
 
     for (int t0 = 0; t0 < seq_len; t0 += TILE) {
         __syncthreads();
+#pragma unroll
         for (int step = 0; step < TILE; ++step) {
             const long long at = token_base + (long long)(t0 + step) * channels + channel;
             const float x = __bfloat162float(delta[at]) + bias;
@@ -45,6 +46,7 @@ selective_scan(const __nv_bfloat16* __restrict__ u, const __nv_bfloat16* __restr
             u_tile[step][threadIdx.x] = __bfloat162float(u[at]);
             z_tile[step][threadIdx.x] = __bfloat162float(z[at]);
         }
+#pragma unroll
         for (int i = threadIdx.x; i < TILE * STATE; i += THREADS) {
             const long long at = state_base + (long long)t0 * STATE + i;
             b_tile[i / STATE][i % STATE] = __bfloat162float(b[at]);

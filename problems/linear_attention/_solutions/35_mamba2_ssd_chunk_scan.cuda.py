@@ -52,7 +52,8 @@ ssd_scan(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ 
 
     for (int t0 = 0; t0 < seq_len; t0 += TILE) {
         __syncthreads();
-        for (int i = threadIdx.x; i < TILE * STATE / 2; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * STATE / 2; i += WARPS * 32) {
             const int step = i / (STATE / 2);
             const int n = (i % (STATE / 2)) * 2;
             const long long at = bc_base + (long long)(t0 + step) * STATE + n;
@@ -63,7 +64,8 @@ ssd_scan(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ 
             c_tile[step][n] = cv.x;
             c_tile[step][n + 1] = cv.y;
         }
-        for (int i = threadIdx.x; i < TILE * BLOCK_DIMS; i += blockDim.x) {
+#pragma unroll
+        for (int i = threadIdx.x; i < TILE * BLOCK_DIMS; i += WARPS * 32) {
             const int step = i / BLOCK_DIMS;
             const int p = i % BLOCK_DIMS;
             x_tile[step][p] = __bfloat162float(x[x_base + (long long)(t0 + step) * x_stride + dim0 + p]);
