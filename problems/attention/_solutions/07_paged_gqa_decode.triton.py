@@ -1,4 +1,4 @@
-"""Triton solution: split-K flash decoding over a paged cache; tiles of 64 tokens gather their pages via the block table.
+"""Triton solution: split-K flash decoding over a paged cache; 64-token tiles gather their pages via the block table.
 
 Pass 1: one program per (sequence, KV head, cache slice) runs an online softmax for the 8 query heads of the group
 (tl.dot on bf16 tiles, fp32 state) and writes the normalised partial output plus its log2-sum-exp; pass 2 merges.

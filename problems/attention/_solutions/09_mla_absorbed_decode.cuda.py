@@ -43,8 +43,9 @@ __device__ __forceinline__ float high_half(unsigned int word) { return elem_to_f
 // unnormalised with its running max (log2 units) and sum for merge_slices.
 extern "C" __global__ void __launch_bounds__(THREADS)
 mla_decode_slice(const unsigned short* __restrict__ q, const unsigned short* __restrict__ kv_cache,
-     const int* __restrict__ seq_lens, int context, float* __restrict__ part_o, float* __restrict__ part_m, float* __restrict__ part_l, int split_len,
-     int num_splits, float scale_log2) {
+     const int* __restrict__ seq_lens, int context,
+     float* __restrict__ part_o, float* __restrict__ part_m, float* __restrict__ part_l, int split_len, int num_splits,
+     float scale_log2) {
     __shared__ __align__(16) float q_s[ROWS][KEY_DIM];
     __shared__ float p_s[TILE][ROWS + 1];
     __shared__ float alpha_s[ROWS];

@@ -1,8 +1,8 @@
-"""CUDA C++ solution: FlashAttention-2 style sliding-window causal prefill with tanh logit soft-capping (Gemma-2).
+"""CUDA C++ solution: FlashAttention-2 sliding-window causal prefill with tanh logit soft-capping, on tensor cores.
 
-A block owns 32 queries of one head and visits only the 32-key tiles that meet its window; K then V tiles pass
-through shared memory, each thread computes a 2x4 block of capped scores and 2 rows x 32 output dims in fp32,
-row max/sum by warp shuffles.
+A block owns 64 queries of one head (16 per warp) and visits only the 16-key tiles that meet its window; K, then
+V, pass through shared memory; Q K^T and P V run as mma.sync m16n8k16 on bf16 with fp32 accumulators, logits
+are soft-capped in registers, row max/sum by quad shuffles.
 """
 
 import math
@@ -14,20 +14,34 @@ import mkb_cuda
 SOURCE = r"""
 #include <cuda_bf16.h>
 
-#define BLOCK_M 32        // queries per block
-#define BLOCK_N 32                 // keys per tile
+#define BLOCK_M 64                   // queries per block: 16 per warp
+#define BLOCK_N 16          // keys per tile
 #define HEAD_DIM 256
-#define STRIDE (HEAD_DIM + 8)      // padded shared row (bf16 elements): rows land on different banks, 16-byte aligned
-#define THREADS 128                // thread (ty, tx) = (tid / 8, tid % 8)
-#define ROWS_PER_THREAD (BLOCK_M / 16)   // rows ty + 16 i
-#define COLS_PER_THREAD (BLOCK_N / 8)    // score columns tx + 8 j
-#define PAIRS_PER_THREAD (HEAD_DIM / 16) // output dims 2 tx + 16 j, 2 tx + 16 j + 1
+#define STRIDE (HEAD_DIM + 8)        // padded shared row (bf16 elements): fragment loads hit distinct banks
+#define THREADS 128
+#define KEY_TILES (BLOCK_N / 8)      // score fragments (16 x 8) per warp
+#define QK_STEPS (HEAD_DIM / 16)     // k-steps of Q K^T
+#define DIM_TILES (HEAD_DIM / 8)     // output fragments (16 x 8) per warp
+#define PV_STEPS (BLOCK_N / 16)      // k-steps of P V
 #define NEG_BIG (-1.0e30f)
 #define NEG_INF __int_as_float(0xff800000)  // -infinity, spelled without math.h
 #define LOG2E 1.4426950408889634f
 
-__device__ __forceinline__ float bf16_low(unsigned int word) { return __uint_as_float(word << 16); }
-__device__ __forceinline__ float bf16_high(unsigned int word) { return __uint_as_float(word & 0xffff0000u); }
+__device__ __forceinline__ unsigned int pack_bf16(float low, float high) {
+    const unsigned int lo = __bfloat16_as_ushort(__float2bfloat16_rn(low));
+    const unsigned int hi = __bfloat16_as_ushort(__float2bfloat16_rn(high));
+    return lo | (hi << 16);
+}
+
+// c += A (16 x 16, row-major fragment) * B (16 x 8, column fragment); bf16 inputs, fp32 accumulators.
+__device__ __forceinline__ void mma_bf16_16x8x16(float* c, unsigned int a0, unsigned int a1, unsigned int a2,
+                                                 unsigned int a3, unsigned int b0, unsigned int b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
 
 // Copies `rows` rows of HEAD_DIM bf16 (global row r at base + r * row_stride) into shared, zero past `valid`.
 __device__ __forceinline__ void load_tile(unsigned short* dst, const unsigned short* base, long long row_stride,
@@ -43,16 +57,22 @@ __device__ __forceinline__ void load_tile(unsigned short* dst, const unsigned sh
     }
 }
 
+__device__ __forceinline__ unsigned int shared_word(const unsigned short* p) {
+    return *reinterpret_cast<const unsigned int*>(p);
+}
+
+// Warp w owns query rows [16 w, 16 w + 16) of the block; lane (g, t) = (lane / 4, lane % 4) holds rows g and g + 8
+// of every 16 x 8 fragment, columns 2 t and 2 t + 1.
 extern "C" __global__ void __launch_bounds__(THREADS)
 window_softcap_forward(const unsigned short* __restrict__ q, const unsigned short* __restrict__ k,
      const unsigned short* __restrict__ v, unsigned short* __restrict__ out, int seq_len, int query_heads,
      int kv_heads, int window, float query_scale, float softcap) {
     __shared__ __align__(16) unsigned short q_s[BLOCK_M * STRIDE];
     __shared__ __align__(16) unsigned short kv_s[BLOCK_N * STRIDE];  // the key tile, then the value tile
-    __shared__ float p_s[BLOCK_M][BLOCK_N + 1];
-    const int tid = threadIdx.x;
-    const int tx = tid & 7;
-    const int ty = tid >> 3;
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
     const int head = blockIdx.y;
     const int m0 = blockIdx.x * BLOCK_M;
     const int kv_head = head / (query_heads / kv_heads);
@@ -72,19 +92,16 @@ window_softcap_forward(const unsigned short* __restrict__ q, const unsigned shor
     // strides q_stride/kv_stride/o_stride; m0 is the block's first query row, rows_valid the number of real rows,
     // [key_lo, key_hi) the keys any of its rows may see.
     load_tile(q_s, q_base + (long long)m0 * q_stride, q_stride, BLOCK_M, rows_valid);
+    const unsigned short* q_warp = q_s + warp * 16 * STRIDE;
+    const int row_of[2] = {m0 + warp * 16 + g, m0 + warp * 16 + g + 8};
 
-    float m_run[ROWS_PER_THREAD], l_run[ROWS_PER_THREAD];
-    float acc[ROWS_PER_THREAD][PAIRS_PER_THREAD][2];
+    float o[DIM_TILES][4];
 #pragma unroll
-    for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-        m_run[i] = NEG_BIG;
-        l_run[i] = 0.0f;
-#pragma unroll
-        for (int j = 0; j < PAIRS_PER_THREAD; ++j) {
-            acc[i][j][0] = 0.0f;
-            acc[i][j][1] = 0.0f;
-        }
+    for (int j = 0; j < DIM_TILES; ++j) {
+        o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.0f;
     }
+    float m_run[2] = {NEG_BIG, NEG_BIG};
+    float l_run[2] = {0.0f, 0.0f};
 
     for (int n0 = key_lo; n0 < key_hi; n0 += BLOCK_N) {
         const int keys_valid = min(BLOCK_N, key_hi - n0);
@@ -92,113 +109,105 @@ window_softcap_forward(const unsigned short* __restrict__ q, const unsigned shor
         load_tile(kv_s, k_base + (long long)n0 * kv_stride, kv_stride, BLOCK_N, keys_valid);
         __syncthreads();
 
-        float s[ROWS_PER_THREAD][COLS_PER_THREAD];
+        float s[KEY_TILES][4];
 #pragma unroll
-        for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-#pragma unroll
-            for (int j = 0; j < COLS_PER_THREAD; ++j) {
-                s[i][j] = 0.0f;
-            }
+        for (int j = 0; j < KEY_TILES; ++j) {
+            s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
         }
-#pragma unroll 4
-        for (int d = 0; d < HEAD_DIM; d += 4) {
-            float2 qa[ROWS_PER_THREAD], qb[ROWS_PER_THREAD];
 #pragma unroll
-            for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-                const uint2 word = *reinterpret_cast<const uint2*>(q_s + (ty + 16 * i) * STRIDE + d);
-                qa[i] = make_float2(bf16_low(word.x), bf16_high(word.x));
-                qb[i] = make_float2(bf16_low(word.y), bf16_high(word.y));
-            }
+        for (int step = 0; step < QK_STEPS; ++step) {
+            const int k0 = step * 16 + 2 * t;
+            const unsigned int a0 = shared_word(q_warp + g * STRIDE + k0);
+            const unsigned int a1 = shared_word(q_warp + (g + 8) * STRIDE + k0);
+            const unsigned int a2 = shared_word(q_warp + g * STRIDE + k0 + 8);
+            const unsigned int a3 = shared_word(q_warp + (g + 8) * STRIDE + k0 + 8);
 #pragma unroll
-            for (int j = 0; j < COLS_PER_THREAD; ++j) {
-                const uint2 word = *reinterpret_cast<const uint2*>(kv_s + (tx + 8 * j) * STRIDE + d);
-                const float k0 = bf16_low(word.x), k1 = bf16_high(word.x), k2 = bf16_low(word.y),
-                            k3 = bf16_high(word.y);
-#pragma unroll
-                for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-                    s[i][j] += qa[i].x * k0 + qa[i].y * k1 + qb[i].x * k2 + qb[i].y * k3;
-                }
+            for (int j = 0; j < KEY_TILES; ++j) {
+                const unsigned short* key = kv_s + (j * 8 + g) * STRIDE + k0;
+                mma_bf16_16x8x16(s[j], a0, a1, a2, a3, shared_word(key), shared_word(key + 8));
             }
         }
 
-        // Online softmax; the 8 threads of a row are lanes differing in their low 3 bits.
+        // Online softmax per row; a row's 4 lanes (same g) differ in the low 2 bits of the lane id.
 #pragma unroll
-        for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-            const int row = m0 + ty + 16 * i;
+        for (int half = 0; half < 2; ++half) {
+            const int row = row_of[half];
             float tile_max = NEG_INF;
 #pragma unroll
-            for (int j = 0; j < COLS_PER_THREAD; ++j) {
-                const int col = n0 + tx + 8 * j;
-                float logit = s[i][j];
-                logit = softcap * tanhf(logit * query_scale * inverse_cap) * LOG2E;
-                s[i][j] = (col < key_hi && VISIBLE(row, col)) ? logit : NEG_INF;
-                tile_max = fmaxf(tile_max, s[i][j]);
+            for (int j = 0; j < KEY_TILES; ++j) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int col = n0 + j * 8 + 2 * t + e;
+                    float logit = s[j][2 * half + e];
+                    logit = softcap * tanhf(logit * query_scale * inverse_cap) * LOG2E;
+                    logit = (col < key_hi && VISIBLE(row, col)) ? logit : NEG_INF;
+                    s[j][2 * half + e] = logit;
+                    tile_max = fmaxf(tile_max, logit);
+                }
             }
             tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
             tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 4));
-            const float m_new = fmaxf(m_run[i], tile_max);
-            const float alpha = exp2f(m_run[i] - m_new);
+            const float m_new = fmaxf(m_run[half], tile_max);
+            const float alpha = exp2f(m_run[half] - m_new);
             float tile_sum = 0.0f;
 #pragma unroll
-            for (int j = 0; j < COLS_PER_THREAD; ++j) {
-                const float p = exp2f(s[i][j] - m_new);
-                p_s[ty + 16 * i][tx + 8 * j] = p;
-                tile_sum += p;
+            for (int j = 0; j < KEY_TILES; ++j) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const float p = exp2f(s[j][2 * half + e] - m_new);
+                    s[j][2 * half + e] = p;
+                    tile_sum += p;
+                }
             }
             tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, 1);
             tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, 2);
-            tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, 4);
-            l_run[i] = l_run[i] * alpha + tile_sum;
-            m_run[i] = m_new;
+            l_run[half] = l_run[half] * alpha + tile_sum;
+            m_run[half] = m_new;
 #pragma unroll
-            for (int j = 0; j < PAIRS_PER_THREAD; ++j) {
-                acc[i][j][0] *= alpha;
-                acc[i][j][1] *= alpha;
+            for (int j = 0; j < DIM_TILES; ++j) {
+                o[j][2 * half] *= alpha;
+                o[j][2 * half + 1] *= alpha;
             }
         }
-        __syncthreads();  // p_s complete, key tile no longer read
+        __syncthreads();  // every warp is done with the key tile
         load_tile(kv_s, v_base + (long long)n0 * kv_stride, kv_stride, BLOCK_N, keys_valid);
         __syncthreads();
 
-#pragma unroll 2
-        for (int n = 0; n < BLOCK_N; ++n) {
-            float p[ROWS_PER_THREAD];
+        // O += P V: the score fragments of two key tiles form one A fragment (rounded to bf16).
 #pragma unroll
-            for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-                p[i] = p_s[ty + 16 * i][n];
-            }
+        for (int step = 0; step < PV_STEPS; ++step) {
+            const unsigned int a0 = pack_bf16(s[2 * step][0], s[2 * step][1]);
+            const unsigned int a1 = pack_bf16(s[2 * step][2], s[2 * step][3]);
+            const unsigned int a2 = pack_bf16(s[2 * step + 1][0], s[2 * step + 1][1]);
+            const unsigned int a3 = pack_bf16(s[2 * step + 1][2], s[2 * step + 1][3]);
+            const unsigned short* value = kv_s + (step * 16 + 2 * t) * STRIDE + g;
 #pragma unroll
-            for (int j = 0; j < PAIRS_PER_THREAD; ++j) {
-                const unsigned int word = *reinterpret_cast<const unsigned int*>(kv_s + n * STRIDE + 2 * tx + 16 * j);
-                const float v0 = bf16_low(word), v1 = bf16_high(word);
-#pragma unroll
-                for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-                    acc[i][j][0] += p[i] * v0;
-                    acc[i][j][1] += p[i] * v1;
-                }
+            for (int j = 0; j < DIM_TILES; ++j) {
+                const unsigned short* column = value + j * 8;
+                const unsigned int b0 = (unsigned int)column[0] | ((unsigned int)column[STRIDE] << 16);
+                const unsigned int b1 = (unsigned int)column[8 * STRIDE] | ((unsigned int)column[9 * STRIDE] << 16);
+                mma_bf16_16x8x16(o[j], a0, a1, a2, a3, b0, b1);
             }
         }
     }
 
 #pragma unroll
-    for (int i = 0; i < ROWS_PER_THREAD; ++i) {
-        const int r = ty + 16 * i;
-        if (r < rows_valid) {
-            const float inverse = 1.0f / l_run[i];
-            unsigned short* dst = o_base + (long long)(m0 + r) * o_stride;
+    for (int half = 0; half < 2; ++half) {
+        const int local = warp * 16 + g + 8 * half;
+        if (local < rows_valid) {
+            const float inverse = 1.0f / l_run[half];
+            unsigned short* dst = o_base + (long long)(m0 + local) * o_stride + 2 * t;
 #pragma unroll
-            for (int j = 0; j < PAIRS_PER_THREAD; ++j) {
-                const unsigned int lo = __bfloat16_as_ushort(__float2bfloat16_rn(acc[i][j][0] * inverse));
-                const unsigned int hi = __bfloat16_as_ushort(__float2bfloat16_rn(acc[i][j][1] * inverse));
-                *reinterpret_cast<unsigned int*>(dst + 2 * tx + 16 * j) = lo | (hi << 16);
+            for (int j = 0; j < DIM_TILES; ++j) {
+                *reinterpret_cast<unsigned int*>(dst + j * 8) =
+                    pack_bf16(o[j][2 * half] * inverse, o[j][2 * half + 1] * inverse);
             }
         }
     }
 }
 """
 
-BLOCK_M = 32
+BLOCK_M = 64
 THREADS = 128
 WINDOW = 4096
 SOFTCAP = 50.0

@@ -44,8 +44,9 @@ __device__ __forceinline__ float high_half(unsigned int word) { return elem_to_f
 extern "C" __global__ void __launch_bounds__(THREADS)
 verify_slice(const unsigned short* __restrict__ q, const unsigned short* __restrict__ k_cache,
      const unsigned short* __restrict__ v_cache, const int* __restrict__ cache_lens, int new_tokens,
-     int query_heads, int kv_heads, int context, float* __restrict__ part_o, float* __restrict__ part_m, float* __restrict__ part_l, int split_len,
-     int num_splits, float scale_log2) {
+     int query_heads, int kv_heads, int context,
+     float* __restrict__ part_o, float* __restrict__ part_m, float* __restrict__ part_l, int split_len, int num_splits,
+     float scale_log2) {
     __shared__ __align__(16) float q_s[ROWS][KEY_DIM];
     __shared__ float p_s[TILE][ROWS + 1];
     __shared__ float alpha_s[ROWS];
