@@ -14,6 +14,8 @@ packages=(
   python3 python3-torch
   # headless GUI tests and screenshots
   xvfb xauth fonts-dejavu-core
+  # the .deb (cpack: dpkg-deb, dpkg-shlibdeps) and its desktop-file and AppStream checks
+  dpkg-dev desktop-file-utils appstream
 )
 
 missing=()

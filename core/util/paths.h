@@ -5,13 +5,21 @@
 
 namespace mkb {
 
-/// The folder holding problems/, resources/ and the grader: $MKB_DATA_DIR, else the source tree this
-/// binary was built from, else the installed data folder.
+/// The folder holding problems/, resources/ and the grader, first found of:
+///   1. $MKB_DATA_DIR;
+///   2. the installed layout beside the running binary: <bindir>/../share/mkb (a package or `cmake --install`
+///      tree, wherever it was unpacked);
+///   3. the source tree this binary was built from (build-tree binaries);
+///   4. the data folder under the configured install prefix.
 std::filesystem::path dataDir();
 
-std::filesystem::path shippedProblemsDir();   // dataDir()/problems
-std::filesystem::path resourcesDir();         // dataDir()/resources
-std::filesystem::path graderPackageDir();     // the folder to put on PYTHONPATH (holds mkbgrader/)
+/// The installed data folder of the binary at executable, <dir>/../share/mkb, when it holds resources/dsls;
+/// empty otherwise. dataDir() asks this of the running binary.
+std::filesystem::path installedDataDirBeside(const std::filesystem::path& executable);
+
+std::filesystem::path shippedProblemsDir(); // dataDir()/problems
+std::filesystem::path resourcesDir();       // dataDir()/resources
+std::filesystem::path graderPackageDir();   // the folder to put on PYTHONPATH (holds mkbgrader/)
 
 /// The per-user data folder: $XDG_DATA_HOME/mkb or ~/.local/share/mkb.
 std::filesystem::path userDataDir();
