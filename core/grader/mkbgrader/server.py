@@ -57,8 +57,10 @@ class Server:
             self.grade(request)
         elif kind == "probe":
             self.probe(request)
+        elif kind == "validate":
+            self.validate(request)
         else:
-            self.error(request_id, f"unknown request type {kind!r}; expected grade, probe or shutdown")
+            self.error(request_id, f"unknown request type {kind!r}; expected grade, validate, probe or shutdown")
         return True
 
     def grade(self, request: dict) -> None:
@@ -92,6 +94,47 @@ class Server:
 
             result = _fail(empty_verdict(), "load", f"grader error: {type(error).__name__}: {error}", True)
         self.reply({"type": "verdict", "id": request_id, "verdict": result})
+
+    def validate(self, request: dict) -> None:
+        """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code
+        runs only in the sandboxed child, as in grading."""
+        from mkbgrader.validate import validate
+
+        request_id = request.get("id")
+        if not isinstance(request.get("problem"), str) or not request["problem"]:
+            self.error(request_id, "validate request lacks problem")
+            return
+        device = request.get("device", "cpu")
+        if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
+            self.error(request_id, f"device must be \"cpu\" or \"cuda[:N]\", not {device!r}")
+            return
+        target = request.get("eager_target_ms", 0.05)
+        if isinstance(target, bool) or not isinstance(target, (int, float)) or target < 0:
+            self.error(request_id, "eager_target_ms must be a non-negative number")
+            return
+        if "problem_meta" in request and not isinstance(request["problem_meta"], dict):
+            self.error(request_id, "problem_meta must be a JSON object")
+            return
+        raw_settings = request.get("settings")
+        if isinstance(raw_settings, dict):
+            raw_settings = {"recheck_draws": 0, **raw_settings}  # validation has no re-checks to bound
+        try:
+            settings = parse_settings(raw_settings)
+        except ValueError as error:
+            self.error(request_id, str(error))
+            return
+
+        def on_stage(stage: str) -> None:
+            self.reply({"type": "stage", "id": request_id, "stage": stage})
+
+        try:
+            report = validate(request, settings, on_stage)
+        except Exception as error:  # a grader bug must become an error reply, not a dead server
+            self.error(request_id, f"grader error while validating: {type(error).__name__}: {error}")
+            return
+        from mkbgrader.verdict import finite_or_none
+
+        self.reply({"type": "validation", "id": request_id, "validation": finite_or_none(report)})
 
     def probe(self, request: dict, timeout_s: float = 300.0) -> None:
         request_id = request.get("id")
