@@ -19,7 +19,8 @@ extern "C" __global__ void copy_vectors(const int4* __restrict__ source, int4* _
 }
 
 // Entry layout: 512 normalised compressed values, then 64 rotated rotary values; cos|sin rows of 32 + 32 floats.
-extern "C" __global__ void latent_write(const __nv_bfloat16* __restrict__ latent, const __nv_bfloat16* __restrict__ weight,
+extern "C" __global__ void latent_write(const __nv_bfloat16* __restrict__ latent,
+                                        const __nv_bfloat16* __restrict__ weight,
                                         const long long* __restrict__ positions, const float* __restrict__ cos_sin,
                                         __nv_bfloat16* __restrict__ cache, const long long* __restrict__ slot_mapping,
                                         float eps) {

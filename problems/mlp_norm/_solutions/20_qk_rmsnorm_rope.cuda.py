@@ -32,7 +32,8 @@ __device__ __forceinline__ uint4 narrow(const float* values) {
 }
 
 // Head dim 128; qkv rows hold 32 query heads, 8 key heads, 8 value heads.
-extern "C" __global__ void qk_norm_rope(const __nv_bfloat16* __restrict__ qkv, const __nv_bfloat16* __restrict__ q_weight,
+extern "C" __global__ void qk_norm_rope(const __nv_bfloat16* __restrict__ qkv,
+                                        const __nv_bfloat16* __restrict__ q_weight,
                                         const __nv_bfloat16* __restrict__ k_weight,
                                         const long long* __restrict__ positions, const float* __restrict__ cos_sin,
                                         __nv_bfloat16* __restrict__ query_out, __nv_bfloat16* __restrict__ key_out,
@@ -87,7 +88,7 @@ def solve(qkv, q_norm_weight, k_norm_weight, positions, cos_sin_cache):
     head_dim = q_norm_weight.shape[0]
     query = torch.empty(tokens, QUERY_HEADS, head_dim, device=qkv.device, dtype=qkv.dtype)
     key = torch.empty(tokens, KV_HEADS, head_dim, device=qkv.device, dtype=qkv.dtype)
-    _qk_norm_rope((tokens,), ((QUERY_HEADS + KV_HEADS) * 8,), [qkv, q_norm_weight.contiguous(), k_norm_weight.contiguous(),
-                                                              positions.contiguous(), cos_sin_cache.contiguous(), query,
-                                                              key, row, EPS])
+    threads = (QUERY_HEADS + KV_HEADS) * 8  # eight threads per head
+    _qk_norm_rope((tokens,), (threads,), [qkv, q_norm_weight.contiguous(), k_norm_weight.contiguous(),
+                                          positions.contiguous(), cos_sin_cache.contiguous(), query, key, row, EPS])
     return query, key
