@@ -40,7 +40,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "serve":
+        from mkbgrader.grade import preload_for_server
         from mkbgrader.server import serve
+
+        preload_for_server()
 
         return serve()
     if args.command == "grade":

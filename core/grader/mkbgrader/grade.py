@@ -31,6 +31,27 @@ def preload() -> None:
         pass
 
 
+def preload_for_server() -> None:
+    """What a long-lived server imports before it says ready, so no grading pays for it (mkb holds the GPU lock
+    during a grading): torch._dynamo (seconds), the evaluation modules, and the installed DSL packages, which
+    forked evaluation children then inherit instead of importing each time. None of it initialises CUDA.
+    Anything these imports print goes to stderr: fd 1 is the protocol channel."""
+    import importlib
+
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        preload()
+        for name in ("mkbgrader.evaluate", "triton", "triton.language", "cupy", "mkb_cuda"):
+            try:
+                importlib.import_module(name)
+            except Exception:  # a DSL package that is missing or broken is reported by the grading itself
+                pass
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
     """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises)."""
     preload()
