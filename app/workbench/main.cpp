@@ -1,5 +1,8 @@
 // The mkb-workbench entry point: opens the project named on the command line, or the default one, in a window.
 #include "core/util/paths.h"
+#include "gui/common/palettes.h"
+#include "gui/inspector/inspector_view.h"
+#include "gui/project/project_data.h"
 #include "gui/shell/main_window.h"
 #include "mkb/version.h"
 
@@ -13,8 +16,9 @@
 
 namespace {
 
-constexpr int kExitNoProject = 4; // as the CLI's kExitStore: no project could be opened
-constexpr int kScreenshotDelayMs = 400;
+constexpr int kExitNoProject = 4;             // as the CLI's kExitStore: no project could be opened
+constexpr int kScreenshotDelayMs = 400;       // after the background work finished: layouts settle, charts replot
+constexpr int kScreenshotIdleWaitMs = 120000; // the longest a screenshot waits for the project to load
 
 std::optional<mkb::gui::MainWindow::View> viewNamed(const QString& name) {
     const QStringList names = {QStringLiteral("overview"), QStringLiteral("transfers"), QStringLiteral("comparisons"),
@@ -53,8 +57,14 @@ int main(int argc, char** argv) {
         QStringLiteral("view"),
         QStringLiteral("Start on this view: overview, transfers, comparisons, charts, runs or problems."),
         QStringLiteral("NAME"));
+    const QCommandLineOption paletteOption(
+        QStringLiteral("palette"),
+        QStringLiteral("Use this palette for this start: system, light or dark (default: the one chosen in the View "
+                       "menu last time)."),
+        QStringLiteral("NAME"));
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
+    parser.addOption(paletteOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -74,6 +84,15 @@ int main(int argc, char** argv) {
         }
     }
     const bool screenshot = parser.isSet(screenshotOption);
+    std::optional<mkb::gui::PaletteChoice> palette;
+    if (parser.isSet(paletteOption)) {
+        palette = mkb::gui::paletteNamed(parser.value(paletteOption).toLower());
+        if (!palette) {
+            std::fprintf(stderr, "mkb-workbench: unknown palette '%s'; use system, light or dark\n",
+                         qPrintable(parser.value(paletteOption)));
+            return 2;
+        }
+    }
 
     mkb::gui::MainWindow window;
     if (screenshot) {
@@ -82,6 +101,11 @@ int main(int argc, char** argv) {
         window.resize(1280, 800);
     } else {
         window.restoreLayout();
+    }
+    if (palette) {
+        mkb::gui::applyPalette(*palette); // this start only: the remembered choice stays
+    } else if (!screenshot) {
+        window.restorePalette();
     }
     if (startView) {
         window.showView(*startView);
@@ -104,14 +128,29 @@ int main(int argc, char** argv) {
 
     if (screenshot) {
         const QString file = QFileInfo(parser.value(screenshotOption)).absoluteFilePath();
-        QTimer::singleShot(kScreenshotDelayMs, &window, [&window, file] {
-            QDir().mkpath(QFileInfo(file).absolutePath());
-            const bool saved = window.grab().save(file, "PNG");
-            if (!saved) {
-                std::fprintf(stderr, "mkb-workbench: could not write the screenshot %s; check the folder is writable\n",
-                             qPrintable(file));
+        QTimer::singleShot(0, &window, [&window, file] {
+            // Loading runs in the background: wait for it, so the picture shows the data, not a loading view.
+            window.waitUntilIdle(kScreenshotIdleWaitMs);
+            if (window.currentView() == mkb::gui::MainWindow::View::Transfers) {
+                // The inspector shows one comparison: the first whose source handed a skill over.
+                for (const auto& comparison : window.projectData()->comparisons()) {
+                    if (comparison.resolved() && comparison.sourceWroteSkill()) {
+                        window.inspectorView()->setSettings(window.projectData()->settings());
+                        window.inspectorView()->showComparison(comparison);
+                        break;
+                    }
+                }
             }
-            QApplication::exit(saved ? 0 : 1);
+            QTimer::singleShot(kScreenshotDelayMs, &window, [&window, file] {
+                QDir().mkpath(QFileInfo(file).absolutePath());
+                const bool saved = window.grab().save(file, "PNG");
+                if (!saved) {
+                    std::fprintf(stderr,
+                                 "mkb-workbench: could not write the screenshot %s; check the folder is writable\n",
+                                 qPrintable(file));
+                }
+                QApplication::exit(saved ? 0 : 1);
+            });
         });
     }
     return QApplication::exec();

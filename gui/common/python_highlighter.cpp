@@ -20,6 +20,20 @@ const char* const kBuiltins[] = {"abs",        "all", "any",   "bool",    "dict"
                                  "round",      "set", "slice", "sorted",  "str",     "sum",       "super", "tuple",
                                  "type",       "zip", "self",  "getattr", "setattr", "hasattr"};
 
+const char* const kCudaKeywords[] = {
+    "__global__", "__device__", "__host__",      "__shared__", "__constant__", "__restrict__", "__forceinline__",
+    "extern",     "const",      "void",          "int",        "unsigned",     "float",        "double",
+    "half",       "__half",     "__nv_bfloat16", "bool",       "char",         "long",         "short",
+    "auto",       "for",        "while",         "if",         "else",         "return",       "break",
+    "continue",   "struct",     "template",      "typename",   "static",       "inline",       "size_t",
+    "int64_t",    "uint32_t",   "float2",        "float4",     "namespace",    "using",        "constexpr"};
+
+const char* const kCudaBuiltins[] = {
+    "threadIdx",  "blockIdx",    "blockDim",        "gridDim",          "warpSize",  "__syncthreads",
+    "__syncwarp", "__shfl_sync", "__shfl_xor_sync", "__shfl_down_sync", "atomicAdd", "atomicMax",
+    "__expf",     "__fdividef",  "__ldg",           "rsqrtf",           "expf",      "fmaxf",
+    "fminf",      "sqrtf",       "__float2half",    "__half2float",     "tanhf",     "logf"};
+
 QString wordAlternation(const char* const* words, size_t count) {
     QStringList escaped;
     for (size_t i = 0; i < count; ++i) {
@@ -49,6 +63,8 @@ PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlight
     formats_[int(Kind::Number)] = makeFormat(dark ? QColor(0xd1, 0x9a, 0x66) : QColor(0x99, 0x44, 0x00));
     formats_[int(Kind::String)] = makeFormat(dark ? QColor(0x98, 0xc3, 0x79) : QColor(0x06, 0x7d, 0x17));
     formats_[int(Kind::Comment)] = makeFormat(dark ? QColor(0x7f, 0x84, 0x8e) : QColor(0x70, 0x70, 0x70), false, true);
+    formats_[int(Kind::CudaKeyword)] = makeFormat(dark ? QColor(0xe0, 0x6c, 0x75) : QColor(0x8b, 0x00, 0x8b), true);
+    formats_[int(Kind::CudaBuiltin)] = makeFormat(dark ? QColor(0x56, 0xb6, 0xc2) : QColor(0x00, 0x60, 0x90), true);
 
     const auto keywordCount = sizeof(kKeywords) / sizeof(kKeywords[0]);
     const auto builtinCount = sizeof(kBuiltins) / sizeof(kBuiltins[0]);
@@ -60,6 +76,13 @@ PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlight
     rules_.push_back({QRegularExpression(QStringLiteral("^\\s*(@[A-Za-z_][A-Za-z0-9_.]*)")), Kind::Decorator, 1});
     rules_.push_back(
         {QRegularExpression(QStringLiteral("\\b(?:def|class)\\s+([A-Za-z_][A-Za-z0-9_]*)")), Kind::Definition, 1});
+
+    const auto cudaKeywordCount = sizeof(kCudaKeywords) / sizeof(kCudaKeywords[0]);
+    const auto cudaBuiltinCount = sizeof(kCudaBuiltins) / sizeof(kCudaBuiltins[0]);
+    cudaRules_.push_back({QRegularExpression(wordAlternation(kCudaKeywords, cudaKeywordCount)), Kind::CudaKeyword});
+    cudaRules_.push_back({QRegularExpression(wordAlternation(kCudaBuiltins, cudaBuiltinCount)), Kind::CudaBuiltin});
+    cudaRules_.push_back({QRegularExpression(QStringLiteral("^\\s*#\\s*[a-z]+")), Kind::CudaKeyword});
+    cudaRules_.push_back({QRegularExpression(QStringLiteral("//.*$")), Kind::Comment});
 }
 
 QTextCharFormat PythonHighlighter::formatFor(Kind kind) const {
@@ -152,8 +175,28 @@ int PythonHighlighter::highlightStringsAndComments(const QString& text) {
     return kNoString;
 }
 
+void PythonHighlighter::highlightEmbeddedCuda(const QString& text) {
+    const QColor stringColour = formats_[int(Kind::String)].foreground().color();
+    for (const Rule& rule : cudaRules_) {
+        auto matches = rule.pattern.globalMatch(text);
+        while (matches.hasNext()) {
+            const auto match = matches.next();
+            const int start = int(match.capturedStart());
+            if (format(start).foreground().color() == stringColour) {
+                setFormat(start, int(match.capturedLength()), formats_[int(rule.kind)]);
+            }
+        }
+    }
+}
+
 void PythonHighlighter::highlightBlock(const QString& text) {
-    setCurrentBlockState(highlightStringsAndComments(text));
+    const int before = previousBlockState() < 0 ? int(kNoString) : previousBlockState();
+    const int after = highlightStringsAndComments(text);
+    setCurrentBlockState(after);
+    // Only lines of a multi-line string: CUDA sources are kept in triple-quoted strings, short strings hold words.
+    if (before != kNoString || after != kNoString) {
+        highlightEmbeddedCuda(text);
+    }
 }
 
 } // namespace mkb::gui

@@ -1,4 +1,5 @@
-// Python syntax highlighting for read-only source panes: keywords, builtins, strings (incl. triple-quoted), comments.
+// Python syntax highlighting for read-only source panes: keywords, builtins, strings (incl. triple-quoted), comments;
+// CUDA C++ embedded in a multi-line string (load_inline, cupy.RawKernel sources) gets CUDA highlighting on top.
 #pragma once
 
 #include <QRegularExpression>
@@ -14,7 +15,18 @@ public:
     explicit PythonHighlighter(QTextDocument* document);
 
     /// The format kinds a character can get; exposed so tests can ask what a position was painted as.
-    enum class Kind { Plain, Keyword, Builtin, Definition, Decorator, Number, String, Comment };
+    enum class Kind {
+        Plain,
+        Keyword,
+        Builtin,
+        Definition,
+        Decorator,
+        Number,
+        String,
+        Comment,
+        CudaKeyword,
+        CudaBuiltin
+    };
     QTextCharFormat formatFor(Kind kind) const;
 
 protected:
@@ -31,9 +43,12 @@ private:
 
     void applyRules(const QString& text, int from, int to);
     int highlightStringsAndComments(const QString& text);
+    /// Paints CUDA keywords, built-ins and // comments over the parts of text that are string.
+    void highlightEmbeddedCuda(const QString& text);
 
     std::vector<Rule> rules_;
-    QTextCharFormat formats_[8];
+    std::vector<Rule> cudaRules_;
+    QTextCharFormat formats_[10];
 };
 
 } // namespace mkb::gui

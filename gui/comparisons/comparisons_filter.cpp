@@ -1,4 +1,5 @@
-// ComparisonsFilter: exact matches on the model's FilterRole, a case-insensitive search over every column.
+// ComparisonsFilter: exact matches on the model's FilterRole, a case-insensitive search over every column; on the
+// comparisons model both come from its per-row caches (a keystroke over 100,000 rows stays interactive).
 #include "gui/comparisons/comparisons_filter.h"
 
 #include "gui/comparisons/comparisons_model.h"
@@ -33,6 +34,7 @@ void ComparisonsFilter::setSearchText(const QString& text) {
         return;
     }
     searchText_ = text;
+    lowerSearchText_ = text.toLower();
     invalidateFilter();
     emit filtersChanged();
 }
@@ -40,6 +42,7 @@ void ComparisonsFilter::setSearchText(const QString& text) {
 void ComparisonsFilter::clearFilters() {
     columnFilters_.clear();
     searchText_.clear();
+    lowerSearchText_.clear();
     invalidateFilter();
     emit filtersChanged();
 }
@@ -64,11 +67,21 @@ void ComparisonsFilter::restoreState(const QVariantMap& state) {
         }
     }
     searchText_ = state.value(QStringLiteral("search")).toString();
+    lowerSearchText_ = searchText_.toLower();
     invalidateFilter();
     emit filtersChanged();
 }
 
 bool ComparisonsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    // The comparisons model answers from its caches; any other model goes through data().
+    if (const auto* comparisons = qobject_cast<const ComparisonsModel*>(sourceModel())) {
+        for (auto it = columnFilters_.begin(); it != columnFilters_.end(); ++it) {
+            if (comparisons->filterTextAt(sourceRow, it.key()) != it.value()) {
+                return false;
+            }
+        }
+        return lowerSearchText_.isEmpty() || comparisons->rowContains(sourceRow, lowerSearchText_);
+    }
     const QAbstractItemModel* model = sourceModel();
     for (auto it = columnFilters_.begin(); it != columnFilters_.end(); ++it) {
         const QModelIndex index = model->index(sourceRow, it.key(), sourceParent);

@@ -37,6 +37,7 @@ protected:
 private:
     QMap<int, QString> columnFilters_;
     QString searchText_;
+    QString lowerSearchText_;
 };
 
 } // namespace mkb::gui

@@ -35,6 +35,9 @@ ComparisonsModel::ComparisonsModel(QObject* parent) : QAbstractTableModel(parent
 
 ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison& comparison) const {
     RowCache row;
+    row.model = QString::fromStdString(comparison.model);
+    row.direction = QString::fromStdString(comparison.direction);
+    row.family = QString::fromStdString(comparison.family);
     row.sourceVerdict = verdictText(comparison.source.get());
     if (comparison.source) {
         row.sourceTier = analysis::tier(*comparison.source, settings_);
@@ -74,6 +77,7 @@ void ComparisonsModel::setComparisons(std::vector<analysis::Comparison> comparis
     comparisons_ = std::move(comparisons);
     settings_ = settings;
     cache_.clear();
+    searchTexts_.clear();
     cache_.reserve(comparisons_.size());
     for (const analysis::Comparison& comparison : comparisons_) {
         cache_.push_back(cacheFor(comparison));
@@ -99,15 +103,15 @@ QVariant ComparisonsModel::displayOf(int row, int column) const {
     auto tierText = [](int tier) { return tier < 0 ? QString() : QString::number(tier); };
     switch (Column(column)) {
     case ModelColumn:
-        return QString::fromStdString(comparison.model);
+        return cache.model;
     case DirectionColumn:
-        return QString::fromStdString(comparison.direction);
+        return cache.direction;
     case ProblemColumn:
         return QStringLiteral("%1 %2")
             .arg(comparison.problemNumber, 2, 10, QLatin1Char('0'))
             .arg(QString::fromStdString(comparison.problemSlug));
     case FamilyColumn:
-        return QString::fromStdString(comparison.family);
+        return cache.family;
     case ReplicateColumn:
         return comparison.replicate;
     case SourceVerdictColumn:
@@ -232,10 +236,52 @@ QVariant ComparisonsModel::headerData(int section, Qt::Orientation orientation, 
     return {};
 }
 
+const QString& ComparisonsModel::filterTextAt(int row, int column) const {
+    static const QString none;
+    const RowCache& cache = cache_[size_t(row)];
+    switch (Column(column)) {
+    case ModelColumn:
+        return cache.model;
+    case DirectionColumn:
+        return cache.direction;
+    case FamilyColumn:
+        return cache.family;
+    case SourceVerdictColumn:
+        return cache.sourceVerdict;
+    case OutcomeColumn:
+        return cache.outcome;
+    case StandingColumn:
+        return cache.standing;
+    case TagsColumn:
+        return cache.tags;
+    default:
+        return none;
+    }
+}
+
+bool ComparisonsModel::rowContains(int row, QStringView lowerNeedle) const {
+    if (searchTexts_.size() != comparisons_.size()) {
+        searchTexts_.clear();
+        searchTexts_.reserve(comparisons_.size());
+        for (int each = 0; each < int(comparisons_.size()); ++each) {
+            QString text;
+            for (int column = 0; column < ColumnCount; ++column) {
+                text += displayOf(each, column).toString();
+                text += QChar(0x1f); // a separator no search text holds: matches never span two columns
+            }
+            searchTexts_.push_back(text.toLower());
+        }
+    }
+    return searchTexts_[size_t(row)].contains(lowerNeedle);
+}
+
 QStringList ComparisonsModel::distinctValues(int column) const {
     QSet<QString> values;
+    const bool cached = column == ModelColumn || column == DirectionColumn || column == FamilyColumn ||
+                        column == SourceVerdictColumn || column == OutcomeColumn || column == StandingColumn ||
+                        column == TagsColumn;
     for (int row = 0; row < rowCount(); ++row) {
-        const QString value = displayOf(row, column).toString();
+        const QString value = cached ? filterTextAt(row, column) : displayOf(row, column).toString();
         if (!value.isEmpty()) {
             values.insert(value);
         }

@@ -51,8 +51,16 @@ public:
     /// The distinct FilterRole texts of a column, sorted: what its filter combo offers.
     QStringList distinctValues(int column) const;
 
+    /// What FilterRole gives for a filter column (model, direction, family, source verdict, outcome, standing),
+    /// without building a QVariant: the filter calls it for every row on every change.
+    const QString& filterTextAt(int row, int column) const;
+    /// Whether some column of the row shows text containing lowerNeedle (already lower case). The rows' texts are
+    /// joined and lowered once per data set, on the first search, so a keystroke is one substring scan per row.
+    bool rowContains(int row, QStringView lowerNeedle) const;
+
 private:
     struct RowCache {
+        QString model, direction, family;
         QString sourceVerdict;
         int sourceTier = -1, baseTier = -1, skillTier = -1;
         double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1;
@@ -64,6 +72,7 @@ private:
 
     std::vector<analysis::Comparison> comparisons_;
     std::vector<RowCache> cache_;
+    mutable std::vector<QString> searchTexts_; // per row: every column's text, lower case; built on first search
     analysis::AnalysisSettings settings_;
 };
 

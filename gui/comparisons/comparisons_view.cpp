@@ -1,6 +1,8 @@
 // ComparisonsView: filter controls above the table; combos list each column's values; Enter opens the inspector.
 #include "gui/comparisons/comparisons_view.h"
 
+#include "gui/common/table_layout.h"
+
 #include "gui/common/table_copy.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
@@ -115,7 +117,7 @@ void ComparisonsView::refresh() {
         model_->setComparisons(data_->comparisons(), data_->settings());
     }
     refillCombos();
-    table_->resizeColumnsToContents();
+    resizeColumnsUnlessRestored(table_);
 }
 
 void ComparisonsView::refillCombos() {

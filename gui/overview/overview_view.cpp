@@ -1,6 +1,8 @@
 // OverviewView: fills the table and the two family bar charts from ProjectData on every load.
 #include "gui/overview/overview_view.h"
 
+#include "gui/common/table_layout.h"
+
 #include "gui/common/table_copy.h"
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"
@@ -111,7 +113,7 @@ void OverviewView::refresh() {
     const std::vector<analysis::Comparison>& comparisons = data_ ? data_->comparisons() : none;
     const analysis::AnalysisSettings settings = data_ ? data_->settings() : analysis::AnalysisSettings{};
     model_->setRows(overviewRows(comparisons, settings));
-    table_->resizeColumnsToContents();
+    resizeColumnsUnlessRestored(table_);
     const FamilyBars bars = familyBars(comparisons, settings);
     fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));

@@ -24,6 +24,30 @@ QString solutionsText(const ProblemRow& row) {
     return row.solutionDsls.empty() ? QStringLiteral("—") : joined(row.solutionDsls, QStringLiteral(", "));
 }
 
+QString lastGradingText(const std::vector<LastGrading>& gradings) {
+    QStringList parts;
+    for (const LastGrading* grading : newestPerDsl(gradings)) {
+        parts << QStringLiteral("%1 %2").arg(qs(grading->dsl), qs(describeGrading(*grading)));
+    }
+    return parts.isEmpty() ? QStringLiteral("—") : parts.join(QStringLiteral(" · "));
+}
+
+QString lastGradingTooltip(const std::vector<LastGrading>& gradings) {
+    QStringList lines;
+    for (const LastGrading& grading : gradings) {
+        lines << QStringLiteral("%1 · %2 · %3: %4 (%5)")
+                     .arg(qs(grading.dsl), qs(grading.model), qs(grading.coordinate), qs(describeGrading(grading)),
+                          grading.finishedAt.empty() ? ProblemsModel::tr("not finished") : qs(grading.finishedAt));
+    }
+    return lines.isEmpty() ? ProblemsModel::tr("No trial of this problem in the project yet.")
+                           : lines.join(QLatin1Char('\n'));
+}
+
+const std::vector<LastGrading>& noGradings() {
+    static const std::vector<LastGrading> none;
+    return none;
+}
+
 QString solutionsTooltip(const ProblemRow& row) {
     QStringList lines;
     for (const std::string& dsl : knownSolutionDsls()) {
@@ -42,6 +66,22 @@ void ProblemsModel::setRows(std::vector<ProblemRow> rows) {
     beginResetModel();
     rows_ = std::move(rows);
     endResetModel();
+}
+
+void ProblemsModel::setLastGradings(std::map<ProblemKey, std::vector<LastGrading>> gradings) {
+    gradings_ = std::move(gradings);
+    if (!rows_.empty()) {
+        emit dataChanged(index(0, LastGradingColumn), index(int(rows_.size()) - 1, LastGradingColumn));
+    }
+}
+
+const std::vector<LastGrading>& ProblemsModel::lastGradingsOf(int row) const {
+    const ProblemRow* problemRow = rowAt(row);
+    if (!problemRow) {
+        return noGradings();
+    }
+    const auto found = gradings_.find({problemRow->problem.suite, problemRow->problem.number});
+    return found == gradings_.end() ? noGradings() : found->second;
 }
 
 const ProblemRow* ProblemsModel::rowAt(int row) const {
@@ -76,6 +116,22 @@ QVariant ProblemsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == SortRole && index.column() == SolutionsColumn) {
         return int(row.solutionDsls.size());
+    }
+    if (index.column() == LastGradingColumn) {
+        const std::vector<LastGrading>& gradings = lastGradingsOf(index.row());
+        if (role == Qt::DisplayRole) {
+            return lastGradingText(gradings);
+        }
+        if (role == SortRole) {
+            int passed = 0;
+            for (const LastGrading* grading : newestPerDsl(gradings)) {
+                passed += grading->passed.value_or(false) ? 1 : 0;
+            }
+            return passed * 1000 + int(gradings.size()); // more passing DSLs first when descending
+        }
+        if (role == Qt::ToolTipRole) {
+            return lastGradingTooltip(gradings);
+        }
     }
     if (role == Qt::DisplayRole || role == SortRole) {
         QString text;
@@ -141,6 +197,8 @@ QVariant ProblemsModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Tags");
     case SolutionsColumn:
         return tr("Solutions");
+    case LastGradingColumn:
+        return tr("Last grading");
     case SuiteColumn:
         return tr("Suite");
     default:

@@ -1,7 +1,8 @@
 // The table model of the problems view: one row per ProblemRow, columns number, family, slug, title, tags,
-// solutions and suite.
+// solutions, last grading results and suite.
 #pragma once
 
+#include "gui/problems/problem_grading.h"
 #include "gui/problems/problem_rows.h"
 
 #include <QAbstractTableModel>
@@ -19,6 +20,7 @@ public:
         TitleColumn,
         TagsColumn,
         SolutionsColumn,
+        LastGradingColumn,
         SuiteColumn,
         ColumnCount
     };
@@ -35,6 +37,11 @@ public:
     const ProblemRow* rowAt(int row) const;
     const std::vector<ProblemRow>& rows() const { return rows_; }
 
+    /// The project's last grading results per problem (from its trials); the column and tooltips follow.
+    void setLastGradings(std::map<ProblemKey, std::vector<LastGrading>> gradings);
+    /// The gradings of a row's problem (empty when it has none).
+    const std::vector<LastGrading>& lastGradingsOf(int row) const;
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -42,6 +49,7 @@ public:
 
 private:
     std::vector<ProblemRow> rows_;
+    std::map<ProblemKey, std::vector<LastGrading>> gradings_;
 };
 
 } // namespace mkb::gui

@@ -40,7 +40,7 @@ QString htmlEscaped(const std::string& text) {
 ProblemsView::ProblemsView(QWidget* parent)
     : QWidget(parent), model_(new ProblemsModel(this)), filter_(new ProblemsFilter(this)),
       filterEdit_(new QLineEdit(this)), familyCombo_(new QComboBox(this)), table_(new QTableView(this)),
-      splitter_(new QSplitter(Qt::Horizontal, this)), detailsHeader_(new QLabel(this)),
+      splitter_(new QSplitter(Qt::Horizontal, this)), detailsHeader_(new QLabel(this)), gradingLabel_(new QLabel(this)),
       sourceEditor_(new QPlainTextEdit(this)), highlighter_(nullptr), statusLine_(new QLabel(this)) {
     setObjectName(QStringLiteral("problemsView"));
     filter_->setSourceModel(model_);
@@ -75,6 +75,11 @@ ProblemsView::ProblemsView(QWidget* parent)
     detailsHeader_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     detailsHeader_->setText(tr("Select a problem to see its reference source."));
 
+    gradingLabel_->setObjectName(QStringLiteral("problemGradingLabel"));
+    gradingLabel_->setWordWrap(true);
+    gradingLabel_->setTextFormat(Qt::RichText);
+    gradingLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
     sourceEditor_->setObjectName(QStringLiteral("problemSourceEditor"));
     sourceEditor_->setReadOnly(true);
     sourceEditor_->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -85,6 +90,7 @@ ProblemsView::ProblemsView(QWidget* parent)
     auto* detailsLayout = new QVBoxLayout(details);
     detailsLayout->setContentsMargins(0, 0, 0, 0);
     detailsLayout->addWidget(detailsHeader_);
+    detailsLayout->addWidget(gradingLabel_);
     detailsLayout->addWidget(sourceEditor_, 1);
 
     splitter_->addWidget(table_);
@@ -159,13 +165,35 @@ void ProblemsView::setListing(ProblemsListing listing) {
     updateStatusLine();
 }
 
+void ProblemsView::setLastGradings(std::map<ProblemKey, std::vector<LastGrading>> gradings) {
+    model_->setLastGradings(std::move(gradings));
+    showSelectedProblem();
+}
+
 void ProblemsView::showSelectedProblem() {
     const QModelIndex current = filter_->mapToSource(table_->selectionModel()->currentIndex());
     const ProblemRow* row = current.isValid() ? model_->rowAt(current.row()) : nullptr;
     if (!row) {
         detailsHeader_->setText(tr("Select a problem to see its reference source."));
+        gradingLabel_->clear();
         sourceEditor_->clear();
         return;
+    }
+    const std::vector<LastGrading>& gradings = model_->lastGradingsOf(current.row());
+    if (gradings.empty()) {
+        gradingLabel_->setText(tr("<i>Last grading: no trial of this problem in the project yet.</i>"));
+    } else {
+        QString html = tr("<b>Last grading</b><table cellspacing=\"0\" cellpadding=\"2\">"
+                          "<tr><th align=\"left\">DSL</th><th align=\"left\">Model</th>"
+                          "<th align=\"left\">Trial</th><th align=\"left\">Result</th>"
+                          "<th align=\"left\">Finished</th></tr>");
+        for (const LastGrading& grading : gradings) {
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                        .arg(htmlEscaped(grading.dsl), htmlEscaped(grading.model), htmlEscaped(grading.coordinate),
+                             htmlEscaped(describeGrading(grading)),
+                             grading.finishedAt.empty() ? tr("not finished") : htmlEscaped(grading.finishedAt));
+        }
+        gradingLabel_->setText(html + QStringLiteral("</table>"));
     }
     const Problem& problem = row->problem;
     QStringList tags;

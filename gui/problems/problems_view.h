@@ -1,6 +1,8 @@
-// The Problems view: a filterable, sortable table of problems beside the selected problem's highlighted source.
+// The Problems view: a filterable, sortable table of problems (with the project's last grading results per DSL)
+// beside the selected problem's highlighted source and its gradings.
 #pragma once
 
+#include "gui/problems/problem_grading.h"
 #include "gui/problems/problems_listing.h"
 
 #include <QByteArray>
@@ -26,6 +28,8 @@ public:
 
     /// Shows the listing: rows into the model, families into the combo, issues into the status line.
     void setListing(ProblemsListing listing);
+    /// Shows the project's last grading results (computed from its trials with lastGradings()).
+    void setLastGradings(std::map<ProblemKey, std::vector<LastGrading>> gradings);
 
     ProblemsModel* model() const { return model_; }
     ProblemsFilter* filter() const { return filter_; }
@@ -34,6 +38,8 @@ public:
     QComboBox* familyCombo() const { return familyCombo_; }
     QPlainTextEdit* sourceEditor() const { return sourceEditor_; }
     QLabel* statusLine() const { return statusLine_; }
+    /// The selected problem's gradings, per DSL and model.
+    QLabel* gradingLabel() const { return gradingLabel_; }
 
     /// Splitter sizes and column widths/sort order, for the window's saved layout.
     QByteArray saveLayout() const;
@@ -50,6 +56,7 @@ private:
     QTableView* table_;
     QSplitter* splitter_;
     QLabel* detailsHeader_;
+    QLabel* gradingLabel_;
     QPlainTextEdit* sourceEditor_;
     PythonHighlighter* highlighter_;
     QLabel* statusLine_;

@@ -1,36 +1,61 @@
-// The main window: opening projects (with clear failure dialogs), the view switcher, menus and layout persistence.
+// The main window: opening projects (with clear failure dialogs), the view switcher, menus, layout persistence,
+// palettes, drag and drop, and the background work (problem listing, imports) with its progress.
 #include "gui/shell/main_window.h"
 
+#include "core/io/mkb_results_import.h"
 #include "core/util/paths.h"
+#include "gui/charts/chart.h"
 #include "gui/charts/charts_view.h"
+#include "gui/common/background.h"
 #include "gui/common/resources.h"
+#include "gui/common/table_layout.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/inspector/inspector_view.h"
 #include "gui/overview/overview_view.h"
+#include "gui/problems/problem_grading.h"
 #include "gui/problems/problems_listing.h"
 #include "gui/problems/problems_view.h"
 #include "gui/project/project_data.h"
-#include "gui/shell/pending_view.h"
+#include "gui/runs/runs_view.h"
 #include "gui/shell/recent_projects.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDeadlineTimer>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QThread>
+#include <QTimer>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include "gui/common/diff_view.h"
+#include "gui/common/markdown_pane.h"
+
+#include <algorithm>
 
 namespace mkb::gui {
 namespace {
@@ -41,7 +66,7 @@ const QString kProjectFilter = QStringLiteral("Workbench projects (*.sqlite *.db
 struct ViewDescription {
     const char* icon; // resource path
     const char* title;
-    const char* pending; // what the view will show once runs exist; empty for views that are real now
+    const char* purpose; // what the view shows (its switcher tooltip)
 };
 
 const ViewDescription kViews[MainWindow::kViewCount] = {
@@ -62,12 +87,16 @@ const ViewDescription kViews[MainWindow::kViewCount] = {
     {":/mkb/icons/view-runs.svg", QT_TRANSLATE_NOOP("MainWindow", "Runs"),
      QT_TRANSLATE_NOOP("MainWindow", "Runs of this project with live progress, their trials and log; launching, "
                                      "cancelling and resuming runs from here.")},
-    {":/mkb/icons/view-problems.svg", QT_TRANSLATE_NOOP("MainWindow", "Problems"), ""},
+    {":/mkb/icons/view-problems.svg", QT_TRANSLATE_NOOP("MainWindow", "Problems"),
+     QT_TRANSLATE_NOOP("MainWindow", "The problems with their reference source, family, tags, solution status and "
+                                     "the project's last grading results.")},
 };
 
 QString viewTitle(int view) {
     return QCoreApplication::translate("MainWindow", kViews[view].title);
 }
+
+const QString kPaletteKey = QStringLiteral("appearance/palette");
 
 } // namespace
 
@@ -80,6 +109,7 @@ MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* p
     }
     setWindowIcon(QIcon(QStringLiteral(":/mkb/icons/mkb-workbench.svg")));
     setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
     buildViews();
     connectAnalysisViews();
     buildMenus();
@@ -91,7 +121,9 @@ MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* p
     updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    waitForWorkers(this);
+}
 
 void MainWindow::buildViews() {
     viewList_ = new QListWidget(this);
@@ -99,7 +131,10 @@ void MainWindow::buildViews() {
     viewStack_ = new QStackedWidget(this);
     for (int view = 0; view < kViewCount; ++view) {
         auto* item = new QListWidgetItem(QIcon(QString::fromLatin1(kViews[view].icon)), viewTitle(view), viewList_);
-        item->setToolTip(tr("%1 (Ctrl+%2)").arg(viewTitle(view)).arg(view + 1));
+        item->setToolTip(tr("%1 (Ctrl+%2): %3")
+                             .arg(viewTitle(view))
+                             .arg(view + 1)
+                             .arg(QCoreApplication::translate("MainWindow", kViews[view].purpose)));
         if (View(view) == View::Problems) {
             problemsView_ = new ProblemsView(viewStack_);
             viewStack_->addWidget(problemsView_);
@@ -115,9 +150,9 @@ void MainWindow::buildViews() {
         } else if (View(view) == View::Charts) {
             chartsView_ = new ChartsView(projectData_, viewStack_);
             viewStack_->addWidget(chartsView_);
-        } else {
-            viewStack_->addWidget(
-                new PendingView(viewTitle(view), QCoreApplication::translate("MainWindow", kViews[view].pending)));
+        } else if (View(view) == View::Runs) {
+            runsView_ = new RunsView(viewStack_);
+            viewStack_->addWidget(runsView_);
         }
     }
     viewList_->setIconSize(QSize(20, 20));
@@ -162,6 +197,16 @@ void MainWindow::connectAnalysisViews() {
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(inspectorView_, &InspectorView::annotationsChanged, this,
             [this] { statusBar()->showMessage(tr("Annotations saved"), 3000); });
+    connect(projectData_, &ProjectData::loaded, this,
+            [this] { problemsView_->setLastGradings(lastGradings(projectData_->trials())); });
+    connect(runsView_, &RunsView::runEnded, this, [this] {
+        projectData_->reload();
+        refreshProblems();
+    });
+    connect(runsView_, &RunsView::reattached, this, [this](qint64 pid) {
+        statusBar()->showMessage(tr("A run is still going in this project (pid %1): the Runs view follows it").arg(pid),
+                                 10000);
+    });
     connect(projectData_, &ProjectData::loadFailed, this, [this](const QString& reason) {
         statusBar()->showMessage(tr("Could not load the project's trials: %1").arg(reason), 10000);
     });
@@ -176,6 +221,14 @@ void MainWindow::buildMenus() {
     recentMenu_ = fileMenu->addMenu(tr("Open &Recent"));
     recentMenu_->setObjectName(QStringLiteral("recentProjectsMenu"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentProjectsMenu);
+    QAction* importAction = fileMenu->addAction(tr("&Import Results Folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Import a MetaKernelBench Results Folder"));
+        if (!folder.isEmpty()) {
+            importResultsFolder(folder);
+        }
+    });
+    importAction->setObjectName(QStringLiteral("importResultsFolder"));
+    importAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     QAction* reload = fileMenu->addAction(tr("Re&load Project Data"), projectData_, &ProjectData::reload);
     reload->setObjectName(QStringLiteral("reloadProjectData"));
     reload->setShortcut(QKeySequence::Refresh);
@@ -196,8 +249,44 @@ void MainWindow::buildMenus() {
         viewActions_->addAction(action);
         connect(action, &QAction::triggered, this, [this, view] { showView(View(view)); });
     }
+    viewMenu->addSeparator();
+    QAction* find = viewMenu->addAction(tr("&Find in View"), this, &MainWindow::focusCurrentSearch);
+    find->setObjectName(QStringLiteral("findInView"));
+    find->setShortcut(QKeySequence::Find);
+    QAction* nextChange = viewMenu->addAction(tr("&Next Change"), this, [this] {
+        showView(View::Transfers);
+        inspectorView_->diffView()->nextChange();
+    });
+    nextChange->setShortcut(QKeySequence(Qt::Key_F8));
+    QAction* previousChange = viewMenu->addAction(tr("&Previous Change"), this, [this] {
+        showView(View::Transfers);
+        inspectorView_->diffView()->previousChange();
+    });
+    previousChange->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    QAction* nextChart = viewMenu->addAction(tr("Ne&xt Chart"), this, [this] { stepChart(1); });
+    nextChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    QAction* previousChart = viewMenu->addAction(tr("Pre&vious Chart"), this, [this] { stepChart(-1); });
+    previousChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+    viewMenu->addSeparator();
+    QMenu* paletteMenu = viewMenu->addMenu(tr("&Palette"));
+    paletteMenu->setObjectName(QStringLiteral("paletteMenu"));
+    paletteActions_ = new QActionGroup(this);
+    paletteActions_->setExclusive(true);
+    const std::pair<PaletteChoice, QString> palettes[] = {{PaletteChoice::System, tr("&System")},
+                                                          {PaletteChoice::Light, tr("&Light")},
+                                                          {PaletteChoice::Dark, tr("&Dark")}};
+    for (const auto& [choice, label] : palettes) {
+        QAction* action = paletteMenu->addAction(label);
+        action->setCheckable(true);
+        action->setData(paletteName(choice));
+        action->setChecked(choice == currentPalette());
+        paletteActions_->addAction(action);
+        connect(action, &QAction::triggered, this, [this, choice = choice] { choosePalette(choice); });
+    }
 
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+    QAction* shortcuts = helpMenu->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    shortcuts->setShortcut(QKeySequence::HelpContents);
     helpMenu->addAction(tr("&About MetaKernelBench Workbench"), this, [this] {
         QMessageBox::about(this, tr("About MetaKernelBench Workbench"),
                            tr("<b>MetaKernelBench Workbench</b> %1<br>Benchmarking GPU-kernel knowledge transfer "
@@ -250,6 +339,7 @@ Status MainWindow::loadProject(const QString& path, OpenMode mode) {
     inspectorView_->setStore(store_.get());
     comparisonsView_->setProjectKey(projectPath_);
     projectData_->setStorePath(projectPath_);
+    runsView_->setStorePath(projectPath_);
     updateTitle();
     emit projectOpened(projectPath_);
     return Ok{};
@@ -306,10 +396,255 @@ void MainWindow::chooseAndCreateProject() {
 }
 
 void MainWindow::refreshProblems() {
-    ProblemsListing listing = loadProblemsListing(suiteRoots_, store_.get());
-    const size_t problemCount = listing.rows.size();
-    problemsView_->setListing(std::move(listing));
-    statusBar()->showMessage(tr("%n problem(s) listed", nullptr, int(problemCount)), 5000);
+    // The catalog is read from disk and the stored problems from the project: a worker does both, with its own
+    // Store (a Store is single-threaded); only the newest listing is shown.
+    const int ticket = ++listingTicket_;
+    listing_ = true;
+    const std::vector<std::filesystem::path> roots = suiteRoots_;
+    const std::filesystem::path project = projectPath_.toStdString();
+    runInBackground<ProblemsListing>(
+        this,
+        [roots, project] {
+            std::unique_ptr<Store> store;
+            std::string storeError;
+            if (!project.empty()) {
+                auto opened = Store::open(project, OpenMode::MustExist);
+                if (opened) {
+                    store = std::move(opened.value());
+                } else {
+                    storeError = opened.error().message;
+                }
+            }
+            ProblemsListing listing = loadProblemsListing(roots, store.get());
+            if (!storeError.empty()) {
+                listing.storeError = storeError;
+            }
+            return listing;
+        },
+        [this, ticket](ProblemsListing& listing) {
+            if (ticket != listingTicket_) {
+                return; // a newer listing is on its way
+            }
+            listing_ = false;
+            const size_t problemCount = listing.rows.size();
+            problemsView_->setListing(std::move(listing));
+            problemsView_->setLastGradings(lastGradings(projectData_->trials()));
+            statusBar()->showMessage(tr("%n problem(s) listed", nullptr, int(problemCount)), 5000);
+            emit problemsListed();
+        });
+}
+
+bool MainWindow::isBusy() const {
+    return listing_ || importing_ || projectData_->isLoading();
+}
+
+bool MainWindow::waitUntilIdle(int timeoutMs) {
+    QDeadlineTimer deadline(timeoutMs);
+    while (isBusy() && !deadline.hasExpired()) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(2);
+    }
+    return !isBusy() && projectData_->waitUntilIdle(int(std::max<qint64>(1, deadline.remainingTime())));
+}
+
+bool MainWindow::importResultsFolder(const QString& folder) {
+    if (!store_) {
+        statusBar()->showMessage(tr("Open a project before importing: the results go into its store"), 10000);
+        emit importFinished(false, tr("no project is open"));
+        return false;
+    }
+    if (importing_) {
+        statusBar()->showMessage(tr("An import is already running; wait for it to finish"), 10000);
+        return false;
+    }
+    importing_ = true;
+    importProgress_ =
+        new QProgressDialog(tr("Importing %1 …").arg(QDir::toNativeSeparators(folder)), QString(), 0, 0, this);
+    importProgress_->setObjectName(QStringLiteral("importProgress"));
+    importProgress_->setWindowTitle(tr("Importing Results"));
+    importProgress_->setMinimumDuration(300);
+    importProgress_->setCancelButton(nullptr); // an import is one transaction per trial; it is not interrupted
+    importProgress_->setWindowModality(Qt::WindowModal);
+    const std::filesystem::path project = projectPath_.toStdString();
+    const std::filesystem::path source = folder.toStdString();
+    struct Outcome {
+        bool ok = false;
+        QString summary;
+    };
+    runInBackground<Outcome>(
+        this,
+        [project, source] {
+            Outcome outcome;
+            auto store = Store::open(project, OpenMode::MustExist);
+            if (!store) {
+                outcome.summary = QString::fromStdString(store.error().message);
+                return outcome;
+            }
+            auto imported = importMetaKernelBenchResults(**store, source);
+            if (!imported) {
+                outcome.summary = QString::fromStdString(imported.error().message);
+                return outcome;
+            }
+            outcome.ok = true;
+            outcome.summary =
+                QCoreApplication::translate("MainWindow", "%1 model(s): %2 trial(s) imported, %3 unchanged, %4 "
+                                                          "replaced, %5 submission(s); %6 issue(s)")
+                    .arg(imported->models)
+                    .arg(imported->trialsImported)
+                    .arg(imported->trialsUnchanged)
+                    .arg(imported->trialsReplaced)
+                    .arg(imported->submissionsImported)
+                    .arg(imported->issues.size());
+            if (!imported->issues.empty()) {
+                outcome.summary += QStringLiteral(" — %1: %2")
+                                       .arg(QString::fromStdString(imported->issues.front().path.filename().string()),
+                                            QString::fromStdString(imported->issues.front().message));
+            }
+            return outcome;
+        },
+        [this, folder](Outcome& outcome) {
+            importing_ = false;
+            if (importProgress_) {
+                importProgress_->deleteLater();
+                importProgress_ = nullptr;
+            }
+            const QString message =
+                outcome.ok ? tr("Imported %1: %2").arg(QDir::toNativeSeparators(folder), outcome.summary)
+                           : tr("Could not import %1: %2").arg(QDir::toNativeSeparators(folder), outcome.summary);
+            statusBar()->showMessage(message, 15000);
+            if (outcome.ok) {
+                projectData_->reload();
+                refreshProblems();
+            }
+            emit importFinished(outcome.ok, outcome.summary);
+        });
+    return true;
+}
+
+bool MainWindow::openDroppedPath(const QString& path) {
+    const QFileInfo info(path);
+    if (info.isDir()) {
+        return importResultsFolder(info.absoluteFilePath());
+    }
+    if (info.isFile()) {
+        return openProject(info.absoluteFilePath(), OpenMode::MustExist);
+    }
+    return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo::exists(urls.front().toLocalFile())) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile()) {
+        return;
+    }
+    event->acceptProposedAction();
+    const QString path = urls.front().toLocalFile();
+    // After the drop returns: opening may show a dialog, which must not run inside the drag's event.
+    QTimer::singleShot(0, this, [this, path] { openDroppedPath(path); });
+}
+
+void MainWindow::choosePalette(PaletteChoice choice) {
+    applyPalette(choice);
+    for (QAction* action : paletteActions_->actions()) {
+        action->setChecked(action->data().toString() == paletteName(choice));
+    }
+    QSettings().setValue(kPaletteKey, paletteName(choice));
+}
+
+void MainWindow::restorePalette() {
+    const auto remembered = paletteNamed(QSettings().value(kPaletteKey, paletteName(PaletteChoice::System)).toString());
+    const PaletteChoice choice = remembered.value_or(PaletteChoice::System);
+    if (choice != PaletteChoice::System || currentPalette() != PaletteChoice::System) {
+        applyPalette(choice);
+    }
+    for (QAction* action : paletteActions_->actions()) {
+        action->setChecked(action->data().toString() == paletteName(choice));
+    }
+}
+
+void MainWindow::focusCurrentSearch() {
+    QWidget* field = nullptr;
+    switch (currentView()) {
+    case View::Problems:
+        field = problemsView_->filterEdit();
+        break;
+    case View::Comparisons:
+        field = comparisonsView_->searchField();
+        break;
+    case View::Transfers:
+        field = inspectorView_->sourceSkillPane();
+        break;
+    case View::Overview:
+        field = overviewView_->table();
+        break;
+    case View::Charts:
+        field = chartsView_;
+        break;
+    case View::Runs:
+        field = runsView_->trialsTable();
+        break;
+    }
+    if (field) {
+        field->setFocus(Qt::ShortcutFocusReason);
+        if (auto* edit = qobject_cast<QLineEdit*>(field)) {
+            edit->selectAll();
+        }
+    }
+}
+
+void MainWindow::stepChart(int delta) {
+    showView(View::Charts);
+    const std::vector<Chart*>& charts = chartsView_->charts();
+    if (charts.empty()) {
+        return;
+    }
+    const auto current = std::find(charts.begin(), charts.end(), chartsView_->currentChart());
+    const int index = current == charts.end() ? 0 : int(current - charts.begin());
+    const int count = int(charts.size());
+    chartsView_->setCurrentChart(((index + delta) % count + count) % count);
+}
+
+void MainWindow::showShortcuts() {
+    QDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("shortcutsDialog"));
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto* table = new QTableWidget(&dialog);
+    table->setColumnCount(2);
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    QList<QPair<QString, QString>> rows;
+    for (QAction* action : findChildren<QAction*>()) {
+        if (!action->shortcut().isEmpty() && !action->text().isEmpty()) {
+            rows.append(
+                {action->text().remove(QLatin1Char('&')), action->shortcut().toString(QKeySequence::NativeText)});
+        }
+    }
+    rows.append({tr("Start / cancel / resume a run (Runs)"), QStringLiteral("Ctrl+R / Ctrl+. / Ctrl+Shift+R")});
+    rows.append({tr("Open the comparison in the inspector (Comparisons)"), tr("Enter")});
+    rows.append({tr("Copy selected rows as TSV (any table)"), QKeySequence(QKeySequence::Copy).toString()});
+    rows.append({tr("Export the chart (Charts)"), QStringLiteral("Ctrl+E")});
+    table->setRowCount(int(rows.size()));
+    for (int row = 0; row < rows.size(); ++row) {
+        table->setItem(row, 0, new QTableWidgetItem(rows[row].first));
+        table->setItem(row, 1, new QTableWidgetItem(rows[row].second));
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(560, 480);
+    dialog.exec();
 }
 
 void MainWindow::updateTitle() {
@@ -351,6 +686,9 @@ void MainWindow::saveLayout() const {
     settings.setValue(QStringLiteral("state"), saveState(kLayoutVersion));
     settings.setValue(QStringLiteral("view"), int(currentView()));
     settings.setValue(QStringLiteral("problemsLayout"), problemsView_->saveLayout());
+    settings.setValue(QStringLiteral("runsLayout"), runsView_->saveLayout());
+    settings.setValue(QStringLiteral("overviewHeader"), tableHeaderState(overviewView_->table()));
+    settings.setValue(QStringLiteral("comparisonsHeader"), tableHeaderState(comparisonsView_->table()));
     settings.endGroup();
 }
 
@@ -365,6 +703,9 @@ bool MainWindow::restoreLayout() {
     const int view = settings.value(QStringLiteral("view"), int(View::Problems)).toInt();
     showView(view >= 0 && view < kViewCount ? View(view) : View::Problems);
     problemsView_->restoreLayout(settings.value(QStringLiteral("problemsLayout")).toByteArray());
+    runsView_->restoreLayout(settings.value(QStringLiteral("runsLayout")).toByteArray());
+    restoreTableHeader(overviewView_->table(), settings.value(QStringLiteral("overviewHeader")).toByteArray());
+    restoreTableHeader(comparisonsView_->table(), settings.value(QStringLiteral("comparisonsHeader")).toByteArray());
     return true;
 }
 

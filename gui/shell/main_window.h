@@ -1,9 +1,10 @@
-// The workbench's main window: one project (store) per window, a view switcher, menus, recent projects and the
-// saved layout.
+// The workbench's main window: one project (store) per window, a view switcher, menus, recent projects, the saved
+// layout (with each view's table headers), palettes, drag and drop of stores and results folders, background work.
 #pragma once
 
 #include "core/store/store.h"
 #include "core/util/result.h"
+#include "gui/common/palettes.h"
 
 #include <QMainWindow>
 #include <QString>
@@ -12,6 +13,9 @@
 #include <vector>
 
 class QActionGroup;
+class QDragEnterEvent;
+class QDropEvent;
+class QProgressDialog;
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -26,6 +30,7 @@ class InspectorView;
 class OverviewView;
 class ProblemsView;
 class ProjectData;
+class RunsView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -34,7 +39,7 @@ public:
     enum class View { Overview, Transfers, Comparisons, Charts, Runs, Problems };
     static constexpr int kViewCount = 6;
     /// Bump when the saved layout's meaning changes: an older saved layout is then ignored.
-    static constexpr int kLayoutVersion = 1;
+    static constexpr int kLayoutVersion = 2; // 2: every view's table header and the runs view's splitters
 
     /// suiteRoots: the problem suites listed beside the project's own problems (default: the shipped suite).
     explicit MainWindow(std::vector<std::filesystem::path> suiteRoots = {}, QWidget* parent = nullptr);
@@ -59,6 +64,7 @@ public:
     ComparisonsView* comparisonsView() const { return comparisonsView_; }
     InspectorView* inspectorView() const { return inspectorView_; }
     ChartsView* chartsView() const { return chartsView_; }
+    RunsView* runsView() const { return runsView_; }
     QMenu* recentProjectsMenu() const { return recentMenu_; }
 
     /// Saves geometry, dock/toolbar state, the current view and the views' own layouts with kLayoutVersion.
@@ -68,13 +74,35 @@ public:
     /// Whether closing the window saves its layout (off for screenshots and tests).
     void setSavesLayoutOnClose(bool saves) { savesLayoutOnClose_ = saves; }
 
+    /// Applies a palette to the application, ticks it in the View menu and remembers it.
+    void choosePalette(PaletteChoice choice);
+    /// Applies the remembered palette (the system one when none was chosen).
+    void restorePalette();
+
+    /// Imports a MetaKernelBench results folder into the open project in the background, with a progress dialog;
+    /// the views reload when it is done. Returns false (and says why) when no project is open or one is running.
+    bool importResultsFolder(const QString& folder);
+    /// Opens a dropped path: a directory is imported as a results folder, a file opened as a project.
+    bool openDroppedPath(const QString& path);
+
+    /// Whether background work (project data, problem listing, import) is under way.
+    bool isBusy() const;
+    /// Test and tool helper: spins the event loop until no background work runs or timeoutMs passed.
+    bool waitUntilIdle(int timeoutMs = 30000);
+
 signals:
     void projectOpened(const QString& path);
     /// Emitted before the user is told, so tests and logs see every failure.
     void projectOpenFailed(const QString& path, const QString& reason);
+    /// The problems listing (catalog and stored problems) was read and shown.
+    void problemsListed();
+    /// An import finished: the one-line summary, and whether it succeeded.
+    void importFinished(bool ok, const QString& summary);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildViews();
@@ -85,11 +113,17 @@ private:
     void refreshProblems();
     void connectAnalysisViews();
     void updateTitle();
+    void focusCurrentSearch();
+    void stepChart(int delta);
+    void showShortcuts();
 
     std::vector<std::filesystem::path> suiteRoots_;
     std::unique_ptr<Store> store_;
     QString projectPath_;
     bool savesLayoutOnClose_ = true;
+    int listingTicket_ = 0;
+    bool listing_ = false;
+    bool importing_ = false;
 
     QListWidget* viewList_ = nullptr;
     QStackedWidget* viewStack_ = nullptr;
@@ -100,6 +134,9 @@ private:
     ComparisonsView* comparisonsView_ = nullptr;
     InspectorView* inspectorView_ = nullptr;
     ChartsView* chartsView_ = nullptr;
+    RunsView* runsView_ = nullptr;
+    QActionGroup* paletteActions_ = nullptr;
+    QProgressDialog* importProgress_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
 };

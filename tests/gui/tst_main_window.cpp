@@ -6,9 +6,13 @@
 #include "core/catalog/catalog.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
+#include "gui/charts/chart.h"
+#include "gui/charts/charts_view.h"
+#include "gui/comparisons/comparisons_view.h"
 #include "gui/problems/problems_filter.h"
 #include "gui/problems/problems_model.h"
 #include "gui/problems/problems_view.h"
+#include "gui/runs/runs_view.h"
 #include "gui/shell/main_window.h"
 #include "gui/shell/recent_projects.h"
 
@@ -86,6 +90,7 @@ private slots:
         QAbstractItemModelTester tester(window.problemsView()->model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(window.loadProject(projectPath("shipped"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
         QVERIFY(QFileInfo::exists(projectPath("shipped")));
         QVERIFY(window.currentView() == MainWindow::View::Problems);
         QVERIFY(window.windowTitle().contains("shipped.sqlite"));
@@ -115,6 +120,7 @@ private slots:
         MainWindow window({fixtureSuite_.toStdString()});
         window.setSavesLayoutOnClose(false);
         QVERIFY(window.loadProject(projectPath("fixture"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
         ProblemsView* view = window.problemsView();
         QAbstractItemModel* shown = view->table()->model();
         QCOMPARE(shown->rowCount(), 4);
@@ -149,6 +155,7 @@ private slots:
         MainWindow window({fixtureSuite_.toStdString()});
         window.setSavesLayoutOnClose(false);
         QVERIFY(window.loadProject(projectPath("stored")));
+        QVERIFY(window.waitUntilIdle());
         ProblemsModel* model = window.problemsView()->model();
         QCOMPARE(model->rowCount(), 5);
         QCOMPARE(model->index(4, ProblemsModel::SlugColumn).data().toString(), QString("paged_write"));
@@ -164,17 +171,30 @@ private slots:
         QVERIFY(!window.windowIcon().isNull());
         QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Overview);
-        // The one view not built yet (Runs) says so honestly; the others are real.
-        const auto pendingTexts = window.findChildren<QLabel*>("pendingViewText");
-        QCOMPARE(pendingTexts.size(), 1);
+        // Every view is real: no stand-in page is left.
+        QVERIFY(window.findChildren<QLabel*>("pendingViewText").isEmpty());
         QVERIFY(window.chartsView() != nullptr);
-        for (const QLabel* text : pendingTexts) {
-            QVERIFY(text->text().contains("Available once runs exist."));
-        }
+        QVERIFY(window.runsView() != nullptr);
+        QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Runs);
+        QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Transfers);
+        QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+        QVERIFY(window.currentView() == MainWindow::View::Comparisons);
+        // Ctrl+F focuses the current view's search field.
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(window.comparisonsView()->searchField()->hasFocus());
         QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Charts);
+        QTest::keyClick(&window, Qt::Key_PageDown, Qt::ControlModifier);
+        QCOMPARE(window.chartsView()->currentChart(), window.chartsView()->charts().at(1));
+        QTest::keyClick(&window, Qt::Key_PageUp, Qt::ControlModifier);
+        QTest::keyClick(&window, Qt::Key_PageUp, Qt::ControlModifier);
+        QCOMPARE(window.chartsView()->currentChart(), window.chartsView()->charts().back());
         QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
         QVERIFY(window.currentView() == MainWindow::View::Problems);
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(window.problemsView()->filterEdit()->hasFocus());
     }
 
     void recentProjectsUpdateAndPrune() {
@@ -201,7 +221,9 @@ private slots:
         MainWindow window({fixtureSuite_.toStdString()});
         window.setSavesLayoutOnClose(false);
         QVERIFY(window.loadProject(projectPath("first"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
         QVERIFY(window.loadProject(projectPath("second"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
         QCOMPARE(recentMenuPaths(window.recentProjectsMenu()),
                  QStringList({projectPath("second"), projectPath("first")}));
         QVERIFY(QFile::remove(projectPath("first")));
@@ -224,6 +246,7 @@ private slots:
             QVERIFY(window.currentView() == MainWindow::View::Charts);
             QCOMPARE(window.size(), QSize(900, 600));
             QVERIFY(window.loadProject(projectPath("layout"), OpenMode::CreateIfMissing));
+            QVERIFY(window.waitUntilIdle());
             QTableView* table = window.problemsView()->table();
             QCOMPARE(table->horizontalHeader()->sortIndicatorSection(), int(ProblemsModel::TitleColumn));
             QCOMPARE(table->model()->index(0, ProblemsModel::NumberColumn).data().toString(), QString("03"));
@@ -289,6 +312,7 @@ private slots:
 
         // A good project stays open when another one fails.
         QVERIFY(window.loadProject(projectPath("good"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
         QVERIFY(!window.loadProject(corrupt));
         QCOMPARE(window.projectPath(), projectPath("good"));
         QVERIFY(window.store() != nullptr);

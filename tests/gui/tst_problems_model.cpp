@@ -195,9 +195,9 @@ private slots:
                                         QItemSelectionModel::Select | QItemSelectionModel::Rows);
         const QStringList lines = selectedRowsAsTsv(*table).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
-        QCOMPARE(lines[0], QString("No.\tFamily\tSlug\tTitle\tTags\tSolutions\tSuite"));
+        QCOMPARE(lines[0], QString("No.\tFamily\tSlug\tTitle\tTags\tSolutions\tLast grading\tSuite"));
         QCOMPARE(lines[1], QString("01\tattention\tgqa_decode\tGrouped-query attention decode\tgather\ttriton, "
-                                   "cuda\tsuite"));
+                                   "cuda\t—\tsuite"));
         QVERIFY(lines[2].startsWith("03\tmoe\ttopk_router\t"));
     }
 
@@ -236,6 +236,20 @@ private slots:
         QCOMPARE(colourAt(3, 2), string);     // inside the triple-quoted string's second line
         QCOMPARE(colourAt(3, 18), QColor(highlighter->formatFor(Kind::Number).foreground().color())); // 1
         QVERIFY(colourAt(0, 6) != keyword);                                                           // x
+
+        // CUDA kept in a multi-line string is highlighted as CUDA; a one-line string is left alone.
+        editor.setPlainText(
+            "SRC = r\"\"\"\n__global__ void k(float* y) {\n    y[threadIdx.x] = 0;  // zero\n}\n\"\"\"\n"
+            "name = \"float\"\n");
+        const QColor cudaKeyword = highlighter->formatFor(Kind::CudaKeyword).foreground().color();
+        const QColor cudaBuiltin = highlighter->formatFor(Kind::CudaBuiltin).foreground().color();
+        QVERIFY(cudaKeyword != string && cudaBuiltin != string);
+        QCOMPARE(colourAt(1, 0), cudaKeyword);  // __global__
+        QCOMPARE(colourAt(1, 11), cudaKeyword); // void
+        QCOMPARE(colourAt(1, 16), string);      // k: plain code inside the string stays string
+        QCOMPARE(colourAt(2, 6), cudaBuiltin);  // threadIdx
+        QCOMPARE(colourAt(2, 26), comment);     // // zero
+        QCOMPARE(colourAt(5, 9), string);       // "float" in a one-line Python string
     }
 };
 

@@ -1,0 +1,41 @@
+// What the runs view asks `mkb run` to do, as plain data, and the command line that says it.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace mkb::gui {
+
+/// The settings of one `mkb run`, field for field as `mkb run --help` names them.
+struct RunRequest {
+    QString model;              // --model
+    QString driver;             // --driver: reference, command or chat
+    QString driverSettingsJson; // written to a file and passed as --driver-config; empty = no settings
+    QString problems;           // --problems GLOB
+    QString dslA;               // --dsls A,B
+    QString dslB;
+    int replicates = 1;
+    QStringList suites;  // --suite (repeatable); empty = the shipped suite
+    QStringList dslDirs; // --dsl-dir (repeatable)
+    QString device;      // --device; empty = mkb's default (cuda:0)
+    QString python;      // --python; empty = $MKB_PYTHON, else python3
+    double wallClockSeconds = 2400;
+    int submissions = 10;
+    int maxKernelBytes = 300000;
+    int concurrency = 2;
+    double gradeTimeoutSeconds = 600;
+    int timingDraws = 50;
+    bool rerunStale = false;
+};
+
+/// A one-line reason the request cannot be run ("the model needs a name"), or "" when it is complete.
+QString runRequestProblem(const RunRequest& request);
+
+/// The arguments after `mkb`: run --model … --store STORE --progress json; --driver-config only when
+/// driverConfigFile is not empty.
+QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile);
+
+/// The mkb executable: $MKB_CLI when set, else `mkb` beside the running program, else `mkb` on PATH; "" when none.
+QString locateMkb();
+
+} // namespace mkb::gui

@@ -1,0 +1,240 @@
+// RunTrialsModel: rows keyed by coordinate; events and store snapshots only ever move a row forward.
+#include "gui/runs/run_trials_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <algorithm>
+
+namespace mkb::gui {
+namespace {
+
+QString stateForPlan(const QString& plan) {
+    if (plan == QLatin1String("reuse")) {
+        return QStringLiteral("reused");
+    }
+    if (plan == QLatin1String("stale")) {
+        return QStringLiteral("stale (kept)");
+    }
+    return QStringLiteral("planned");
+}
+
+QString stateForStatus(TrialStatus status) {
+    switch (status) {
+    case TrialStatus::Running:
+        return QStringLiteral("running");
+    case TrialStatus::Finished:
+        return QStringLiteral("finished");
+    case TrialStatus::Skipped:
+        return QStringLiteral("skipped");
+    case TrialStatus::InfrastructureError:
+        return QStringLiteral("failed");
+    case TrialStatus::Interrupted:
+        return QStringLiteral("interrupted");
+    }
+    return {};
+}
+
+} // namespace
+
+RunTrialsModel::RunTrialsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunTrialsModel::clear() {
+    beginResetModel();
+    rows_.clear();
+    rowByCoordinate_.clear();
+    endResetModel();
+}
+
+int RunTrialsModel::rowIndexFor(const QString& coordinate) {
+    const auto found = rowByCoordinate_.constFind(coordinate);
+    if (found != rowByCoordinate_.constEnd()) {
+        return *found;
+    }
+    const int row = int(rows_.size());
+    beginInsertRows({}, row, row);
+    RunTrialRow added;
+    added.coordinate = coordinate;
+    added.state = QStringLiteral("planned");
+    rows_.push_back(added);
+    rowByCoordinate_.insert(coordinate, row);
+    endInsertRows();
+    return row;
+}
+
+void RunTrialsModel::rowChanged(int row) {
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+void RunTrialsModel::applyEvent(const RunEvent& event) {
+    switch (event.kind) {
+    case RunEventKind::Plan: {
+        beginResetModel();
+        rows_.clear();
+        rowByCoordinate_.clear();
+        for (const PlannedTrial& planned : event.plan) {
+            RunTrialRow row;
+            row.coordinate = planned.coordinate;
+            row.problem = planned.problem;
+            row.arm = planned.arm;
+            row.plan = planned.status;
+            row.state = stateForPlan(planned.status);
+            row.message = planned.reason;
+            rowByCoordinate_.insert(row.coordinate, int(rows_.size()));
+            rows_.push_back(row);
+        }
+        endResetModel();
+        return;
+    }
+    case RunEventKind::TrialStarted: {
+        const int row = rowIndexFor(event.coordinate);
+        RunTrialRow& trial = rows_[size_t(row)];
+        trial.state = QStringLiteral("running");
+        trial.trialId = event.trialId;
+        trial.message.clear();
+        rowChanged(row);
+        return;
+    }
+    case RunEventKind::Submission: {
+        const int row = rowIndexFor(event.coordinate);
+        RunTrialRow& trial = rows_[size_t(row)];
+        trial.trialId = event.trialId;
+        trial.submissions = std::max(trial.submissions, event.submissionIndex);
+        trial.passed = event.passed;
+        trial.speedup = event.speedup;
+        trial.message = event.message;
+        rowChanged(row);
+        return;
+    }
+    case RunEventKind::TrialFinished: {
+        const int row = rowIndexFor(event.coordinate);
+        RunTrialRow& trial = rows_[size_t(row)];
+        trial.trialId = event.trialId;
+        trial.state = event.status.isEmpty() ? QStringLiteral("finished") : event.status;
+        trial.passed = event.passed;
+        trial.speedup = event.speedup;
+        trial.message = event.message;
+        rowChanged(row);
+        return;
+    }
+    case RunEventKind::RunFinished:
+        return;
+    }
+}
+
+void RunTrialsModel::applyStoreTrials(const std::vector<TrialRecord>& trials,
+                                      const QHash<qint64, int>& submissionCounts) {
+    for (const TrialRecord& record : trials) {
+        const int row = rowIndexFor(QString::fromStdString(record.coordinate));
+        RunTrialRow& trial = rows_[size_t(row)];
+        trial.trialId = record.id;
+        trial.arm = QString::fromStdString(record.arm);
+        trial.problem = QString::fromStdString(record.problemSlug);
+        trial.state = stateForStatus(record.status);
+        trial.submissions = std::max(trial.submissions, submissionCounts.value(record.id, 0));
+        if (record.finalVerdict) {
+            trial.passed = record.finalVerdict->passed;
+            trial.speedup = record.finalVerdict->speedupVsEager;
+        }
+        trial.message = QString::fromStdString(record.error);
+        rowChanged(row);
+    }
+}
+
+const RunTrialRow* RunTrialsModel::rowFor(const QString& coordinate) const {
+    const auto found = rowByCoordinate_.constFind(coordinate);
+    return found == rowByCoordinate_.constEnd() ? nullptr : &rows_[size_t(*found)];
+}
+
+int RunTrialsModel::countInState(const QString& state) const {
+    return int(std::count_if(rows_.begin(), rows_.end(), [&](const RunTrialRow& row) { return row.state == state; }));
+}
+
+int RunTrialsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int RunTrialsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const RunTrialRow& row = rows_[size_t(index.row())];
+    if (role == SortRole) {
+        switch (index.column()) {
+        case SubmissionsColumn:
+            return row.submissions;
+        case SpeedupColumn:
+            return row.speedup.value_or(-1.0);
+        case TrialColumn:
+            return row.trialId;
+        default:
+            break;
+        }
+        role = Qt::DisplayRole;
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case CoordinateColumn:
+            return row.coordinate;
+        case StateColumn:
+            return row.state;
+        case SubmissionsColumn:
+            return row.submissions > 0 ? QVariant(row.submissions) : QVariant(QString());
+        case PassedColumn:
+            return row.passed ? (*row.passed ? tr("passed") : tr("failed")) : QString();
+        case SpeedupColumn:
+            return row.speedup ? QStringLiteral("%1×").arg(*row.speedup, 0, 'f', 2) : QString();
+        case TrialColumn:
+            return row.trialId > 0 ? QVariant(row.trialId) : QVariant(QString());
+        case MessageColumn:
+            return row.message;
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole && index.column() == MessageColumn) {
+        return row.message;
+    }
+    if (role == Qt::TextAlignmentRole &&
+        (index.column() == SubmissionsColumn || index.column() == SpeedupColumn || index.column() == TrialColumn)) {
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    if (role == Qt::ForegroundRole && index.column() == StateColumn) {
+        if (row.state == QLatin1String("failed") || row.state == QLatin1String("interrupted")) {
+            return QBrush(QColor(0xc0, 0x39, 0x2b));
+        }
+        if (row.state == QLatin1String("running")) {
+            return QBrush(QColor(0x1f, 0x6f, 0xb4));
+        }
+    }
+    return {};
+}
+
+QVariant RunTrialsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    switch (section) {
+    case CoordinateColumn:
+        return tr("Trial");
+    case StateColumn:
+        return tr("State");
+    case SubmissionsColumn:
+        return tr("Submissions");
+    case PassedColumn:
+        return tr("Verdict");
+    case SpeedupColumn:
+        return tr("Speedup");
+    case TrialColumn:
+        return tr("Id");
+    case MessageColumn:
+        return tr("Message");
+    default:
+        return {};
+    }
+}
+
+} // namespace mkb::gui

@@ -1,0 +1,68 @@
+// The live trial table of a run: one row per planned trial, updated from progress events or from the store.
+#pragma once
+
+#include "core/records/trial.h"
+#include "gui/runs/run_progress.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <optional>
+#include <vector>
+
+namespace mkb::gui {
+
+struct RunTrialRow {
+    QString coordinate;
+    QString problem;
+    QString arm;
+    QString plan;  // the planner's status: run, rerun, reuse, stale, redo, skip
+    QString state; // planned, running, finished, skipped, failed, interrupted, reused, …
+    qint64 trialId = 0;
+    int submissions = 0; // feedback submissions seen so far
+    std::optional<bool> passed;
+    std::optional<double> speedup;
+    QString message;
+};
+
+class RunTrialsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        CoordinateColumn,
+        StateColumn,
+        SubmissionsColumn,
+        PassedColumn,
+        SpeedupColumn,
+        TrialColumn,
+        MessageColumn,
+        ColumnCount
+    };
+    enum Role { SortRole = Qt::UserRole + 1 };
+
+    explicit RunTrialsModel(QObject* parent = nullptr);
+
+    void clear();
+    /// Takes in one progress event: a plan fills the rows (one reset), trial events update or add one row.
+    void applyEvent(const RunEvent& event);
+    /// Takes in the store's view of a run (reattached to a run whose progress lines are not readable): each trial
+    /// updates the row of its coordinate or adds one; submissionCounts maps trial id to submissions so far.
+    void applyStoreTrials(const std::vector<TrialRecord>& trials, const QHash<qint64, int>& submissionCounts = {});
+
+    const std::vector<RunTrialRow>& rows() const { return rows_; }
+    const RunTrialRow* rowFor(const QString& coordinate) const;
+    int countInState(const QString& state) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    int rowIndexFor(const QString& coordinate); // adds a row when missing
+    void rowChanged(int row);
+
+    std::vector<RunTrialRow> rows_;
+    QHash<QString, int> rowByCoordinate_;
+};
+
+} // namespace mkb::gui

@@ -1,0 +1,452 @@
+// Tests of the Runs view: the request as mkb run arguments, progress lines read back from core's own writer, the
+// live trial model, and end to end with the reference driver on the CPU fixture suite: a run followed to its end,
+// cancelled and resumed, and reattached after its view was closed (through its progress file and through the store).
+#include "support/testpaths.h"
+
+#include "core/protocol/progress.h"
+#include "core/store/store.h"
+#include "gui/runs/run_progress.h"
+#include "gui/runs/run_request.h"
+#include "gui/runs/run_session.h"
+#include "gui/runs/run_trials_model.h"
+#include "gui/runs/runs_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+using namespace mkb;
+using namespace mkb::gui;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 300000;
+
+QString qpath(const std::filesystem::path& path) {
+    return QString::fromStdString(path.string());
+}
+
+bool writeText(const QString& file, const QByteArray& text) {
+    QDir().mkpath(QFileInfo(file).absolutePath());
+    QFile out(file);
+    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
+}
+
+QByteArray readText(const QString& file) {
+    QFile in(file);
+    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+}
+
+std::vector<TrialRecord> storedTrials(const QString& store) {
+    auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+    if (!opened) {
+        return {};
+    }
+    auto trials = (*opened)->loadTrials();
+    return trials ? *trials : std::vector<TrialRecord>{};
+}
+
+RunEvent parsed(const ProgressEvent& event) {
+    const auto result = parseRunEventLine(QByteArray::fromStdString(progressEventJson(event)));
+    if (!result) {
+        qFatal("a progress line of core's own writer did not parse");
+    }
+    return *result;
+}
+
+} // namespace
+
+class RunsTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    int storeCounter_ = 0;
+
+    QString fixtures() const { return qpath(mkbtest::sourceDir() / "tests" / "fixtures"); }
+    QString dslDir() const { return dir_.filePath("dsls"); }
+    QString solutions() const { return dir_.filePath("solutions"); }
+    QString newStore() { return dir_.filePath(QString("project%1.sqlite").arg(++storeCounter_)); }
+
+    /// The reference driver on the CPU fixture suite (cpusim ⇄ cpusimb), like the CLI's own run tests.
+    RunRequest fixtureRequest(const QString& problems, int concurrency) const {
+        RunRequest request;
+        request.model = "reference-cpu";
+        request.driver = "reference";
+        request.driverSettingsJson =
+            QJsonDocument(QJsonObject{{"solutions_dir", solutions()}}).toJson(QJsonDocument::Compact);
+        request.problems = problems;
+        request.dslA = "cpusim";
+        request.dslB = "cpusimb";
+        request.suites = {fixtures() + "/problems"};
+        request.dslDirs = {dslDir()};
+        request.device = "cpu";
+        request.python = QString::fromStdString(mkbtest::testPython());
+        request.timingDraws = 5;
+        request.concurrency = concurrency;
+        request.wallClockSeconds = 300;
+        return request;
+    }
+
+    /// Waits for the view's run to end and returns (exit code, status).
+    static std::pair<int, QString> waitForEnd(RunsView& view) {
+        QSignalSpy ended(&view, &RunsView::runEnded);
+        if (view.session()->state() == RunSession::State::Following && !ended.wait(kRunTimeoutMs)) {
+            return {-100, QString("timed out; log:\n") + view.logPane()->toPlainText()};
+        }
+        if (ended.isEmpty()) {
+            return {view.session()->exitCode(), QString("already ended")};
+        }
+        return {ended.front().at(0).toInt(), ended.front().at(1).toString()};
+    }
+
+    static bool waitForTrialEvent(RunSession* session, RunEventKind kind, int timeoutMs = kRunTimeoutMs) {
+        bool seen = false;
+        auto connection = QObject::connect(session, &RunSession::runEvent,
+                                           [&](const RunEvent& event) { seen = seen || event.kind == kind; });
+        (void)QTest::qWaitFor([&] { return seen || session->state() != RunSession::State::Following; }, timeoutMs);
+        QObject::disconnect(connection);
+        return seen;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        qputenv("MKB_DATA_DIR", qpath(mkbtest::sourceDir()).toUtf8());
+        qputenv("MKB_STORE", dir_.filePath("never-used.sqlite").toUtf8());
+        QVERIFY2(!locateMkb().isEmpty(), "mkb was not found (MKB_CLI, beside the test, PATH)");
+        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
+        QVERIFY(!descriptor.isEmpty());
+        QVERIFY(writeText(dslDir() + "/cpusim.json", descriptor));
+        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
+        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
+        QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
+        for (const char* stem : {"01_vector_add", "02_row_softmax", "03_argmax_rows"}) {
+            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
+            QVERIFY(!source.isEmpty());
+            QVERIFY(writeText(solutions() + "/" + stem + ".cpusim.py", source));
+            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimb.py", source));
+        }
+    }
+
+    void requestBecomesMkbRunArguments() {
+        RunRequest request = fixtureRequest("p0[12]", 1);
+        request.replicates = 3;
+        request.rerunStale = true;
+        QCOMPARE(runRequestProblem(request), QString());
+        const QStringList args = mkbRunArguments(request, "/p/store.sqlite", "/p/driver.json");
+        QCOMPARE(args.mid(0, 7), QStringList({"run", "--model", "reference-cpu", "--driver", "reference",
+                                              "--driver-config", "/p/driver.json"}));
+        auto valueOf = [&](const QString& option) {
+            const int at = int(args.indexOf(option));
+            return at >= 0 && at + 1 < args.size() ? args[at + 1] : QString("<missing>");
+        };
+        QCOMPARE(valueOf("--problems"), QString("p0[12]"));
+        QCOMPARE(valueOf("--dsls"), QString("cpusim,cpusimb"));
+        QCOMPARE(valueOf("--replicates"), QString("3"));
+        QCOMPARE(valueOf("--device"), QString("cpu"));
+        QCOMPARE(valueOf("--timing-draws"), QString("5"));
+        QCOMPARE(valueOf("--wall-clock"), QString("300"));
+        QCOMPARE(valueOf("--submissions"), QString("10"));
+        QCOMPARE(valueOf("--store"), QString("/p/store.sqlite"));
+        QCOMPARE(valueOf("--progress"), QString("json"));
+        QVERIFY(args.contains("--rerun-stale"));
+        QCOMPARE(int(args.count("--suite")), 1);
+
+        // Without driver settings there is no --driver-config; an empty device leaves mkb's default.
+        request.device.clear();
+        QVERIFY(!mkbRunArguments(request, "/p/s.sqlite", {}).contains("--driver-config"));
+        QVERIFY(!mkbRunArguments(request, "/p/s.sqlite", {}).contains("--device"));
+
+        RunRequest bad = request;
+        bad.dslB = bad.dslA;
+        QVERIFY(runRequestProblem(bad).contains("two different DSLs"));
+        bad = request;
+        bad.model.clear();
+        QVERIFY(runRequestProblem(bad).contains("--model"));
+        bad = request;
+        bad.driverSettingsJson = "[1, 2]";
+        QVERIFY(runRequestProblem(bad).contains("not a JSON object"));
+    }
+
+    void progressLinesOfCoresWriterParse() {
+        Plan plan;
+        ProgressEvent planEvent;
+        planEvent.kind = ProgressEventKind::Plan;
+        planEvent.plan = &plan;
+        planEvent.counts.total = 4;
+        QCOMPARE(parsed(planEvent).kind, RunEventKind::Plan);
+        QCOMPARE(parsed(planEvent).counts.total, 4);
+
+        ProgressEvent submission;
+        submission.kind = ProgressEventKind::Submission;
+        submission.coordinate = "p01_r1_solo_cpusim";
+        submission.trialId = 7;
+        submission.submissionIndex = 2;
+        submission.counted = true;
+        submission.passed = true;
+        submission.speedup = 1.5;
+        submission.message = "passed";
+        const RunEvent read = parsed(submission);
+        QCOMPARE(read.kind, RunEventKind::Submission);
+        QCOMPARE(read.coordinate, QString("p01_r1_solo_cpusim"));
+        QCOMPARE(read.trialId, qint64(7));
+        QCOMPARE(read.submissionIndex, 2);
+        QVERIFY(read.counted);
+        QCOMPARE(read.passed.value_or(false), true);
+        QCOMPARE(read.speedup.value_or(0), 1.5);
+
+        ProgressEvent finished;
+        finished.kind = ProgressEventKind::RunFinished;
+        finished.status = "interrupted";
+        finished.exitCode = 130;
+        finished.counts.elapsedSeconds = 75;
+        finished.counts.etaSeconds = 3700;
+        const RunEvent end = parsed(finished);
+        QCOMPARE(end.status, QString("interrupted"));
+        QCOMPARE(end.exitCode, 130);
+        QVERIFY(!end.passed.has_value());
+        QVERIFY(describeCounts(end.counts).contains("01:15 elapsed"));
+        QVERIFY(describeCounts(end.counts).contains("ETA 1:01:40"));
+
+        QVERIFY(!parseRunEventLine("mkb: something on stdout").has_value());
+        QVERIFY(!parseRunEventLine("{\"event\": \"unknown\"}").has_value());
+        QVERIFY(!parseRunEventLine("{\"event\": \"plan\"").has_value());
+    }
+
+    void trialModelFollowsEvents() {
+        RunTrialsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RunEvent plan;
+        plan.kind = RunEventKind::Plan;
+        plan.plan = {{"p01_r1_solo_a", "p01", "solo_a", "run", "no record"},
+                     {"p01_r1_solo_b", "p01", "solo_b", "reuse", "finished"},
+                     {"p01_r1_a2b_skill", "p01", "a2b_skill", "run", "no record"}};
+        model.applyEvent(plan);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.rowFor("p01_r1_solo_b")->state, QString("reused"));
+
+        RunEvent started;
+        started.kind = RunEventKind::TrialStarted;
+        started.coordinate = "p01_r1_solo_a";
+        started.trialId = 11;
+        model.applyEvent(started);
+        QCOMPARE(model.rowFor("p01_r1_solo_a")->state, QString("running"));
+        QCOMPARE(model.index(0, RunTrialsModel::TrialColumn).data().toLongLong(), qlonglong(11));
+
+        RunEvent submission = started;
+        submission.kind = RunEventKind::Submission;
+        submission.submissionIndex = 3;
+        submission.passed = false;
+        model.applyEvent(submission);
+        QCOMPARE(model.index(0, RunTrialsModel::SubmissionsColumn).data().toInt(), 3);
+        QCOMPARE(model.index(0, RunTrialsModel::PassedColumn).data().toString(), QString("failed"));
+
+        RunEvent finished = started;
+        finished.kind = RunEventKind::TrialFinished;
+        finished.status = "finished";
+        finished.passed = true;
+        finished.speedup = 2.25;
+        model.applyEvent(finished);
+        QCOMPARE(model.index(0, RunTrialsModel::StateColumn).data().toString(), QString("finished"));
+        QCOMPARE(model.index(0, RunTrialsModel::SpeedupColumn).data().toString(), QString("2.25×"));
+
+        // A trial the plan did not list (a newer mkb, a reattached run) gets its own row.
+        RunEvent stray = started;
+        stray.coordinate = "p02_r1_solo_a";
+        model.applyEvent(stray);
+        QCOMPARE(model.rowCount(), 4);
+
+        // The store's view: a trial moves to its recorded status.
+        TrialRecord record;
+        record.id = 12;
+        record.coordinate = "p01_r1_a2b_skill";
+        record.status = TrialStatus::InfrastructureError;
+        record.error = "grader crashed";
+        model.applyStoreTrials({record}, {{12, 4}});
+        QCOMPARE(model.rowFor("p01_r1_a2b_skill")->state, QString("failed"));
+        QCOMPARE(model.rowFor("p01_r1_a2b_skill")->submissions, 4);
+        QCOMPARE(model.countInState("failed"), 1);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void startingWithoutAProjectOrWithABadFormSaysWhy() {
+        RunsView view;
+        QVERIFY(!view.startButton()->isEnabled());
+        view.setRequest(fixtureRequest("p01", 1));
+        QVERIFY(view.startRun().contains("open a project first"));
+        QVERIFY(!view.setStorePath(newStore()));
+        QVERIFY(view.startButton()->isEnabled());
+        RunRequest bad = fixtureRequest("p01", 1);
+        bad.problems.clear();
+        view.setRequest(bad);
+        const QString problem = view.startRun();
+        QVERIFY(problem.contains("--problems"));
+        QVERIFY(view.statusLabel()->text().contains(problem));
+        QCOMPARE(view.session()->state(), RunSession::State::Idle);
+    }
+
+    void referenceRunIsFollowedToItsEnd() {
+        const QString store = newStore();
+        RunsView view;
+        view.session()->setPollIntervalMs(50);
+        QAbstractItemModelTester tester(view.trialsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(!view.setStorePath(store));
+        view.setRequest(fixtureRequest("p0[12]", 2));
+        QCOMPARE(view.startRun(), QString());
+        QVERIFY(view.cancelButton()->isEnabled());
+        QVERIFY(!view.startButton()->isEnabled());
+        const auto [exitCode, status] = waitForEnd(view);
+        QVERIFY2(exitCode == 0, qPrintable(status + "\n" + view.logPane()->toPlainText()));
+        QCOMPARE(status, QString("complete"));
+
+        // The table holds the 8 planned trials (2 problems × 2 solos + 2 skill arms), every one finished and passed.
+        RunTrialsModel* model = view.trialsModel();
+        QCOMPARE(model->rowCount(), 8);
+        for (const RunTrialRow& row : model->rows()) {
+            QVERIFY2(row.state == "finished", qPrintable(row.coordinate + " is " + row.state));
+            QVERIFY2(row.passed.value_or(false), qPrintable(row.coordinate));
+            QVERIFY(row.trialId > 0);
+        }
+        QVERIFY(model->rowFor("p01_r1_cpusim2cpusimb_skill"));
+        QVERIFY(view.statusLabel()->text().contains("complete"));
+        QVERIFY(view.logPane()->toPlainText().contains("$ mkb run --model reference-cpu"));
+        QVERIFY(view.resumeButton()->isEnabled());
+
+        // What the table showed is what the store holds.
+        const std::vector<TrialRecord> trials = storedTrials(store);
+        QCOMPARE(int(trials.size()), 8);
+        for (const TrialRecord& trial : trials) {
+            const RunTrialRow* row = model->rowFor(QString::fromStdString(trial.coordinate));
+            QVERIFY(row);
+            QCOMPARE(row->trialId, qint64(trial.id));
+        }
+        // The run's files lie beside the store: the sidecar names the process and the progress ends with run_finished.
+        const QDir runs(runFilesFolder(store));
+        QCOMPARE(runs.entryList({"run-*.jsonl"}).size(), 1);
+        const QByteArray progress = readText(runs.filePath(runs.entryList({"run-*.jsonl"}).front()));
+        QVERIFY(progress.trimmed().split('\n').last().contains("\"run_finished\""));
+        QVERIFY(!findLiveRun(store).has_value());
+
+        // Opening the project again shows that last run, replayed from its file, without announcing its end anew.
+        RunsView reopened;
+        QSignalSpy endedAgain(&reopened, &RunsView::runEnded);
+        QVERIFY(!reopened.setStorePath(store));
+        QCOMPARE(reopened.trialsModel()->rowCount(), 8);
+        QCOMPARE(reopened.trialsModel()->countInState("finished"), 8);
+        QVERIFY2(reopened.statusLabel()->text().startsWith("Last run in this project"),
+                 qPrintable(reopened.statusLabel()->text()));
+        QVERIFY(reopened.resumeButton()->isEnabled());
+        QVERIFY(endedAgain.isEmpty());
+    }
+
+    void cancelThenResumeCompletesTheRun() {
+        const QString store = newStore();
+        RunsView view;
+        view.session()->setPollIntervalMs(50);
+        view.setStorePath(store);
+        view.setRequest(fixtureRequest("p0[1-3]", 1));
+        QCOMPARE(view.startRun(), QString());
+        QVERIFY(waitForTrialEvent(view.session(), RunEventKind::TrialFinished));
+        QVERIFY(view.cancelRun());
+        const auto [exitCode, status] = waitForEnd(view);
+        QVERIFY2(exitCode == 130,
+                 qPrintable(QString("%1 %2\n%3").arg(exitCode).arg(status, view.logPane()->toPlainText())));
+        QCOMPARE(status, QString("interrupted"));
+        const int finishedBefore = view.trialsModel()->countInState("finished");
+        QVERIFY(finishedBefore >= 1);
+        QVERIFY(finishedBefore < 12);
+        QVERIFY(view.resumeButton()->isEnabled());
+
+        QCOMPARE(view.resumeRun(), QString());
+        const auto [resumedExit, resumedStatus] = waitForEnd(view);
+        QVERIFY2(resumedExit == 0, qPrintable(resumedStatus + "\n" + view.logPane()->toPlainText()));
+        QCOMPARE(resumedStatus, QString("complete"));
+        // The resumed run reused what the cancelled one finished and ran the rest: all 12 live and done, once each.
+        QCOMPARE(view.trialsModel()->countInState("reused"), finishedBefore);
+        QCOMPARE(view.trialsModel()->countInState("reused") + view.trialsModel()->countInState("finished"), 12);
+        std::set<std::string> coordinates;
+        for (const TrialRecord& trial : storedTrials(store)) {
+            QVERIFY(coordinates.insert(trial.coordinate).second);
+            QVERIFY2(trial.status == TrialStatus::Finished, trial.coordinate.c_str());
+        }
+        QCOMPARE(int(coordinates.size()), 12);
+    }
+
+    void aRunOutlivesItsViewAndIsFollowedAgain() {
+        const QString store = newStore();
+        qint64 pid = 0;
+        {
+            RunsView first;
+            first.session()->setPollIntervalMs(50);
+            first.setStorePath(store);
+            first.setRequest(fixtureRequest("p0[1-3]", 1));
+            QCOMPARE(first.startRun(), QString());
+            pid = first.session()->pid();
+            QVERIFY(waitForTrialEvent(first.session(), RunEventKind::TrialStarted));
+        } // the window closes; the run goes on
+        QVERIFY(isLiveMkbProcess(pid));
+
+        RunsView second;
+        second.session()->setPollIntervalMs(50);
+        QAbstractItemModelTester tester(second.trialsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reattached(&second, &RunsView::reattached);
+        QVERIFY(second.setStorePath(store));
+        QCOMPARE(reattached.size(), 1);
+        QCOMPARE(reattached.front().front().toLongLong(), pid);
+        QCOMPARE(second.session()->source(), RunSession::Source::ProgressFile);
+        QVERIFY(second.cancelButton()->isEnabled());
+        // The progress file replays from the start: the whole plan is there at once.
+        QTRY_COMPARE(second.trialsModel()->rowCount(), 12);
+        const auto [exitCode, status] = waitForEnd(second);
+        QVERIFY2(exitCode == 0, qPrintable(status + "\n" + second.logPane()->toPlainText()));
+        QCOMPARE(second.trialsModel()->countInState("finished"), 12);
+        QVERIFY(!isLiveMkbProcess(pid));
+    }
+
+    void aRunStartedOutsideTheWorkbenchIsFollowedThroughTheStore() {
+        const QString store = newStore();
+        const QString config = dir_.filePath("outside-driver.json");
+        QVERIFY(writeText(config, fixtureRequest("p0[12]", 1).driverSettingsJson.toUtf8()));
+        QProcess outside;
+        outside.setStandardOutputFile(QProcess::nullDevice());
+        outside.setStandardErrorFile(QProcess::nullDevice());
+        outside.start(locateMkb(), mkbRunArguments(fixtureRequest("p0[12]", 1), store, config));
+        QVERIFY(outside.waitForStarted());
+        // The run records its invocation once its grader is up.
+        QVERIFY(QTest::qWaitFor([&] { return findLiveRun(store).has_value(); }, 60000));
+        const std::optional<LiveRun> live = findLiveRun(store);
+        QVERIFY(!live->files.has_value());
+        QCOMPARE(live->pid, outside.processId());
+        QCOMPARE(live->model, QString("reference-cpu"));
+        QVERIFY(argumentsFromCommandLine(QString::fromStdString(live->invocation->commandLine)).startsWith("run"));
+
+        RunsView view;
+        view.session()->setPollIntervalMs(50);
+        QAbstractItemModelTester tester(view.trialsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(view.setStorePath(store));
+        QCOMPARE(view.session()->source(), RunSession::Source::Store);
+        QVERIFY(view.statusLabel()->text().contains("started outside the workbench"));
+        QVERIFY(outside.waitForFinished(kRunTimeoutMs));
+        QCOMPARE(outside.exitCode(), 0);
+        QSignalSpy ended(&view, &RunsView::runEnded);
+        QVERIFY(view.session()->state() == RunSession::State::Ended || ended.wait(30000));
+        QCOMPARE(view.trialsModel()->rowCount(), 8);
+        QCOMPARE(view.trialsModel()->countInState("finished"), 8);
+        QVERIFY(view.resumeButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(RunsTest)
+#include "tst_runs.moc"
