@@ -1,0 +1,320 @@
+// `mkb suite check`: validates every problem of a suite and grades its shipped solutions through one grader session.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+
+#include "core/catalog/catalog.h"
+#include "core/grading/device_probe.h"
+#include "core/grading/grade_request.h"
+#include "core/grading/grader_process.h"
+#include "core/grading/suite_check.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kSuiteHelp = R"(usage: mkb suite check [options]
+
+Validates a problem suite and its shipped solutions on one device, through one grader process:
+  1. each problem (the grader's validate request; the problem's code runs only in the grader's sandboxed child):
+     - determinism: make_inputs and reference, seeded twice with the same seed, must agree bitwise;
+     - sensitivity: no floating output may be near zero (an all-zeros answer must fail the grading contract, and
+       max|output| must exceed 1e-6 x the largest |floating input|; integer outputs must not be all zero), and
+       redrawing any one tensor input alone must change the output by more than the grading allowance (integer
+       and boolean outputs: any change); an input listed in MKB_META["insensitive"] may leave it unchanged;
+     - eager time: the reference's median over the grading timing procedure must reach --eager-target-ms;
+  2. every shipped solution <family>/_solutions/NN_slug.<dsl>.py of the chosen DSLs is graded once, fully;
+  3. the first DSL's passing solution is graded N-1 more times for correctness only (no warm-up, timing or
+     re-check draws) to show the tolerance is not flaky ("20/20").
+Prints a line per problem as it goes, each issue on its own line, and a summary. Peaks for IOU/MFU come from the
+store's latest probe of the device; where there is none, the device is probed first (and the probe saved).
+
+options:
+  --suite DIR          the suite root (default: the shipped problems)
+  --problems GLOB      which problems (name, code, stem or family glob; default: all)
+  --dsls A,B           the DSLs whose solutions are graded (default: triton,cuda)
+  --gradings N         gradings per problem for the flakiness check, the full one included (default 20; 1 = none
+                       extra, 0 = skip the check)
+  --device DEV         cuda:N (default cuda:0) or cpu
+  --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
+  --timeout S          bound of each validation and grading in seconds (default 600)
+  --eager-target-ms MS the eager median a problem must reach (default 0.05, i.e. 50 us)
+  --dsl-dir DIR        an extra folder of DSL descriptors, searched first (repeatable)
+  --json FILE          write everything (validation reports and verdicts included) as JSON to FILE
+  --table FILE         write the markdown suite table (docs/suite.md) to FILE
+  --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
+
+exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
+            3 unknown suite, DSL or empty selection, 4 store error, 5 an infrastructure error (grader or GPU
+            failed) was among the issues, 130 interrupted
+)";
+
+std::atomic<bool> interrupted{false};
+
+void onInterrupt(int) {
+    interrupted.store(true);
+}
+
+void installInterruptHandler() {
+    struct sigaction action = {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string utcNow() {
+    std::time_t now = std::time(nullptr);
+    std::tm parts{};
+    ::gmtime_r(&now, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+    return text;
+}
+
+std::string shellQuoted(const std::string& word) {
+    bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_./:=,+@%") == std::string::npos;
+    if (plain) {
+        return word;
+    }
+    std::string quoted = "'";
+    for (char c : word) {
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return quoted + "'";
+}
+
+std::string commandLine(const std::vector<std::string>& rawArgs) {
+    std::string line = "mkb suite";
+    for (const std::string& arg : rawArgs) {
+        line += " " + shellQuoted(arg);
+    }
+    return line;
+}
+
+/// Peaks for the run: the store's latest probe of the device, else a fresh probe (saved when a store is open).
+std::string resolvePeaks(GraderProcess& grader, const std::string& device, Store* store, const fs::path& storePath,
+                         std::string& note, std::string& deviceName) {
+    if (device == "cpu") {
+        note = "none (IOU and MFU need a probed GPU)";
+        return "";
+    }
+    if (store) {
+        auto devices = store->devices();
+        if (devices) {
+            std::string peaks = latestPeaksFor(*devices, device, currentHostName());
+            if (!peaks.empty()) {
+                note = "the latest probe of " + device + " in " + storePath.string();
+                return peaks;
+            }
+        }
+    }
+    std::cout << "no probe of " << device << " in the store: probing it first\n" << std::flush;
+    auto probe = grader.probe(device, &interrupted);
+    if (!probe) {
+        note = "none (probing " + device + " failed: " + probe.error().message + ")";
+        std::cout << "mkb suite: " << note << "\n";
+        return "";
+    }
+    deviceName = probe->name;
+    note = "a probe of " + device + " run for this check";
+    if (store) {
+        if (auto saved = store->saveDevice(deviceRecordFromProbe(*probe, currentHostName())); saved) {
+            note += " (saved in " + storePath.string() + ")";
+        }
+    }
+    return peaksJson(*probe);
+}
+
+int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
+    const std::string device = args.optionOr("device", "cuda:0");
+    if (Status valid = validateDevice(device); !valid) {
+        return fail(kExitUsage, valid.error().message);
+    }
+    auto gradings = args.intOption("gradings", 20, 0, 1000);
+    if (!gradings) {
+        return fail(kExitUsage, gradings.error().message);
+    }
+    auto timeout = args.doubleOption("timeout", 600);
+    if (!timeout || *timeout <= 0) {
+        return fail(kExitUsage, timeout ? "--timeout takes a positive number of seconds" : timeout.error().message);
+    }
+    auto eagerTarget = args.doubleOption("eager-target-ms", 0.05);
+    if (!eagerTarget || *eagerTarget < 0) {
+        return fail(kExitUsage,
+                    eagerTarget ? "--eager-target-ms takes a non-negative number" : eagerTarget.error().message);
+    }
+    std::vector<std::string> dsls;
+    for (const std::string& part : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
+        std::string id(trimmed(part));
+        if (id.empty()) {
+            return fail(kExitUsage, "--dsls takes DSL ids separated by commas, e.g. triton,cuda");
+        }
+        if (std::find(dsls.begin(), dsls.end(), id) == dsls.end()) {
+            dsls.push_back(id);
+        }
+    }
+
+    std::error_code ec;
+    fs::path root = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
+    if (!fs::is_directory(root, ec)) {
+        return fail(kExitBadInput, "suite folder " + root.string() + " does not exist or is not a folder");
+    }
+    root = fs::absolute(root, ec);
+    const Catalog catalog = loadCatalog({root});
+    const std::string glob = args.optionOr("problems", "*");
+    std::vector<const Problem*> selected = catalog.select(glob);
+    if (selected.empty()) {
+        return fail(kExitBadInput, "no problem matched --problems '" + glob + "' in " + root.string() + " (" +
+                                       std::to_string(catalog.problems.size()) + " problems; mkb problems list)");
+    }
+
+    SuiteCheckOptions options;
+    options.dsls = dsls;
+    options.gradings = *gradings;
+    options.device = device;
+    options.eagerTargetMs = *eagerTarget;
+    options.settings.timeoutS = *timeout;
+    std::vector<fs::path> dslDirs;
+    for (const auto& dir : args.all("dsl-dir")) {
+        dslDirs.push_back(dir);
+    }
+    for (const std::string& dsl : dsls) {
+        auto descriptor = loadDslDescriptor(dsl, dslDirs);
+        if (descriptor) {
+            options.descriptors[dsl] = *descriptor;
+        } else {
+            options.descriptorErrors[dsl] = descriptor.error().message;
+        }
+    }
+    if (options.descriptors.empty()) {
+        return fail(kExitBadInput, options.descriptorErrors.begin()->second);
+    }
+
+    std::unique_ptr<Store> store;
+    fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    if (device != "cpu" && (args.option("store") || fs::exists(storePath, ec))) {
+        auto opened = Store::open(storePath, OpenMode::CreateIfMissing);
+        if (!opened) {
+            return fail(kExitStore, opened.error().message);
+        }
+        store = std::move(opened).value();
+    }
+
+    SuiteCheckReport report;
+    report.dsls = dsls;
+    report.gradings = *gradings;
+    report.device = device;
+    report.date = utcNow();
+    report.command = commandLine(rawArgs);
+    report.eagerTargetMs = *eagerTarget;
+    for (const CatalogIssue& issue : catalog.issues) {
+        report.catalogIssues.push_back(issue.path.string() + ": " + issue.message);
+    }
+
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.option("python"));
+    GraderProcess grader(launch);
+    installInterruptHandler();
+    if (Status started = grader.start(); !started) {
+        return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
+    }
+    report.graderFingerprint = grader.hello().graderFingerprint;
+    options.peaksJson = resolvePeaks(grader, device, store.get(), storePath, report.peaksNote, report.deviceName);
+    report.peaksJson = options.peaksJson;
+
+    for (const std::string& issue : report.catalogIssues) {
+        std::cout << "ISSUE malformed problem file " << issue << "\n";
+    }
+    for (const auto& [dsl, why] : options.descriptorErrors) {
+        std::cout << "ISSUE [" << dsl << "]: " << why << "\n";
+    }
+    std::cout << "checking " << selected.size() << " problems on " << device << " (DSLs";
+    for (const std::string& dsl : dsls) {
+        std::cout << " " << dsl;
+    }
+    std::cout << "; " << *gradings << " gradings each)\n" << std::flush;
+    bool showStages = ::isatty(STDERR_FILENO);
+    for (const Problem* problem : selected) {
+        if (interrupted.load()) {
+            break;
+        }
+        auto progress = [&](const std::string& what) {
+            if (showStages) {
+                std::cerr << "mkb suite: " << problem->name() << ": " << what << "...\n";
+            }
+        };
+        ProblemCheck check = checkProblem(grader, *problem, options, progress, &interrupted);
+        if (interrupted.load()) {
+            break;
+        }
+        if (report.deviceName.empty()) {
+            report.deviceName = check.validation.deviceName;
+        }
+        std::cout << problemLine(check, *gradings) << "\n";
+        for (const std::string& issue : check.problems) {
+            std::cout << "  ! " << issue << "\n";
+        }
+        std::cout << std::flush;
+        report.problems.push_back(std::move(check));
+    }
+    grader.stop();
+    if (interrupted.load()) {
+        return fail(kExitInterrupted, "suite check interrupted after " + std::to_string(report.problems.size()) +
+                                          " problems; nothing was written");
+    }
+    std::cout << suiteSummary(report) << "\n";
+
+    if (auto jsonPath = args.option("json")) {
+        if (Status written = writeFileAtomically(*jsonPath, suiteReportJson(report)); !written) {
+            return fail(kExitBadInput, "cannot write --json " + *jsonPath + ": " + written.error().message);
+        }
+    }
+    if (auto tablePath = args.option("table")) {
+        if (Status written = writeFileAtomically(*tablePath, suiteTableMarkdown(report)); !written) {
+            return fail(kExitBadInput, "cannot write --table " + *tablePath + ": " + written.error().message);
+        }
+    }
+    if (report.clean()) {
+        return kExitOk;
+    }
+    return report.anyInfrastructureError() ? kExitInfrastructure : kExitFailed;
+}
+
+int runSuite(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec;
+    spec.options = {"suite",   "problems",        "dsls",    "gradings", "device", "python",
+                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",  "store"};
+    spec.repeatable = {"dsl-dir"};
+    auto parsed = parseArgs(rawArgs, spec);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb suite --help)");
+    }
+    if (parsed->wantsHelp()) {
+        std::cout << kSuiteHelp;
+        return kExitOk;
+    }
+    if (parsed->positionals.size() != 1 || parsed->positionals[0] != "check") {
+        return fail(kExitUsage, "mkb suite takes one action: check (mkb suite --help)");
+    }
+    return runCheck(*parsed, rawArgs);
+}
+
+const bool registered = registerCommand(
+    {"suite", "validate every problem and grade its shipped solutions (mkb suite check)", kSuiteHelp, runSuite});
+
+} // namespace
+} // namespace mkb::cli

@@ -1,0 +1,210 @@
+// `mkb suite check` on the CPU fixture suite: per-problem lines, exact issue reports, summary, JSON, table, exit codes.
+#include "support/testpaths.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+CliRun runMkb(const QStringList& args, const QString& python = QString::fromStdString(mkbtest::testPython())) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("MKB_PYTHON", python);
+    env.insert("MKB_STORE", "/nonexistent/mkb-suite-test/store.sqlite");
+    process.setProcessEnvironment(env);
+    process.start(QString::fromStdString(mkbtest::cliPath()), args);
+    process.waitForFinished(600000);
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+QString src(const char* relative) {
+    return QString::fromStdString((mkbtest::sourceDir() / relative).string());
+}
+
+QStringList issueLines(const QString& out) {
+    QStringList lines;
+    for (const QString& line : out.split('\n')) {
+        if (line.startsWith("  ! ")) {
+            lines << line.mid(4);
+        }
+    }
+    return lines;
+}
+
+} // namespace
+
+class SuiteCliTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir temp;
+    CliRun whole; // the whole fixture suite, run once for the issue, JSON and table tests
+
+    QStringList cpuArgs(const QString& problems, const QString& gradings) const {
+        return {"suite",      "check",  "--suite",           src("tests/suite/fixtures/suite"),
+                "--dsls",     "cpusim", "--dsl-dir",         src("tests/fixtures/dsls"),
+                "--device",   "cpu",    "--eager-target-ms", "0",
+                "--gradings", gradings, "--problems",        problems};
+    }
+    QString jsonPath() const { return temp.path() + "/suite.json"; }
+    QString tablePath() const { return temp.path() + "/suite.md"; }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(temp.isValid());
+        QStringList args = cpuArgs("*", "2");
+        args << "--json" << jsonPath() << "--table" << tablePath();
+        whole = runMkb(args);
+    }
+
+    void cleanProblemExitsZeroWithLineAndSummary() {
+        // "suite check: a clean problem with a passing solution exits 0 with its line, flakiness n/n and the summary"
+        CliRun run = runMkb(cpuArgs("checks/01*", "3"));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains(QRegularExpression(
+                     "^ok    checks/01_vector_add: deterministic, sensitive \\(2/2 inputs\\), eager [0-9.]+ ms; "
+                     "cpusim pass [0-9.]+x; flakiness 3/3 \\(cpusim\\)$",
+                     QRegularExpression::MultilineOption)),
+                 qPrintable(run.out));
+        QVERIFY2(run.out.contains("1 problems: 1 deterministic, 1 sensitive, eager >= 0 us: 1/1; solutions: cpusim "
+                                  "1/1 pass"),
+                 qPrintable(run.out));
+        QVERIFY(run.out.contains("flakiness 3/3 on 1/1"));
+        QVERIFY(issueLines(run.out).isEmpty());
+    }
+
+    void eachIssueIsReportedExactly() {
+        // "suite check: an insensitive input, a nondeterministic reference and a missing solution are each reported
+        // exactly once, naming problem (and DSL), and the run goes on to the end with exit 1"
+        QVERIFY2(whole.exitCode == 1, qPrintable(whole.out + whole.err));
+        const QStringList issues = issueLines(whole.out);
+        QCOMPARE(issues.size(), 3);
+        QVERIFY2(issues[0].startsWith("checks/02_ignored_bias: input 1 (bias, float32[4096]): output unchanged "
+                                      "within the grading allowance"),
+                 qPrintable(issues[0]));
+        QVERIFY(issues[0].endsWith("if the input is structural, list 1 in MKB_META[\"insensitive\"]"));
+        QVERIFY2(issues[1].contains(QRegularExpression(
+                     "^checks/03_noisy_reference: the reference is not deterministic: two runs on identical inputs "
+                     "differ in output \\(float32\\[4096\\]\\): [1-9][0-9]* of 4096 elements differ, max \\|diff\\| ")),
+                 qPrintable(issues[1]));
+        QCOMPARE(issues[2], "checks/04_unsolved_scale [cpusim]: missing solution " +
+                                src("tests/suite/fixtures/suite/checks/_solutions/04_unsolved_scale.cpusim.py"));
+        QVERIFY(whole.out.contains("ISSUE checks/02_ignored_bias: deterministic, NOT sensitive (1/2 inputs)"));
+        QVERIFY(whole.out.contains("ISSUE checks/03_noisy_reference: NOT deterministic, sensitive (1/1 inputs)"));
+        QVERIFY(whole.out.contains("ISSUE checks/04_unsolved_scale: deterministic, sensitive (2/2 inputs)"));
+        QVERIFY(whole.out.contains("; cpusim missing; flakiness not checked"));
+        QVERIFY2(whole.out.contains("4 problems: 3 deterministic, 3 sensitive (1 issue: checks/02_ignored_bias: "
+                                    "input 1 (bias"),
+                 qPrintable(whole.out));
+        QVERIFY(whole.out.contains("solutions: cpusim 3/4 pass"));
+        QVERIFY(whole.out.contains("1 missing; flakiness 2/2 on 3/4"));
+    }
+
+    void jsonHoldsValidationsAndVerdicts() {
+        // "suite check --json: every problem with the grader's validation, each solution's verdict and flakiness"
+        QFile file(jsonPath());
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(whole.err));
+        QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(root["clean"].toBool(true), false);
+        QCOMPARE(root["device"].toString(), "cpu");
+        QCOMPARE(root["gradings"].toInt(), 2);
+        QVERIFY(root["command"].toString().startsWith("mkb suite check --suite "));
+        QCOMPARE(root["grader_fingerprint"].toString().size(), 64);
+        QJsonArray problems = root["problems"].toArray();
+        QCOMPARE(problems.size(), 4);
+        QJsonObject bias = problems[1].toObject();
+        QCOMPARE(bias["name"].toString(), "checks/02_ignored_bias");
+        QJsonArray inputs = bias["validation"].toObject()["inputs"].toArray();
+        QCOMPARE(inputs.size(), 2);
+        QCOMPARE(inputs[0].toObject()["changed"].toBool(), true);
+        QCOMPARE(inputs[1].toObject()["changed"].toBool(true), false);
+        QCOMPARE(problems[2].toObject()["validation"].toObject()["deterministic"].toBool(true), false);
+        QJsonObject solved = problems[0].toObject()["solutions"].toArray()[0].toObject();
+        QCOMPARE(solved["passed"].toBool(), true);
+        QVERIFY(solved["verdict"].toObject()["speedup_vs_eager"].toDouble() > 0);
+        QCOMPARE(problems[0].toObject()["flakiness"].toObject()["correct"].toInt(), 2);
+        QJsonObject missing = problems[3].toObject()["solutions"].toArray()[0].toObject();
+        QCOMPARE(missing["present"].toBool(true), false);
+        QVERIFY(missing["verdict"].isNull());
+        QVERIFY(problems[3].toObject()["flakiness"].isNull());
+    }
+
+    void tableIsGeneratedMarkdown() {
+        // "suite check --table: the markdown table with its heading facts, a row per problem and the summary"
+        QFile file(tablePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString table = QString::fromUtf8(file.readAll());
+        QVERIFY(table.startsWith("# Problem suite\n"));
+        QVERIFY(table.contains("Generated by `mkb suite check`"));
+        QVERIFY(table.contains("- device: cpu\n"));
+        QVERIFY(table.contains(QRegularExpression("- date: \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\n")));
+        QVERIFY(table.contains(QRegularExpression("- grader fingerprint: `[0-9a-f]{64}`\n")));
+        QVERIFY(table.contains("- command: `mkb suite check --suite "));
+        QVERIFY(
+            table.contains("| problem | family | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
+        QVERIFY2(
+            table.contains(QRegularExpression(
+                "\\| checks/01_vector_add \\| checks \\| elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean, "
+                "2/2 gradings correct \\|")),
+            qPrintable(table));
+        QVERIFY(table.contains(QRegularExpression("\\| checks/02_ignored_bias \\| checks \\|  \\| [0-9.]+ \\| [0-9.]+x "
+                                                  "\\| – / – \\| 1 issue, 2/2 gradings correct \\|")));
+        QVERIFY(table.contains("| missing | – | clean |"));
+        QVERIFY(table.contains("\n## Issues\n"));
+        QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
+    }
+
+    void unknownDslIsOneLinePerProblemAndTheRunGoesOn() {
+        // "suite check: a DSL without a descriptor is one line naming problem and DSL; the other DSL is graded"
+        QStringList args = cpuArgs("checks/01*", "1");
+        args[5] = "cpusim,nosuchdsl";
+        CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 1, qPrintable(run.out + run.err));
+        QVERIFY(run.out.contains("ISSUE [nosuchdsl]: unknown DSL 'nosuchdsl'"));
+        const QStringList issues = issueLines(run.out);
+        QCOMPARE(issues.size(), 1);
+        QVERIFY2(issues[0].startsWith("checks/01_vector_add [nosuchdsl]: cannot grade: unknown DSL 'nosuchdsl'"),
+                 qPrintable(issues[0]));
+        QVERIFY(run.out.contains("cpusim pass"));
+        QVERIFY(run.out.contains("flakiness 1/1 (cpusim)"));
+    }
+
+    void graderThatCannotStartIsExit5() {
+        // "suite check: a grader interpreter that does not exist is one line on stderr and exit 5"
+        CliRun run = runMkb(cpuArgs("checks/01*", "1"), "/nonexistent/python3");
+        QCOMPARE(run.exitCode, 5);
+        QVERIFY2(run.err.contains("the grader did not start"), qPrintable(run.err));
+        QCOMPARE(run.err.trimmed().count('\n'), 0);
+    }
+
+    void badCommandLines() {
+        // "suite: a bad command line is exit 2, an unknown suite or empty selection exit 3, --help exit 0"
+        QCOMPARE(runMkb({"suite"}).exitCode, 2);
+        QCOMPARE(runMkb({"suite", "frobnicate"}).exitCode, 2);
+        QCOMPARE(runMkb({"suite", "check", "--gradings", "many"}).exitCode, 2);
+        QCOMPARE(runMkb({"suite", "check", "--device", "gpu0"}).exitCode, 2);
+        QCOMPARE(runMkb({"suite", "check", "--suite", "/nonexistent/suite"}).exitCode, 3);
+        CliRun none = runMkb(cpuArgs("nothing_matches*", "1"));
+        QCOMPARE(none.exitCode, 3);
+        QVERIFY(none.err.contains("no problem matched --problems 'nothing_matches*'"));
+        CliRun help = runMkb({"suite", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains("usage: mkb suite check"));
+        QVERIFY(help.out.contains("MKB_META[\"insensitive\"]"));
+        QVERIFY(help.out.contains("--table FILE"));
+    }
+};
+
+QTEST_GUILESS_MAIN(SuiteCliTest)
+#include "tst_suite_cli.moc"
