@@ -80,7 +80,7 @@ void readOutliers(const nlohmann::json& value, int line, ProblemMeta& meta, std:
 } // namespace
 
 const std::vector<std::string>& knownMetaKeys() {
-    static const std::vector<std::string> keys = {"tags", "quant", "outliers", "flops", "bytes"};
+    static const std::vector<std::string> keys = {"tags", "quant", "outliers", "flops", "bytes", "insensitive"};
     return keys;
 }
 
@@ -113,8 +113,21 @@ std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, 
                 continue;
             }
             (key == "flops" ? meta.flops : meta.bytes) = entry.get<double>();
+        } else if (key == "insensitive") {
+            bool good = entry.is_array() && std::all_of(entry.begin(), entry.end(), [](const nlohmann::json& i) {
+                            return i.is_number_integer() && i.get<long long>() >= 0;
+                        });
+            if (!good) {
+                problems.push_back(at(line, "'insensitive' must be a list of input positions (0, 1, ...) whose "
+                                            "re-drawing may leave the output unchanged"));
+                continue;
+            }
+            for (const nlohmann::json& position : entry) {
+                meta.insensitiveInputs.push_back(position.get<int>());
+            }
         } else {
-            problems.push_back(at(line, "unknown key '" + key + "' (known: tags, quant, outliers, flops, bytes)"));
+            problems.push_back(
+                at(line, "unknown key '" + key + "' (known: tags, quant, outliers, flops, bytes, insensitive)"));
         }
     }
     return problems;

@@ -445,7 +445,7 @@ Result<GraderReply> GraderProcess::exchange(const std::string& requestLine, cons
             }
             continue;
         }
-        if (kind == "verdict" || kind == "probe_result" || kind == "error") {
+        if (kind == "verdict" || kind == "probe_result" || kind == "validation" || kind == "error") {
             if (!ours && kind == "error" && (messageId == message.end() || messageId->is_null())) {
                 reply.line = *line; // the server could not even read our id
                 return reply;

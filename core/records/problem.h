@@ -17,22 +17,23 @@ struct QuantThresholds {
 
 /// What MKB_META adds to the MetaKernelBench format; every field is optional in the file.
 struct ProblemMeta {
-    std::vector<std::string> tags;         // structural categories: "reduction", "gemm_epilogue", ...
-    std::optional<QuantThresholds> quant;  // set when the problem is judged by quantization metrics
-    std::string outliersJson;              // "" = grader default; otherwise the JSON value of MKB_META["outliers"]
-    std::optional<double> flops;           // roofline overrides
+    std::vector<std::string> tags;        // structural categories: "reduction", "gemm_epilogue", ...
+    std::optional<QuantThresholds> quant; // set when the problem is judged by quantization metrics
+    std::string outliersJson;             // "" = grader default; otherwise the JSON value of MKB_META["outliers"]
+    std::optional<double> flops;          // roofline overrides
     std::optional<double> bytes;
+    std::vector<int> insensitiveInputs; // inputs the suite check may find without effect (MKB_META["insensitive"])
 };
 
 struct Problem {
-    std::string suite;               // the suite root's name (its folder name), e.g. "problems"
-    int number = 0;                  // the two-digit catalog number NN, unique across the suite
-    std::string slug;                // e.g. "paged_gqa_decode"
-    std::string family;              // e.g. "attention"
-    std::string title;               // the one-line module docstring
-    std::filesystem::path path;      // absolute path of the .py file
-    std::string source;              // the file's text, exactly as read
-    std::string fingerprint;         // SHA-256 of the source bytes: changes whenever the problem changes
+    std::string suite;          // the suite root's name (its folder name), e.g. "problems"
+    int number = 0;             // the two-digit catalog number NN, unique across the suite
+    std::string slug;           // e.g. "paged_gqa_decode"
+    std::string family;         // e.g. "attention"
+    std::string title;          // the one-line module docstring
+    std::filesystem::path path; // absolute path of the .py file
+    std::string source;         // the file's text, exactly as read
+    std::string fingerprint;    // SHA-256 of the source bytes: changes whenever the problem changes
     ProblemMeta meta;
 
     /// "p07": the prefix used in coordinates.

@@ -239,7 +239,8 @@ private slots:
                                       "    'outliers': {'inputs': (0, 2), 'p': 0.001, 'scale': 50},\n"
                                       "    'flops': 2_000_000, 'bytes': 4.5e6,\n}\n"));
         suite.write("quantization/02_b.py", problemText("Q.", "MKB_META = {'quant': True, 'outliers': False}\n"));
-        suite.write("quantization/03_c.py", problemText("Q.", "MKB_META: dict = {'outliers': 'off', 'tags': []}\n"));
+        suite.write("quantization/03_c.py",
+                    problemText("Q.", "MKB_META: dict = {'outliers': 'off', 'tags': [], 'insensitive': [1, 3]}\n"));
         mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
         QVERIFY(catalog.issues.empty());
         const mkb::ProblemMeta& a = catalog.problems[0].meta;
@@ -258,6 +259,8 @@ private slots:
         QCOMPARE(b.outliersJson, std::string("false"));
         QVERIFY(!b.flops);
         QCOMPARE(catalog.problems[2].meta.outliersJson, std::string("\"off\""));
+        QCOMPARE(catalog.problems[2].meta.insensitiveInputs, (std::vector<int>{1, 3}));
+        QVERIFY(a.insensitiveInputs.empty());
     }
 
     void hostileMetaIsRefusedWithTheLine_data() {
@@ -289,6 +292,8 @@ private slots:
                                    << "unknown key 'quant.min_cos'";
         QTest::newRow("bad outliers") << "MKB_META = {'outliers': {'p': 2}}\n"
                                       << "'outliers.p'";
+        QTest::newRow("bad insensitive") << "MKB_META = {'insensitive': [-1]}\n"
+                                         << "'insensitive' must be a list of input positions";
         QTest::newRow("not a dict") << "MKB_META = ['tags']\n"
                                     << "must be a dict";
         QTest::newRow("changed later") << "MKB_META = {}\nMKB_META['tags'] = ['x']\n"
