@@ -1,6 +1,7 @@
 // `mkb grade`: grades one kernel.py against one problem through the Python grader and prints the report.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
 #include "core/grading/device_probe.h"
@@ -47,19 +48,7 @@ exit codes: 0 passed, 1 graded and failed, 2 bad command line, 3 missing kernel,
             4 store error, 5 infrastructure error (grader or GPU failed; grade again), 130 interrupted
 )";
 
-std::atomic<bool> interrupted{false};
-
-void onInterrupt(int) {
-    interrupted.store(true);
-}
-
-void installInterruptHandler() {
-    struct sigaction action = {};
-    action.sa_handler = onInterrupt;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-}
+std::atomic<bool>& interrupted = interruptRequested();
 
 Status saveManualTrial(Store& store, const Problem& problem, const std::string& dsl, const std::string& kernelSource,
                        const Verdict& verdict, const std::string& graderFingerprint) {

@@ -1,6 +1,7 @@
 // `mkb suite check`: validates every problem of a suite and grades its shipped solutions through one grader session.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
 #include "core/grading/device_probe.h"
@@ -61,19 +62,7 @@ exit codes: 0 every problem clean and every solution passed, 1 some issue (liste
             failed) was among the issues, 130 interrupted
 )";
 
-std::atomic<bool> interrupted{false};
-
-void onInterrupt(int) {
-    interrupted.store(true);
-}
-
-void installInterruptHandler() {
-    struct sigaction action = {};
-    action.sa_handler = onInterrupt;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-}
+std::atomic<bool>& interrupted = interruptRequested();
 
 std::string utcNow() {
     std::time_t now = std::time(nullptr);
