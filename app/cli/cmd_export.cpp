@@ -55,7 +55,7 @@ int exportResultsJson(Store& store, const ParsedArgs& args) {
     if (auto model = args.option("model")) {
         models.push_back(*model);
     } else {
-        auto trials = store.loadTrials();
+        auto trials = store.loadTrials({}, TrialDetail::Lean);
         if (!trials) {
             return fail(kExitStore, trials.error().message);
         }
@@ -116,7 +116,7 @@ int runExport(const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage, "export takes one of results-json or repair-pairs (see mkb export --help)");
     }
     const fs::path storePath = args->optionOr("store", defaultStorePath().string());
-    auto store = Store::open(storePath, OpenMode::MustExist);
+    auto store = Store::open(storePath, OpenMode::ReadExisting);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }

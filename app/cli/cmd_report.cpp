@@ -112,7 +112,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
     }
 
     const std::filesystem::path storePath = args->optionOr("store", defaultStorePath().string());
-    auto store = Store::open(storePath, OpenMode::MustExist);
+    auto store = Store::open(storePath, OpenMode::ReadExisting);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }

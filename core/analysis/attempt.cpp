@@ -1,6 +1,8 @@
 // Flattens store trials and their submissions into the Attempt structs the metrics read.
 #include "core/analysis/attempt.h"
 
+#include "core/util/text.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -10,8 +12,10 @@ static bool holdsVerdict(const TrialRecord& trial) {
     return trial.status == TrialStatus::Finished || trial.status == TrialStatus::Skipped;
 }
 
-static bool hasText(const std::optional<std::string>& text) {
-    return text && text->find_first_not_of(" \t\r\n") != std::string::npos;
+/// A SKILL.md counts when it holds more than white space; a lean load carries the store's verdict on that instead of
+/// the text (both use mkb::trimmed).
+static bool wroteSkill(const TrialRecord& trial) {
+    return trial.lean ? trial.skillWritten : trial.skillText && !trimmed(*trial.skillText).empty();
 }
 
 Attempt attemptFromTrial(const TrialRecord& trial) {
@@ -26,7 +30,7 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
     attempt.dsl = trial.dsl;
     attempt.skipped = trial.skipped || trial.status == TrialStatus::Skipped;
     attempt.graded = trial.status == TrialStatus::Finished && !attempt.skipped;
-    attempt.wroteSkill = hasText(trial.skillText);
+    attempt.wroteSkill = wroteSkill(trial);
     attempt.usage = trial.usage;
     if (attempt.graded && trial.finalVerdict) {
         const Verdict& verdict = *trial.finalVerdict;

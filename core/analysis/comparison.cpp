@@ -3,9 +3,12 @@
 
 #include "core/protocol/arms.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 
 namespace mkb::analysis {
 
@@ -20,17 +23,135 @@ struct ProblemKey {
     auto operator<=>(const ProblemKey&) const = default;
 };
 
+/// One arm name seen among a problem's trials, and the DSL of the trial that introduced it.
+struct ArmSeen {
+    std::string name;
+    std::string dsl;
+};
+
+/// The trials of one (model, problem). Arms are interned per problem (a handful), so a slot is two small integers.
 struct ProblemTrials {
     std::string slug;
     std::string family;
-    std::set<int> replicates;
+    std::vector<ArmSeen> arms;
+    std::vector<int> replicates; // sorted and made unique before use
     std::set<std::pair<std::string, std::string>> directions;
-    std::map<std::pair<int, std::string>, const TrialRecord*> byReplicateAndArm;
-    std::map<std::pair<int, std::string>, std::shared_ptr<const Attempt>> attempts; // built once per trial
+    std::unordered_map<std::uint64_t, std::size_t> trialAt; // (replicate, arm index) -> index of the filling trial
 };
+
+std::uint64_t slotKey(int replicate, std::size_t armIndex) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(replicate)) << 32) | armIndex;
+}
 
 bool holdsVerdict(const TrialRecord& trial) {
     return trial.status == TrialStatus::Finished || trial.status == TrialStatus::Skipped;
+}
+
+/// The index of the trial's arm in problem.arms; a new arm (or a known arm written in another DSL) is parsed for the
+/// direction it names once.
+std::size_t internArm(ProblemTrials& problem, const TrialRecord& trial) {
+    for (std::size_t i = 0; i < problem.arms.size(); ++i) {
+        if (problem.arms[i].name == trial.arm) {
+            if (problem.arms[i].dsl != trial.dsl) {
+                if (auto direction = parseSkillArm(trial.arm, trial.dsl)) {
+                    problem.directions.insert(*direction);
+                }
+            }
+            return i;
+        }
+    }
+    if (auto direction = parseSkillArm(trial.arm, trial.dsl)) {
+        problem.directions.insert(*direction);
+    }
+    problem.arms.push_back(ArmSeen{trial.arm, trial.dsl});
+    return problem.arms.size() - 1;
+}
+
+std::optional<std::size_t> findArm(const ProblemTrials& problem, const std::string& name) {
+    for (std::size_t i = 0; i < problem.arms.size(); ++i) {
+        if (problem.arms[i].name == name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The cells of buildComparisons; attemptOf(i) gives the shared attempt of trials[i] (asked once per filled slot).
+std::vector<Comparison>
+assembleComparisons(const std::vector<TrialRecord>& trials,
+                    const std::function<std::shared_ptr<const Attempt>(std::size_t trialIndex)>& attemptOf) {
+    std::map<ProblemKey, ProblemTrials> problems;
+    ProblemTrials* current = nullptr; // trials usually come in runs of one problem: skip the map lookup then
+    const TrialRecord* currentTrial = nullptr;
+    for (std::size_t index = 0; index < trials.size(); ++index) {
+        const TrialRecord& trial = trials[index];
+        if (!current || currentTrial->problemNumber != trial.problemNumber || currentTrial->model != trial.model) {
+            current = &problems[ProblemKey{trial.model, trial.problemNumber}];
+        }
+        currentTrial = &trial;
+        ProblemTrials& problem = *current;
+        if (problem.slug.empty()) {
+            problem.slug = trial.problemSlug;
+        }
+        if (problem.family.empty()) {
+            problem.family = trial.family;
+        }
+        if (problem.replicates.empty() || problem.replicates.back() != trial.replicate) {
+            problem.replicates.push_back(trial.replicate);
+        }
+        const std::size_t arm = internArm(problem, trial);
+        if (trial.archived || !holdsVerdict(trial)) {
+            continue;
+        }
+        auto [slot, inserted] = problem.trialAt.try_emplace(slotKey(trial.replicate, arm), index);
+        if (!inserted && trials[slot->second].id < trial.id) {
+            slot->second = index;
+        }
+    }
+
+    std::vector<Comparison> comparisons;
+    std::vector<std::shared_ptr<const Attempt>> attempts(trials.size()); // one shared attempt per filling trial
+    for (auto& [key, problem] : problems) {
+        std::sort(problem.replicates.begin(), problem.replicates.end());
+        problem.replicates.erase(std::unique(problem.replicates.begin(), problem.replicates.end()),
+                                 problem.replicates.end());
+        auto attemptFor = [&](int replicate, std::optional<std::size_t> arm) -> std::shared_ptr<const Attempt> {
+            if (!arm) {
+                return nullptr;
+            }
+            auto found = problem.trialAt.find(slotKey(replicate, *arm));
+            if (found == problem.trialAt.end()) {
+                return nullptr;
+            }
+            std::shared_ptr<const Attempt>& attempt = attempts[found->second];
+            if (!attempt) {
+                attempt = attemptOf(found->second);
+            }
+            return attempt;
+        };
+        for (const auto& [sourceDsl, targetDsl] : problem.directions) {
+            const std::string direction = sourceDsl + "2" + targetDsl;
+            const std::optional<std::size_t> sourceArm = findArm(problem, kSoloPrefix + sourceDsl);
+            const std::optional<std::size_t> baseArm = findArm(problem, kSoloPrefix + targetDsl);
+            const std::optional<std::size_t> skillArm = findArm(problem, direction + kSkillSuffix);
+            for (int replicate : problem.replicates) {
+                Comparison& comparison = comparisons.emplace_back();
+                comparison.model = key.model;
+                comparison.problemNumber = key.problemNumber;
+                comparison.problemSlug = problem.slug;
+                comparison.family = problem.family;
+                comparison.replicate = replicate;
+                comparison.sourceDsl = sourceDsl;
+                comparison.targetDsl = targetDsl;
+                comparison.direction = direction;
+                comparison.source = attemptFor(replicate, sourceArm);
+                comparison.base = attemptFor(replicate, baseArm);
+                comparison.skill = attemptFor(replicate, skillArm);
+            }
+        }
+    }
+    // problems is ordered by (model, problem) and directions/replicates by value, so comparisons already are sorted.
+    return comparisons;
 }
 
 } // namespace
@@ -55,61 +176,33 @@ std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::stri
 }
 
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials) {
-    std::map<ProblemKey, ProblemTrials> problems;
-    for (const TrialRecord& trial : trials) {
-        ProblemTrials& problem = problems[ProblemKey{trial.model, trial.problemNumber}];
-        if (problem.slug.empty()) {
-            problem.slug = trial.problemSlug;
-        }
-        if (problem.family.empty()) {
-            problem.family = trial.family;
-        }
-        problem.replicates.insert(trial.replicate);
-        if (auto direction = parseSkillArm(trial.arm, trial.dsl)) {
-            problem.directions.insert(*direction);
-        }
+    return assembleComparisons(trials, [&trials](std::size_t index) {
+        return std::make_shared<const Attempt>(attemptFromTrial(trials[index]));
+    });
+}
+
+std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
+                                         const std::shared_ptr<const std::vector<Attempt>>& attempts) {
+    // attempts pair up with the trials that hold a verdict, in order; anything else is not what attemptsFromTrials
+    // made of these trials, and the attempts are built afresh instead.
+    std::vector<std::size_t> attemptOfTrial(trials.size(), 0);
+    std::size_t next = 0;
+    bool paired = attempts != nullptr;
+    for (std::size_t index = 0; paired && index < trials.size(); ++index) {
+        const TrialRecord& trial = trials[index];
         if (trial.archived || !holdsVerdict(trial)) {
             continue;
         }
-        const TrialRecord*& slot = problem.byReplicateAndArm[{trial.replicate, trial.arm}];
-        if (!slot || slot->id < trial.id) {
-            slot = &trial;
-        }
+        paired = next < attempts->size() && (*attempts)[next].trialId == trial.id;
+        attemptOfTrial[index] = next++;
     }
-
-    std::vector<Comparison> comparisons;
-    for (auto& [key, problem] : problems) {
-        auto attemptFor = [&problem](int replicate, const std::string& arm) -> std::shared_ptr<const Attempt> {
-            auto found = problem.byReplicateAndArm.find({replicate, arm});
-            if (found == problem.byReplicateAndArm.end()) {
-                return nullptr;
-            }
-            std::shared_ptr<const Attempt>& attempt = problem.attempts[{replicate, arm}];
-            if (!attempt) {
-                attempt = std::make_shared<const Attempt>(attemptFromTrial(*found->second));
-            }
-            return attempt;
-        };
-        for (const auto& [sourceDsl, targetDsl] : problem.directions) {
-            for (int replicate : problem.replicates) {
-                Comparison comparison;
-                comparison.model = key.model;
-                comparison.problemNumber = key.problemNumber;
-                comparison.problemSlug = problem.slug;
-                comparison.family = problem.family;
-                comparison.replicate = replicate;
-                comparison.sourceDsl = sourceDsl;
-                comparison.targetDsl = targetDsl;
-                comparison.direction = sourceDsl + "2" + targetDsl;
-                comparison.source = attemptFor(replicate, kSoloPrefix + sourceDsl);
-                comparison.base = attemptFor(replicate, kSoloPrefix + targetDsl);
-                comparison.skill = attemptFor(replicate, comparison.direction + kSkillSuffix);
-                comparisons.push_back(std::move(comparison));
-            }
-        }
+    if (!paired || next != attempts->size()) {
+        return buildComparisons(trials);
     }
-    // problems is ordered by (model, problem) and directions/replicates by value, so comparisons already are sorted.
-    return comparisons;
+    return assembleComparisons(trials, [&](std::size_t index) {
+        // Aliasing: the comparison shares ownership of the whole vector and points at one of its attempts.
+        return std::shared_ptr<const Attempt>(attempts, &(*attempts)[attemptOfTrial[index]]);
+    });
 }
 
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons) {

@@ -50,6 +50,12 @@ std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::stri
 /// several live trials, the one with the highest id wins. Sorted by model, problem, direction, replicate.
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials);
 
+/// The same comparisons with their arms taken from attempts, which must be attemptsFromTrials(trials, ...) of these
+/// trials (submissions attached or not), instead of building every attempt a second time. The comparisons share
+/// ownership of the vector. Attempts that do not pair up with the trials are ignored and the arms built afresh.
+std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
+                                         const std::shared_ptr<const std::vector<Attempt>>& attempts);
+
 /// The resolved comparisons, in order.
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons);
 

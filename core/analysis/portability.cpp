@@ -3,23 +3,27 @@
 
 #include "core/util/sha256.h"
 
+#include <algorithm>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace mkb::analysis {
 
 std::vector<PortabilityGroup> portability(const std::vector<Attempt>& attempts) {
-    using Key = std::tuple<int, std::string, std::string>; // problem, dsl, kernel hash
+    // Identical sources are grouped by the text itself (views into the attempts); only the groups that are reported
+    // pay for a SHA-256.
+    using Key = std::tuple<int, std::string_view, std::string_view>; // problem, dsl, kernel source
     struct Tally {
-        std::string slug;
-        std::map<std::string, std::vector<const Attempt*>> byDevice;
+        std::string_view slug;
+        std::map<std::string_view, std::vector<const Attempt*>> byDevice;
     };
     std::map<Key, Tally> kernels;
     for (const Attempt& attempt : attempts) {
         if (!attempt.graded || attempt.finalKernelSource.empty() || attempt.deviceName.empty()) {
             continue;
         }
-        Tally& tally = kernels[{attempt.problemNumber, attempt.dsl, sha256Hex(attempt.finalKernelSource)}];
+        Tally& tally = kernels[{attempt.problemNumber, attempt.dsl, attempt.finalKernelSource}];
         tally.slug = attempt.problemSlug;
         tally.byDevice[attempt.deviceName].push_back(&attempt);
     }
@@ -29,12 +33,14 @@ std::vector<PortabilityGroup> portability(const std::vector<Attempt>& attempts) 
             continue;
         }
         PortabilityGroup group;
-        std::tie(group.problemNumber, group.dsl, group.kernelSha256) = key;
+        group.problemNumber = std::get<0>(key);
+        group.dsl = std::get<1>(key);
+        group.kernelSha256 = sha256Hex(std::get<2>(key));
         group.problemSlug = tally.slug;
         const DeviceSpeedup* fastest = nullptr;
         const DeviceSpeedup* slowest = nullptr;
         for (const auto& [device, evaluations] : tally.byDevice) {
-            DeviceSpeedup entry{device, evaluations.size(), false, 0};
+            DeviceSpeedup entry{std::string(device), evaluations.size(), false, 0};
             double sum = 0;
             std::size_t passing = 0;
             for (const Attempt* attempt : evaluations) {
@@ -67,6 +73,9 @@ std::vector<PortabilityGroup> portability(const std::vector<Attempt>& attempts) 
         }
         groups.push_back(std::move(group));
     }
+    std::sort(groups.begin(), groups.end(), [](const PortabilityGroup& a, const PortabilityGroup& b) {
+        return std::tie(a.problemNumber, a.dsl, a.kernelSha256) < std::tie(b.problemNumber, b.dsl, b.kernelSha256);
+    });
     return groups;
 }
 

@@ -5,8 +5,11 @@
 #include "core/analysis/stats.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace mkb::analysis {
 
@@ -148,8 +151,22 @@ std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison
 
 std::array<ReverseDirectionRow, 3> reverseDirectionTable(const std::vector<Comparison>& comparisons,
                                                          const AnalysisSettings& settings) {
-    using Key = std::tuple<std::string, int, int, std::string, std::string>; // model, problem, replicate, from, to
-    std::map<Key, const Comparison*> byKey;
+    // Views into the comparisons, hashed: no key copies (this runs over every cell-replicate of a store).
+    // Model, problem, replicate, source DSL, target DSL.
+    using Key = std::tuple<std::string_view, int, int, std::string_view, std::string_view>;
+    struct KeyHash {
+        std::size_t operator()(const Key& key) const {
+            std::size_t hash = std::hash<std::string_view>{}(std::get<0>(key));
+            for (std::size_t part :
+                 {std::hash<int>{}(std::get<1>(key)), std::hash<int>{}(std::get<2>(key)),
+                  std::hash<std::string_view>{}(std::get<3>(key)), std::hash<std::string_view>{}(std::get<4>(key))}) {
+                hash ^= part + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
+            }
+            return hash;
+        }
+    };
+    std::unordered_map<Key, const Comparison*, KeyHash> byKey;
+    byKey.reserve(comparisons.size());
     for (const Comparison& comparison : comparisons) {
         byKey[{comparison.model, comparison.problemNumber, comparison.replicate, comparison.sourceDsl,
                comparison.targetDsl}] = &comparison;

@@ -5,6 +5,7 @@
 #include "core/analysis/ladder.h"
 #include "core/analysis/usage.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -14,7 +15,7 @@ namespace mkb {
 namespace {
 
 using analysis::Comparison;
-using nlohmann::json;
+using json = nlohmann::ordered_json; // documented key order, not alphabetical
 
 json legend() {
     return {
@@ -156,12 +157,18 @@ std::string modelFolderName(const std::string& model) {
 
 json metaKernelBenchResults(const std::vector<TrialRecord>& allTrials, const std::string& model,
                             const analysis::AnalysisSettings& settings) {
-    std::vector<TrialRecord> trials;
-    for (const TrialRecord& trial : allTrials) {
-        if (trial.model == model) {
-            trials.push_back(trial);
+    // A store loaded for one model (the usual case) is used as it is; otherwise the model's trials are copied out.
+    std::vector<TrialRecord> ownTrials;
+    const bool onlyThisModel = std::all_of(allTrials.begin(), allTrials.end(),
+                                           [&model](const TrialRecord& trial) { return trial.model == model; });
+    if (!onlyThisModel) {
+        for (const TrialRecord& trial : allTrials) {
+            if (trial.model == model) {
+                ownTrials.push_back(trial);
+            }
         }
     }
+    const std::vector<TrialRecord>& trials = onlyThisModel ? allTrials : ownTrials;
     // The newest live trial at each coordinate supplies the record, verdict or not (an errored trial shows its error).
     std::map<std::tuple<int, int, std::string>, const TrialRecord*> recordAt;
     for (const TrialRecord& trial : trials) {
@@ -245,7 +252,7 @@ Result<json> exportMetaKernelBenchResults(Store& store, const std::string& model
                                           const analysis::AnalysisSettings& settings) {
     TrialFilter filter;
     filter.model = model;
-    auto trials = store.loadTrials(filter);
+    auto trials = store.loadTrials(filter, TrialDetail::Lean);
     if (!trials) {
         return trials.error();
     }

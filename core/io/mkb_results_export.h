@@ -14,17 +14,18 @@
 namespace mkb {
 
 /// The results.json document of one model: {"legend", "model", "overall", "cells"} with the keys MetaKernelBench
-/// writes. Every number comes from core/analysis/ (groupMetrics, usageByArm); cells are (problem, direction) with their
-/// replicates, sorted by problem then direction. Trials of other models are ignored.
-nlohmann::json metaKernelBenchResults(const std::vector<TrialRecord>& trials, const std::string& model,
-                                      const analysis::AnalysisSettings& settings = {});
+/// writes, in the order docs/report.md documents (an ordered_json keeps insertion order). Every number comes from
+/// core/analysis/ (groupMetrics, usageByArm); cells are (problem, direction) with their replicates, sorted by problem
+/// then direction. Trials of other models are ignored.
+nlohmann::ordered_json metaKernelBenchResults(const std::vector<TrialRecord>& trials, const std::string& model,
+                                              const analysis::AnalysisSettings& settings = {});
 
 /// The models that hold live trials, sorted.
 std::vector<std::string> modelsOf(const std::vector<TrialRecord>& trials);
 
 /// Loads the model's trials from the store and builds its results.json; the error names the store or the model.
-Result<nlohmann::json> exportMetaKernelBenchResults(Store& store, const std::string& model,
-                                                    const analysis::AnalysisSettings& settings = {});
+Result<nlohmann::ordered_json> exportMetaKernelBenchResults(Store& store, const std::string& model,
+                                                            const analysis::AnalysisSettings& settings = {});
 
 /// "openrouter/z/glm-5" -> "openrouter_z_glm-5": a model name usable as a folder name.
 std::string modelFolderName(const std::string& model);

@@ -68,7 +68,7 @@ Result<std::vector<RepairPair>> repairPairsFromStore(Store& store, const std::op
                                                      const analysis::AnalysisSettings& settings) {
     TrialFilter filter;
     filter.model = model;
-    auto trials = store.loadTrials(filter);
+    auto trials = store.loadTrials(filter, TrialDetail::Lean);
     if (!trials) {
         return trials.error();
     }
@@ -101,7 +101,7 @@ Result<std::vector<RepairPair>> repairPairsFromStore(Store& store, const std::op
 }
 
 std::string repairPairJsonLine(const RepairPair& pair) {
-    using nlohmann::json;
+    using json = nlohmann::ordered_json; // keys in the documented order, the grader's verdict in its own
     json verdict = nullptr;
     if (!pair.failure.json.empty()) {
         verdict = json::parse(pair.failure.json, nullptr, false);

@@ -41,6 +41,7 @@ struct Group {
     // The whole selection for the overall split (no copy), else the group's own.
     const std::vector<Comparison>* comparisons = &ownComparisons;
     const std::vector<Attempt>* attempts = &ownAttempts;
+    std::set<std::string> arms; // every arm of the group's live trials, with a verdict or not (the usage rows)
 };
 
 std::string problemKey(int number, const std::string& slug) {
@@ -116,7 +117,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
                               ReportSplit split) {
     std::vector<Group> groups;
     if (split == ReportSplit::Overall) {
-        groups.push_back(Group{"all", {}, {}, &comparisons, &attempts});
+        groups.push_back(Group{"all", {}, {}, &comparisons, &attempts, {}});
         return groups;
     }
     std::map<std::string, Group> byKey;
@@ -155,6 +156,36 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
         group.attempts = &group.ownAttempts;
     }
     return groups;
+}
+
+/// Names the arms of each group, those still without a verdict included: for the attempt splits the arms of the
+/// group's live trials, for the comparison splits the three arms of each of its cell-replicates.
+void collectArms(std::vector<Group>& groups, const std::vector<TrialRecord>& trials,
+                 const std::vector<Comparison>& comparisons, ReportSplit split) {
+    std::map<std::string, Group*> byKey;
+    for (Group& group : groups) {
+        byKey.emplace(group.key, &group);
+    }
+    if (groupsAttemptsDirectly(split)) {
+        for (const TrialRecord& trial : trials) {
+            if (trial.archived) {
+                continue;
+            }
+            const std::string key = split == ReportSplit::Family  ? trial.family
+                                    : split == ReportSplit::Model ? trial.model
+                                                                  : std::string("all");
+            if (auto found = byKey.find(key); found != byKey.end()) {
+                found->second->arms.insert(trial.arm);
+            }
+        }
+        return;
+    }
+    for (const Comparison& comparison : comparisons) {
+        if (auto found = byKey.find(comparisonKey(comparison, split)); found != byKey.end()) {
+            found->second->arms.insert(
+                {"solo_" + comparison.sourceDsl, "solo_" + comparison.targetDsl, comparison.direction + "_skill"});
+        }
+    }
 }
 
 std::vector<std::string> withGroupColumn(ReportSplit split, std::vector<std::string> columns) {
@@ -285,14 +316,18 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
 ReportTable usageTable(const std::vector<Group>& groups, const ReportOptions& options) {
     ReportTable table{"usage", "Usage per arm (" + splitTitle(options.split) + ")", {}, {}};
     table.columns = withGroupColumn(options.split, {"arm", "attempts", "with usage", "input tokens", "cache tokens",
-                                                    "output tokens", "cost USD", "mean agent s"});
+                                                    "output tokens", "cost USD", "mean agent s", "note"});
     for (const Group& group : groups) {
-        for (const auto& [arm, usage] : analysis::usageByArm(*group.attempts)) {
-            table.rows.push_back({textCell(group.key), textCell(arm), countCell(usage.attempts),
-                                  countCell(usage.trials), numberCell(optionalFrom(usage.inputTokens), 0),
-                                  numberCell(optionalFrom(usage.cacheTokens), 0),
-                                  numberCell(optionalFrom(usage.outputTokens), 0), numberCell(usage.costUsd, 2),
-                                  numberCell(usage.meanAgentSeconds, 1)});
+        std::map<std::string, analysis::ArmUsage> byArm = analysis::usageByArm(*group.attempts);
+        for (const std::string& arm : group.arms) {
+            byArm.try_emplace(arm); // no verdict yet: zero attempts, every sum null
+        }
+        for (const auto& [arm, usage] : byArm) {
+            table.rows.push_back(
+                {textCell(group.key), textCell(arm), countCell(usage.attempts), countCell(usage.trials),
+                 numberCell(optionalFrom(usage.inputTokens), 0), numberCell(optionalFrom(usage.cacheTokens), 0),
+                 numberCell(optionalFrom(usage.outputTokens), 0), numberCell(usage.costUsd, 2),
+                 numberCell(usage.meanAgentSeconds, 1), usage.attempts == 0 ? textCell("no verdict yet") : nullCell()});
         }
     }
     return table;
@@ -590,8 +625,10 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
                    const ReportOptions& options) {
     Report report;
     report.title = "MetaKernelBench Workbench report";
-    const std::vector<Attempt> attempts = analysis::attemptsFromTrials(trials, submissions);
-    std::vector<Comparison> comparisons = analysis::buildComparisons(trials);
+    // One set of attempts: the comparisons' arms point into it rather than being built a second time.
+    const auto shared = std::make_shared<const std::vector<Attempt>>(analysis::attemptsFromTrials(trials, submissions));
+    const std::vector<Attempt>& attempts = *shared;
+    std::vector<Comparison> comparisons = analysis::buildComparisons(trials, shared);
     if (options.direction) {
         std::erase_if(comparisons,
                       [&](const Comparison& comparison) { return comparison.direction != *options.direction; });
@@ -608,7 +645,10 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
     report.notes.push_back(selection);
     report.notes.push_back(formatSettings(options.settings));
 
-    const std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
+    std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
+    if (std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Usage) != options.metrics.end()) {
+        collectArms(groups, trials, comparisons, options.split);
+    }
     for (MetricSet set : options.metrics) {
         switch (set) {
         case MetricSet::Ladder:
@@ -695,7 +735,7 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     TrialFilter filter;
     filter.model = options.model;
-    auto trials = store.loadTrials(filter);
+    auto trials = store.loadTrials(filter, TrialDetail::Lean);
     if (!trials) {
         return trials.error();
     }

@@ -60,7 +60,7 @@ std::string csvValue(const ReportCell& cell) {
     return "";
 }
 
-nlohmann::json jsonValue(const ReportCell& cell) {
+nlohmann::ordered_json jsonValue(const ReportCell& cell) {
     switch (cell.kind) {
     case CellKind::Text:
         return cell.text;
@@ -265,11 +265,12 @@ std::string toLatex(const Report& report) {
 }
 
 std::string toJson(const Report& report) {
-    nlohmann::json tables = nlohmann::json::array();
+    // ordered_json keeps the documented key order (title, notes, tables; id, title, columns, rows).
+    nlohmann::ordered_json tables = nlohmann::ordered_json::array();
     for (const ReportTable& table : report.tables) {
-        nlohmann::json rows = nlohmann::json::array();
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const auto& row : table.rows) {
-            nlohmann::json cells = nlohmann::json::array();
+            nlohmann::ordered_json cells = nlohmann::ordered_json::array();
             for (const ReportCell& cell : row) {
                 cells.push_back(jsonValue(cell));
             }
@@ -277,8 +278,8 @@ std::string toJson(const Report& report) {
         }
         tables.push_back({{"id", table.id}, {"title", table.title}, {"columns", table.columns}, {"rows", rows}});
     }
-    const nlohmann::json document = {{"title", report.title}, {"notes", report.notes}, {"tables", tables}};
-    return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const nlohmann::ordered_json document = {{"title", report.title}, {"notes", report.notes}, {"tables", tables}};
+    return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string renderReport(const Report& report, ReportFormat format) {

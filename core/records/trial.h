@@ -75,6 +75,10 @@ struct TrialRecord {
     std::string finishedAt;
     std::int64_t invocationId = 0;
     std::string origin; // empty for our own runs; "mkb-import:<sha256 of the imported record>" for imported trials
+    // A lean load (Store::loadTrials with TrialDetail::Lean) leaves out what no metric reads: skillText, the final
+    // verdict's json, the fingerprints, sourceSkillSha256, archivedAt and origin. Store::loadTrial reads them all.
+    bool lean = false;
+    bool skillWritten = false; // set by every store load: the attempt left a non-blank SKILL.md (see skillText)
 };
 
 } // namespace mkb

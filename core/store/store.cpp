@@ -3,10 +3,12 @@
 
 #include "core/store/migrations.h"
 #include "core/util/sha256.h"
+#include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -124,6 +126,16 @@ std::string joinedVerdictColumns(const std::string& prefix) {
     return text;
 }
 
+/// verdictColumns() without verdict_json (the last one), as a lean load reads them.
+std::string joinedLeanVerdictColumns(const std::string& prefix) {
+    std::string text;
+    const std::vector<std::string>& columns = store::verdictColumns();
+    for (std::size_t i = 0; i + 1 < columns.size(); ++i) {
+        text += (text.empty() ? "" : ", ") + prefix + columns[i];
+    }
+    return text;
+}
+
 std::string placeholders(int count) {
     std::string text;
     for (int i = 0; i < count; ++i) {
@@ -180,8 +192,9 @@ void bindVerdict(Statement& statement, int first, const Verdict& verdict) {
     statement.bind(i++, verdict.json);
 }
 
-/// Reads a verdict from verdictColumns() starting at result column first.
-Verdict readVerdict(const Statement& row, int first) {
+/// Reads a verdict from verdictColumns() starting at result column first; without json the query leaves out the
+/// last column (verdict_json).
+Verdict readVerdict(const Statement& row, int first, bool withJson = true) {
     Verdict verdict;
     int i = first;
     verdict.imported = row.boolean(i++);
@@ -219,7 +232,9 @@ Verdict readVerdict(const Statement& row, int first) {
     i += 6;
     verdict.evalSeconds = row.real(i++);
     verdict.deviceName = row.text(i++);
-    verdict.json = row.text(i++);
+    if (withJson) {
+        verdict.json = row.text(i++);
+    }
     return verdict;
 }
 
@@ -347,6 +362,30 @@ Result<std::int64_t> singleInt(sqlite3* db, const char* sql) {
     return value;
 }
 
+/// PRAGMA quick_check(1): the first problem found, as one line; empty when the file is healthy.
+std::string firstQuickCheckProblem(sqlite3* db) {
+    sqlite3_stmt* raw = nullptr;
+    std::string firstProblem;
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &raw, nullptr) != SQLITE_OK) {
+        firstProblem = sqlite3_errmsg(db);
+    } else {
+        const int rc = sqlite3_step(raw);
+        if (rc == SQLITE_ROW) {
+            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+            if (!text || std::string(text) != "ok") {
+                firstProblem = text ? text : "unknown problem";
+            }
+        } else {
+            firstProblem = sqlite3_errmsg(db);
+        }
+        sqlite3_finalize(raw);
+    }
+    for (char& c : firstProblem) {
+        c = c == '\n' ? ' ' : c; // SQLite's report spans lines; errors are one line
+    }
+    return firstProblem;
+}
+
 /// What inspecting a file found: an open connection, whether it is brand new, and its schema version.
 struct Inspection {
     std::unique_ptr<Connection> connection;
@@ -359,7 +398,7 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
     std::error_code code;
     const bool exists = fs::exists(path, code);
     if (!exists) {
-        if (mode == OpenMode::MustExist || readOnly) {
+        if (mode != OpenMode::CreateIfMissing || readOnly) {
             return makeError("store " + quoted(path) + " does not exist (create it with `mkb db init --store " +
                              quoted(path) + "`)");
         }
@@ -424,27 +463,10 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
                          ", newer than this build's version " + std::to_string(latest) +
                          "; it was left untouched: open it with a newer mkb");
     }
-    if (size <= kQuickCheckOnOpenLimitBytes) {
-        sqlite3_stmt* raw = nullptr;
-        std::string firstProblem;
-        if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &raw, nullptr) != SQLITE_OK) {
-            firstProblem = sqlite3_errmsg(db);
-        } else {
-            const int rc = sqlite3_step(raw);
-            if (rc == SQLITE_ROW) {
-                const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
-                if (!text || std::string(text) != "ok") {
-                    firstProblem = text ? text : "unknown problem";
-                }
-            } else {
-                firstProblem = sqlite3_errmsg(db);
-            }
-            sqlite3_finalize(raw);
-        }
-        if (!firstProblem.empty()) {
-            for (char& c : firstProblem) {
-                c = c == '\n' ? ' ' : c; // SQLite's report spans lines; errors are one line
-            }
+    // A reader skips the page check unless it is about to migrate (write) the file.
+    const bool checkPages = mode != OpenMode::ReadExisting || *userVersion < latest;
+    if (checkPages && size <= kQuickCheckOnOpenLimitBytes) {
+        if (const std::string firstProblem = firstQuickCheckProblem(db); !firstProblem.empty()) {
             return corrupt("integrity check: " + firstProblem);
         }
     }
@@ -1082,10 +1104,34 @@ const std::string& trialSelect() {
     return sql;
 }
 
-/// Fills trial in place (records are large; building them where they live saves a move per row).
-void readTrial(const Statement& row, TrialRecord& trial) {
+/// The lean load reads three tables one after the other, each in its own row order, and merges them by trial id:
+/// cheaper than looking up a verdict and a skill for every trial row. No provenance columns, no verdict JSON; the skill
+/// text is only looked at, never copied.
+const std::string& leanTrialSelect() {
+    static const std::string sql =
+        "SELECT t.id, t.model_id, t.suite, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, t.dsl, "
+        "t.coordinate, t.source_trial_id, t.status, t.error, t.skipped, t.timed_out, t.archived, "
+        "t.input_tokens, t.cache_tokens, t.output_tokens, t.cost_usd, t.agent_seconds, t.started_at, t.finished_at, "
+        "t.invocation_id FROM trials t ";
+    return sql;
+}
+
+const std::string& leanVerdictSelect() {
+    static const std::string sql =
+        "SELECT trial_id, " + joinedLeanVerdictColumns("") + " FROM final_verdicts ORDER BY trial_id";
+    return sql;
+}
+
+/// A SKILL.md counts as written when it holds more than white space (the one definition; analysis reads the flag).
+bool nonBlank(const Statement& row, int column) {
+    const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(row.get(), column));
+    return bytes &&
+           !trimmed(std::string_view(bytes, static_cast<std::size_t>(sqlite3_column_bytes(row.get(), column)))).empty();
+}
+
+/// The columns both selects start with (0..15); column 1 is read by the caller (the model's name or id).
+void readTrialCore(const Statement& row, TrialRecord& trial) {
     trial.id = row.int64(0);
-    trial.model = row.text(1);
     trial.suite = row.text(2);
     trial.problemNumber = row.integer(3);
     trial.problemSlug = row.text(4);
@@ -1095,11 +1141,18 @@ void readTrial(const Statement& row, TrialRecord& trial) {
     trial.dsl = row.text(8);
     trial.coordinate = row.text(9);
     trial.sourceTrialId = row.optionalInt64(10);
-    trial.status = trialStatusFromString(row.text(11)).value_or(TrialStatus::InfrastructureError);
+    const auto* status = reinterpret_cast<const char*>(sqlite3_column_text(row.get(), 11));
+    trial.status = trialStatusFromString(status ? status : "").value_or(TrialStatus::InfrastructureError);
     trial.error = row.text(12);
     trial.skipped = row.boolean(13);
     trial.timedOut = row.boolean(14);
     trial.archived = row.boolean(15);
+}
+
+/// Fills trial in place from trialSelect() (records are large; building them where they live saves a move per row).
+void readTrial(const Statement& row, TrialRecord& trial) {
+    readTrialCore(row, trial);
+    trial.model = row.text(1);
     trial.archivedAt = row.text(16);
     trial.usage.inputTokens = row.optionalInt64(17);
     trial.usage.cacheTokens = row.optionalInt64(18);
@@ -1114,6 +1167,7 @@ void readTrial(const Statement& row, TrialRecord& trial) {
     trial.invocationId = row.isNull(27) ? 0 : row.int64(27);
     if (!row.isNull(28)) {
         trial.skillText = row.text(28);
+        trial.skillWritten = !trimmed(*trial.skillText).empty();
     }
     if (!row.isNull(29)) {
         trial.finalVerdict = readVerdict(row, 30);
@@ -1121,9 +1175,37 @@ void readTrial(const Statement& row, TrialRecord& trial) {
     trial.origin = row.text(30 + verdictColumnCount());
 }
 
+/// Fills trial in place from leanTrialSelect(); the model's name comes from modelNames by id.
+void readLeanTrial(const Statement& row, const std::unordered_map<std::int64_t, std::string>& modelNames,
+                   TrialRecord& trial) {
+    readTrialCore(row, trial);
+    if (auto found = modelNames.find(row.int64(1)); found != modelNames.end()) {
+        trial.model = found->second;
+    }
+    trial.lean = true;
+    trial.usage.inputTokens = row.optionalInt64(16);
+    trial.usage.cacheTokens = row.optionalInt64(17);
+    trial.usage.outputTokens = row.optionalInt64(18);
+    trial.usage.costUsd = row.optionalReal(19);
+    trial.usage.agentSeconds = row.optionalReal(20);
+    trial.startedAt = row.text(21);
+    trial.finishedAt = row.text(22);
+    trial.invocationId = row.isNull(23) ? 0 : row.int64(23);
+}
+
+/// The trial with this id in trials sorted by id, or null.
+TrialRecord* trialWithId(std::vector<TrialRecord>& trials, std::int64_t id) {
+    auto found = std::lower_bound(trials.begin(), trials.end(), id,
+                                  [](const TrialRecord& trial, std::int64_t wanted) { return trial.id < wanted; });
+    return found != trials.end() && found->id == id ? &*found : nullptr;
+}
+
 } // namespace
 
-Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter) {
+Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, TrialDetail detail) {
+    if (detail == TrialDetail::Lean) {
+        return loadLeanTrials(filter);
+    }
     const std::string operation = "loading trials";
     const std::string where = std::string("WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) ") +
                               (filter.includeArchived ? "" : "AND t.archived = 0 ");
@@ -1157,6 +1239,105 @@ Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter) {
     }
     if (rc != SQLITE_DONE) {
         return impl_->failure(operation);
+    }
+    return trials;
+}
+
+Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter) {
+    const std::string operation = "loading trials";
+    std::unordered_map<std::int64_t, std::string> modelNames;
+    {
+        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT id, name FROM models", operation);
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            modelNames.emplace(row.int64(0), row.text(1));
+        }
+        if (rc != SQLITE_DONE) {
+            return impl_->failure(operation);
+        }
+    }
+    const std::string where =
+        std::string("WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE name = ?1)) ") +
+        "AND (?2 IS NULL OR t.suite = ?2) " + (filter.includeArchived ? "" : "AND t.archived = 0 ");
+    std::vector<TrialRecord> trials;
+    {
+        // Reserving up front avoids moving 100k large records through repeated reallocations.
+        Result<sqlite3_stmt*> counting = impl_->prepare("SELECT count(*) FROM trials t " + where, operation);
+        if (!counting) {
+            return counting.error();
+        }
+        Statement count(*counting);
+        count.bind(1, filter.model);
+        count.bind(2, filter.suite);
+        if (count.step() != SQLITE_ROW) {
+            return impl_->failure(operation);
+        }
+        trials.reserve(static_cast<std::size_t>(count.int64(0)));
+    }
+    {
+        Result<sqlite3_stmt*> prepared = impl_->prepare(leanTrialSelect() + where + "ORDER BY t.id", operation);
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        row.bind(1, filter.model);
+        row.bind(2, filter.suite);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            readLeanTrial(row, modelNames, trials.emplace_back());
+        }
+        if (rc != SQLITE_DONE) {
+            return impl_->failure(operation);
+        }
+    }
+    if (trials.empty()) {
+        return trials;
+    }
+    {
+        // Final verdicts in trial id order, merged with the trials (also in id order).
+        Result<sqlite3_stmt*> prepared = impl_->prepare(leanVerdictSelect(), operation + " (final verdicts)");
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        std::size_t next = 0;
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            const std::int64_t trialId = row.int64(0);
+            while (next < trials.size() && trials[next].id < trialId) {
+                ++next;
+            }
+            if (next == trials.size()) {
+                break; // the remaining verdicts belong to trials left out
+            }
+            if (trials[next].id == trialId) {
+                trials[next].finalVerdict = readVerdict(row, 1, /*withJson=*/false);
+            }
+        }
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+            return impl_->failure(operation + " (final verdicts)");
+        }
+    }
+    {
+        // Skills in their own order; only whether each is non-blank is kept.
+        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            if (TrialRecord* trial = trialWithId(trials, row.int64(0))) {
+                trial->skillWritten = nonBlank(row, 1);
+            }
+        }
+        if (rc != SQLITE_DONE) {
+            return impl_->failure(operation + " (skills)");
+        }
     }
     return trials;
 }

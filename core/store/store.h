@@ -33,6 +33,8 @@ namespace mkb {
 enum class OpenMode {
     CreateIfMissing, // create the file (and its parent folders) when absent; a 0-byte file is initialised too
     MustExist,       // fail with a clear error when the file does not exist
+    ReadExisting,    // MustExist for readers (reports, exports): the page-by-page check on open is skipped unless a
+                     // migration is due; a damaged page then fails the read that meets it, and nothing is written
 };
 
 /// Which trials loadTrials returns.
@@ -40,6 +42,12 @@ struct TrialFilter {
     std::optional<std::string> model; // only this model's trials (by name)
     std::optional<std::string> suite; // only this suite's trials
     bool includeArchived = false;     // archived (redone) trials too
+};
+
+/// How much of each trial loadTrials reads.
+enum class TrialDetail {
+    Full, // every field
+    Lean, // only what the metrics, reports, exports and tables read (TrialRecord::lean says what is left out)
 };
 
 /// How an attempt ended: everything finishTrial writes in one transaction.
@@ -129,8 +137,10 @@ public:
     Result<std::int64_t> insertFinishedTrial(const TrialRecord& trial, const TrialOutcome& outcome);
     /// Marks a trial archived (kept forever, no longer live), so a new trial may take its place.
     Status archiveTrial(std::int64_t trialId);
-    /// Trials with finalVerdict and skillText filled, ordered by id; a single query.
-    Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {});
+    /// Trials with finalVerdict and skillText filled, ordered by id; a single query. A Lean load leaves the heavy
+    /// text and provenance fields out (see TrialRecord::lean); read them for one trial with loadTrial.
+    Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {}, TrialDetail detail = TrialDetail::Full);
+    /// One trial with every field.
     Result<TrialRecord> loadTrial(std::int64_t trialId);
 
     // Submissions (feedback evaluations during an attempt).
@@ -153,6 +163,7 @@ public:
 private:
     explicit Store(std::unique_ptr<Impl> impl);
     Status writeTrialOutcome(std::int64_t trialId, const TrialOutcome& outcome, bool historyImport);
+    Result<std::vector<TrialRecord>> loadLeanTrials(const TrialFilter& filter);
     std::unique_ptr<Impl> impl_;
 };
 

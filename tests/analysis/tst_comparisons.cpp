@@ -91,6 +91,87 @@ private slots:
                     .empty());
     }
 
+    // comparisons: built over attempts made once, they equal those built from the trials and share those attempts
+    void comparisonsOverSharedAttemptsEqualThoseFromTrials() {
+        TrialRecord archived = finishedTrial(20, 7, 1, "solo_cuda", "cuda", false, 0);
+        archived.archived = true;
+        TrialRecord running = finishedTrial(21, 7, 3, "cuda2triton_skill", "triton", false, 0);
+        running.status = TrialStatus::Running;
+        const std::vector<TrialRecord> trials{
+            finishedTrial(1, 7, 1, "solo_triton", "triton", true, 1.5),
+            finishedTrial(2, 7, 1, "solo_cuda", "cuda", true, 1.0),
+            finishedTrial(3, 7, 1, "triton2cuda_skill", "cuda", true, 2.0),
+            skippedTrial(4, 7, 1, "cuda2triton_skill", "triton"),
+            finishedTrial(5, 7, 2, "solo_triton", "triton", true, 1.2),
+            finishedTrial(6, 8, 1, "solo_cuda", "cuda", false, 0),
+            finishedTrial(7, 7, 2, "triton2cuda_skill", "cuda", true, 1.1),
+            archived,
+            running,                                                // replicate 3 is known from a running trial only
+            finishedTrial(8, 7, 1, "solo_cuda", "cuda", true, 0.8), // newer than trial 2 at the same coordinate
+        };
+        const auto attempts = std::make_shared<const std::vector<Attempt>>(attemptsFromTrials(trials));
+        const std::vector<Comparison> fromTrials = buildComparisons(trials);
+        const std::vector<Comparison> fromAttempts = buildComparisons(trials, attempts);
+        QCOMPARE(fromAttempts.size(), fromTrials.size());
+        QCOMPARE(fromTrials.size(), std::size_t(6)); // 2 directions × replicates 1, 2, 3 of problem 7
+        auto sameArm = [](const std::shared_ptr<const Attempt>& a, const std::shared_ptr<const Attempt>& b) {
+            return (!a && !b) || (a && b && a->trialId == b->trialId && a->speedup == b->speedup &&
+                                  a->skipped == b->skipped && a->arm == b->arm);
+        };
+        for (std::size_t i = 0; i < fromTrials.size(); ++i) {
+            const Comparison& a = fromTrials[i];
+            const Comparison& b = fromAttempts[i];
+            QCOMPARE(b.direction, a.direction);
+            QCOMPARE(b.replicate, a.replicate);
+            QCOMPARE(b.problemNumber, a.problemNumber);
+            QVERIFY(sameArm(a.source, b.source));
+            QVERIFY(sameArm(a.base, b.base));
+            QVERIFY(sameArm(a.skill, b.skill));
+        }
+        QCOMPARE(fromAttempts[3].direction, std::string("triton2cuda"));
+        QCOMPARE(fromAttempts[3].base->trialId, std::int64_t(8)); // the newest live trial wins
+        // The arms point into the shared vector: nothing was built twice.
+        const Attempt* first = attempts->data();
+        const Attempt* last = first + attempts->size();
+        for (const Comparison& comparison : fromAttempts) {
+            for (const auto* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
+                QVERIFY(!*arm || (arm->get() >= first && arm->get() < last));
+            }
+        }
+        QVERIFY(attempts.use_count() > 1); // and they keep it alive
+    }
+
+    // comparisons: attempts that are not the trials' own are ignored, and the arms built from the trials
+    void comparisonsOverForeignAttemptsFallBackToTheTrials() {
+        const std::vector<TrialRecord> trials{finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),
+                                              finishedTrial(2, 1, 1, "solo_cuda", "cuda", true, 0.5),
+                                              finishedTrial(3, 1, 1, "triton2cuda_skill", "cuda", true, 3.0)};
+        const auto foreign = std::make_shared<const std::vector<Attempt>>(
+            attemptsFromTrials({finishedTrial(9, 1, 1, "solo_triton", "triton", false, 0)}));
+        const std::vector<Comparison> comparisons = buildComparisons(trials, foreign);
+        QCOMPARE(comparisons.size(), std::size_t(1));
+        QVERIFY(comparisons[0].resolved());
+        QCOMPARE(comparisons[0].source->trialId, std::int64_t(1));
+        QCOMPARE(comparisons[0].skill->speedup, 3.0);
+        QCOMPARE(buildComparisons(trials, nullptr).size(), std::size_t(1));
+    }
+
+    // attempts: a lean trial carries whether it wrote a skill without the text
+    void leanTrialWroteSkillFromTheStoreFlag() {
+        TrialRecord lean = finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0);
+        lean.skillText.reset();
+        lean.lean = true;
+        lean.skillWritten = true;
+        TrialRecord leanWithout = lean;
+        leanWithout.skillWritten = false;
+        TrialRecord full = finishedTrial(2, 1, 1, "solo_cuda", "cuda", true, 1.0);
+        full.skillWritten = false; // a full record is judged by its text
+        const std::vector<Attempt> attempts = attemptsFromTrials({lean, leanWithout, full});
+        QVERIFY(attempts[0].wroteSkill);
+        QVERIFY(!attempts[1].wroteSkill);
+        QVERIFY(attempts[2].wroteSkill);
+    }
+
     // attempts: verdict fields, KernelBench-X extensions, trajectory order and the final kernel
     void attemptsFromTrialsWithSubmissions() {
         TrialRecord graded = finishedTrial(11, 4, 1, "solo_triton", "triton", true, 1.7);

@@ -11,8 +11,20 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using ordered = nlohmann::ordered_json;
 
 namespace {
+
+/// The keys of a JSON object in the order they were written.
+std::vector<std::string> keysOf(const ordered& object) {
+    std::vector<std::string> keys;
+    for (const auto& item : object.items()) {
+        keys.push_back(item.key());
+    }
+    return keys;
+}
+
+using Keys = std::vector<std::string>;
 
 void writeText(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
@@ -101,6 +113,63 @@ private slots:
         QCOMPARE(replicate["base"]["rewards"]["speedup_vs_eager"].get<double>(), 2.0);
         QVERIFY(replicate["skill"]["skipped"].is_null());
         QVERIFY(replicate["source"]["usage"]["cost_usd"].is_null()); // solo_cuda of problem 1 has no cost
+    }
+
+    // export: results.json keys come in the order docs/report.md documents, not alphabetically
+    void export_resultsJsonKeysFollowTheDocumentedOrder() {
+        auto document = mkb::exportMetaKernelBenchResults(*store_, "m1");
+        QVERIFY(document.ok());
+        // Written and read back as text, as MetaKernelBench's tooling sees it.
+        const ordered results = ordered::parse(document->dump(2));
+        QCOMPARE(keysOf(results), (Keys{"legend", "model", "overall", "cells"}));
+        QCOMPARE(keysOf(results["legend"]),
+                 (Keys{"arms", "records", "rates", "source_coverage", "skill_coverage", "usage"}));
+        const Keys group{"n_cell_replicates",
+                         "n_resolved",
+                         "source_coverage",
+                         "skill_coverage",
+                         "base",
+                         "skill",
+                         "lift",
+                         "with_skill",
+                         "by_source_verdict",
+                         "usage"};
+        Keys overall{"n_cells"};
+        overall.insert(overall.end(), group.begin(), group.end());
+        overall.insert(overall.end(), {"by_direction", "by_category"});
+        QCOMPARE(keysOf(results["overall"]), overall);
+        const Keys ladder{"R@0", "R@0.5", "R@1", "R@2", "R@4", "S"};
+        QCOMPARE(keysOf(results["overall"]["base"]), ladder);
+        QCOMPARE(keysOf(results["overall"]["lift"]), ladder);
+        QCOMPARE(keysOf(results["overall"]["with_skill"]), (Keys{"base", "skill", "lift"}));
+        QCOMPARE(keysOf(results["overall"]["by_source_verdict"]), (Keys{"passed", "failed"}));
+        QCOMPARE(keysOf(results["overall"]["usage"]["solo_cuda"]),
+                 (Keys{"n_trials", "cost_usd", "n_input_tokens", "n_cache_tokens", "n_output_tokens", "agent_sec"}));
+        QCOMPARE(keysOf(results["overall"]["by_direction"]["triton2cuda"]), group);
+        QCOMPARE(keysOf(results["overall"]["by_category"]["gemm"]), group);
+        const ordered& cell = results["cells"][0];
+        Keys cellKeys{"cell"};
+        cellKeys.insert(cellKeys.end(), group.begin(), group.end());
+        cellKeys.push_back("replicates");
+        QCOMPARE(keysOf(cell), cellKeys);
+        QCOMPARE(keysOf(cell["cell"]), (Keys{"problem", "category", "direction", "source_task", "target_task"}));
+        const ordered& replicate = cell["replicates"][0];
+        QCOMPARE(keysOf(replicate), (Keys{"resolved", "n_replicate", "source", "base", "skill"}));
+        QCOMPARE(keysOf(replicate["base"]), (Keys{"rewards", "timed_out", "error", "skipped", "usage"}));
+        QCOMPARE(keysOf(replicate["base"]["rewards"]), (Keys{"imported", "correct", "speedup_vs_eager", "passed"}));
+        QCOMPARE(keysOf(replicate["base"]["usage"]),
+                 (Keys{"n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd", "agent_sec"}));
+    }
+
+    // export: a repair pair's keys come in the documented order
+    void repairPairs_keysFollowTheDocumentedOrder() {
+        auto pairs = mkb::repairPairsFromStore(*store_);
+        QVERIFY(pairs.ok() && !pairs->empty());
+        const ordered line = ordered::parse(mkb::repairPairJsonLine(pairs->front()));
+        QCOMPARE(keysOf(line),
+                 (Keys{"model", "problem", "family", "dsl", "arm", "coordinate", "before_index", "after_index",
+                       "before_source", "after_source", "failure_report", "fix_changed_line_share", "fix_kind"}));
+        QCOMPARE(keysOf(line["failure_report"]), (Keys{"stage", "error", "mismatch", "verdict"}));
     }
 
     void export_resultsJsonNumbersMatchTheHandComputedOnes() {

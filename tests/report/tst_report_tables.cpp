@@ -144,6 +144,54 @@ private slots:
         QCOMPARE(valueOf(usage, {"all", "cuda2triton_skill"}, "cost USD"), 0.5);
     }
 
+    // report: arms without a verdict yet are listed in the usage table with zero attempts
+    void report_usageListsArmsWithoutAVerdictYet() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto opened = mkb::Store::open(std::filesystem::path(dir.path().toStdString()) / "pending.sqlite");
+        QVERIFY(opened.ok());
+        mkb::Store& store = **opened;
+        mkbtest::addTrial(store, "m3", 1, "attn", "attention", "solo_triton", {true, 2.0});
+        mkbtest::addTrial(store, "m3", 1, "attn", "attention", "solo_cuda", {true, 1.0});
+        for (const std::string arm : {"triton2cuda_skill", "cuda2triton_skill"}) {
+            mkb::TrialRecord running;
+            running.model = "m3";
+            running.suite = "fixture";
+            running.problemNumber = 1;
+            running.problemSlug = "attn";
+            running.family = "attention";
+            running.arm = arm;
+            running.dsl = arm == "cuda2triton_skill" ? "triton" : "cuda";
+            running.coordinate = "p01_r1_" + arm;
+            QVERIFY(store.insertTrial(running).ok()); // status running: no verdict yet
+        }
+        ReportOptions options;
+        options.metrics = {MetricSet::Usage};
+        auto report = buildReportFromStore(store, options);
+        QVERIFY(report.ok());
+        const ReportTable& usage = tableOf(*report, "usage");
+        QCOMPARE(usage.rows.size(), std::size_t(4));
+        QCOMPARE(valueOf(usage, {"all", "solo_triton"}, "attempts"), 1.0);
+        QVERIFY(cellOf(usage, rowOf(usage, {"all", "solo_triton"}), "note").kind == CellKind::Null);
+        for (const std::string arm : {"triton2cuda_skill", "cuda2triton_skill"}) {
+            QCOMPARE(valueOf(usage, {"all", arm}, "attempts"), 0.0);
+            QCOMPARE(valueOf(usage, {"all", arm}, "with usage"), 0.0);
+            QVERIFY(isNull(usage, {"all", arm}, "input tokens")); // a sum over no record is null, never 0
+            QVERIFY(isNull(usage, {"all", arm}, "cost USD"));
+            QCOMPARE(cellOf(usage, rowOf(usage, {"all", arm}), "note").text, std::string("no verdict yet"));
+        }
+        // Under the direction split a group lists its three arms, the skill arm still pending.
+        options.split = ReportSplit::Direction;
+        auto byDirection = buildReportFromStore(store, options);
+        QVERIFY(byDirection.ok());
+        const ReportTable& directed = tableOf(*byDirection, "usage");
+        QCOMPARE(directed.rows.size(), std::size_t(6));
+        QCOMPARE(valueOf(directed, {"triton2cuda", "solo_cuda"}, "attempts"), 1.0);
+        QCOMPARE(valueOf(directed, {"triton2cuda", "triton2cuda_skill"}, "attempts"), 0.0);
+        QCOMPARE(cellOf(directed, rowOf(directed, {"triton2cuda", "triton2cuda_skill"}), "note").text,
+                 std::string("no verdict yet"));
+    }
+
     void report_refinementReadsSubmissionsAndFindsTwoFixingEdits() {
         const Report report = build(m1({MetricSet::Refinement}));
         const ReportTable& byIndex = tableOf(report, "refinement-index");

@@ -91,6 +91,21 @@ private slots:
         QVERIFY(table["rows"][1][3].is_null());
     }
 
+    // report: JSON keys in the documented order (title, notes, tables; id, title, columns, rows)
+    void jsonKeysFollowTheDocumentedOrder() {
+        const nlohmann::ordered_json json = nlohmann::ordered_json::parse(toJson(sampleReport()));
+        std::vector<std::string> keys;
+        for (const auto& item : json.items()) {
+            keys.push_back(item.key());
+        }
+        QCOMPARE(keys, (std::vector<std::string>{"title", "notes", "tables"}));
+        keys.clear();
+        for (const auto& item : json["tables"][0].items()) {
+            keys.push_back(item.key());
+        }
+        QCOMPARE(keys, (std::vector<std::string>{"id", "title", "columns", "rows"}));
+    }
+
     void parseReportFormatNamesTheBadValue() {
         QVERIFY(parseReportFormat("md").ok());
         QVERIFY(parseReportFormat("latex").ok());

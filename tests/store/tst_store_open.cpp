@@ -191,6 +191,47 @@ private slots:
         expectRefusedUntouched(path, {"corrupt"});
     }
 
+    // store: a reader's open skips the page check; a damaged page fails the read that meets it, nothing is written
+    void readerOpenSkipsThePageCheckAndFailsOnTheDamagedRead() {
+        const fs::path healthy = writeRealStore("healthy-reader.sqlite");
+        {
+            auto store = mkb::Store::open(healthy, mkb::OpenMode::ReadExisting);
+            QVERIFY(store);
+            QCOMPARE((*store)->loadTrials({}, mkb::TrialDetail::Lean)->size(), std::size_t(300));
+        }
+        QVERIFY(!mkb::Store::open(at("nowhere/reader.sqlite"), mkb::OpenMode::ReadExisting));
+        QVERIFY(!fs::exists(at("nowhere")));
+
+        const fs::path path = writeRealStore("damaged-reader.sqlite");
+        std::string bytes = fileBytes(path);
+        const std::size_t pageSize = 4096;
+        std::mt19937 generator(99);
+        for (std::size_t i = pageSize; i < bytes.size(); ++i) { // every page but the first (the schema)
+            bytes[i] = static_cast<char>(generator() & 0xFF);
+        }
+        writeBytes(path, bytes);
+        std::string message; // from the open (should the schema itself be hit) or else from the first read
+        {
+            auto store = mkb::Store::open(path, mkb::OpenMode::ReadExisting);
+            if (!store) {
+                message = store.error().message;
+            } else {
+                auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Lean);
+                QVERIFY(!trials);
+                message = trials.error().message;
+            }
+        }
+        QVERIFY2(message.find(path.string()) != std::string::npos, message.c_str());
+        QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
+        QCOMPARE(fileBytes(path), bytes);
+        // What is not a workbench store is still refused by a reader.
+        const fs::path other = at("other-reader.sqlite");
+        QVERIFY(rawExec(other, "CREATE TABLE contacts (name TEXT);"));
+        auto foreign = mkb::Store::open(other, mkb::OpenMode::ReadExisting);
+        QVERIFY(!foreign);
+        QVERIFY(foreign.error().message.find("another application") != std::string::npos);
+    }
+
     void otherApplicationsDatabaseIsRefusedUntouched() {
         const fs::path path = at("other.sqlite");
         QVERIFY(rawExec(path, "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada');"));

@@ -217,6 +217,97 @@ private slots:
         QVERIFY(!invocations->front().finishedAt.empty());
     }
 
+    /// "store: a lean load keeps what the metrics read and leaves the heavy text and provenance out"
+    void leanLoadKeepsWhatTheMetricsReadAndLeavesTheRestOut() {
+        mkb::TrialRecord trial = sampleTrial("model-a", 3, 1, "solo_triton");
+        trial.sourceSkillSha256 = "abc123";
+        trial.origin = "mkb-import:0123abcd";
+        mkb::Result<std::int64_t> id = store_->insertTrial(trial);
+        QVERIFY(id);
+        mkb::TrialOutcome outcome;
+        outcome.verdict = fullVerdict();
+        outcome.usage = {12345, 678, 910, 1.25, 333.5};
+        outcome.skillText = "# Skill\nTile by 128.\n";
+        outcome.timedOut = true;
+        outcome.finishedAt = "2026-01-02T04:00:00Z";
+        QVERIFY(store_->finishTrial(*id, outcome));
+        // A SKILL.md of white space only is no skill; a trial without any skill row neither.
+        mkb::Result<std::int64_t> blankId = store_->insertTrial(sampleTrial("model-a", 3, 1, "solo_cuda"));
+        QVERIFY(blankId);
+        mkb::TrialOutcome blank;
+        blank.verdict = fullVerdict();
+        blank.skillText = " \n\t\r\n";
+        QVERIFY(store_->finishTrial(*blankId, blank));
+        QVERIFY(store_->insertTrial(sampleTrial("model-a", 3, 1, "triton2cuda_skill")));
+
+        mkb::Result<std::vector<mkb::TrialRecord>> full = store_->loadTrials();
+        mkb::Result<std::vector<mkb::TrialRecord>> lean = store_->loadTrials({}, mkb::TrialDetail::Lean);
+        QVERIFY(full && lean);
+        QCOMPARE(lean->size(), std::size_t(3));
+        for (std::size_t i = 0; i < lean->size(); ++i) {
+            const mkb::TrialRecord& a = full->at(i);
+            const mkb::TrialRecord& b = lean->at(i);
+            QCOMPARE(a.lean, false);
+            QCOMPARE(b.lean, true);
+            QCOMPARE(b.id, a.id);
+            QCOMPARE(b.model, a.model);
+            QCOMPARE(b.suite, a.suite);
+            QCOMPARE(b.problemNumber, a.problemNumber);
+            QCOMPARE(b.problemSlug, a.problemSlug);
+            QCOMPARE(b.family, a.family);
+            QCOMPARE(b.replicate, a.replicate);
+            QCOMPARE(b.arm, a.arm);
+            QCOMPARE(b.dsl, a.dsl);
+            QCOMPARE(b.coordinate, a.coordinate);
+            QCOMPARE(b.sourceTrialId, a.sourceTrialId);
+            QCOMPARE(b.status, a.status);
+            QCOMPARE(b.error, a.error);
+            QCOMPARE(b.skipped, a.skipped);
+            QCOMPARE(b.timedOut, a.timedOut);
+            QCOMPARE(b.archived, a.archived);
+            QCOMPARE(b.usage.inputTokens, a.usage.inputTokens);
+            QCOMPARE(b.usage.cacheTokens, a.usage.cacheTokens);
+            QCOMPARE(b.usage.outputTokens, a.usage.outputTokens);
+            QCOMPARE(b.usage.costUsd, a.usage.costUsd);
+            QCOMPARE(b.usage.agentSeconds, a.usage.agentSeconds);
+            QCOMPARE(b.startedAt, a.startedAt);
+            QCOMPARE(b.finishedAt, a.finishedAt);
+            QCOMPARE(b.invocationId, a.invocationId);
+            QCOMPARE(b.skillWritten, a.skillWritten);
+            QCOMPARE(b.finalVerdict.has_value(), a.finalVerdict.has_value());
+            if (b.finalVerdict) {
+                mkb::Verdict withoutJson = *a.finalVerdict;
+                withoutJson.json.clear();
+                compareVerdicts(*b.finalVerdict, withoutJson);
+                QVERIFY(!a.finalVerdict->json.empty());
+                QVERIFY(b.finalVerdict->json.empty());
+            }
+            // Left out: the skill text and the provenance.
+            QVERIFY(!b.skillText);
+            QCOMPARE(b.problemFingerprint, std::string());
+            QCOMPARE(b.graderFingerprint, std::string());
+            QCOMPARE(b.sourceSkillSha256, std::string());
+            QCOMPARE(b.origin, std::string());
+        }
+        QCOMPARE(full->at(0).skillWritten, true);
+        QCOMPARE(full->at(1).skillWritten, false);
+        QVERIFY(full->at(1).skillText); // the blank text is kept as written; it only does not count
+        QCOMPARE(full->at(2).skillWritten, false);
+        QCOMPARE(full->at(0).sourceSkillSha256, std::string("abc123"));
+
+        // The heavy fields of one trial, on demand.
+        mkb::Result<mkb::TrialRecord> one = store_->loadTrial(*id);
+        QVERIFY(one);
+        QCOMPARE(one->lean, false);
+        QCOMPARE(one->skillText, outcome.skillText);
+        QCOMPARE(one->finalVerdict->json, fullVerdict().json);
+        QCOMPARE(one->origin, std::string("mkb-import:0123abcd"));
+
+        // The filters hold for lean loads too.
+        QCOMPARE(store_->loadTrials({std::string("nobody"), {}, false}, mkb::TrialDetail::Lean)->size(),
+                 std::size_t(0));
+    }
+
     void finishedTrialWithUnknownUsageKeepsNulls() {
         mkb::Result<std::int64_t> id = store_->insertTrial(sampleTrial("m", 1, 1, "solo_cuda"));
         QVERIFY(id);
