@@ -14,6 +14,7 @@
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/overview/overview_model.h"
 #include "gui/overview/overview_view.h"
+#include "gui/problems/problem_grading.h"
 #include "gui/project/project_data.h"
 #include "gui/shell/main_window.h"
 
@@ -354,6 +355,26 @@ int main(int argc, char** argv) {
     const double allIdle = msSince(timer);
     const std::size_t comparisonCount = window.projectData()->comparisons().size();
 
+    // Where the time goes: each step of a load on its own.
+    double breakdownOpen = 0, breakdownLoad = 0, breakdownComparisons = 0, breakdownGradings = 0, breakdownViews = 0;
+    {
+        timer.restart();
+        auto store = mkb::Store::open(storePath, mkb::OpenMode::MustExist);
+        breakdownOpen = msSince(timer);
+        timer.restart();
+        auto loaded = (*store)->loadTrials();
+        breakdownLoad = msSince(timer);
+        timer.restart();
+        const auto comparisons = mkb::analysis::buildComparisons(*loaded);
+        breakdownComparisons = msSince(timer);
+        timer.restart();
+        const auto gradings = mkb::gui::lastGradings(*loaded);
+        breakdownGradings = msSince(timer);
+        timer.restart();
+        window.projectData()->setTrials(std::move(loaded.value())); // every view refreshes on loaded()
+        breakdownViews = msSince(timer) - breakdownComparisons;     // setTrials builds the comparisons again
+    }
+
     // Naive: per-trial queries on the GUI thread, then the same analysis and overview rows.
     timer.restart();
     double naiveOverview = 0;
@@ -374,6 +395,9 @@ int main(int argc, char** argv) {
     std::printf("  every view idle            %8.0f ms\n", allIdle);
     std::printf("  naive (per-trial queries)  %8.0f ms   ratio naive/ours %.1fx\n", naiveOverview,
                 naiveOverview / std::max(1.0, overviewShown));
+    std::printf("  breakdown: Store::open %.0f ms, loadTrials %.0f ms, buildComparisons %.0f ms, lastGradings %.0f ms, "
+                "views refreshing on loaded() %.0f ms\n",
+                breakdownOpen, breakdownLoad, breakdownComparisons, breakdownGradings, breakdownViews);
 
     // 2. Filtering the comparisons browser: type a problem name, then pick a family, then clear.
     mkb::gui::ComparisonsView* view = window.comparisonsView();

@@ -132,13 +132,24 @@ int main(int argc, char** argv) {
             // Loading runs in the background: wait for it, so the picture shows the data, not a loading view.
             window.waitUntilIdle(kScreenshotIdleWaitMs);
             if (window.currentView() == mkb::gui::MainWindow::View::Transfers) {
-                // The inspector shows one comparison: the first whose source handed a skill over.
+                // The inspector shows one comparison: the first where the handed-over skill helped (base failed,
+                // skill passed), else the first whose source handed a skill over.
+                const mkb::analysis::Comparison* shown = nullptr;
                 for (const auto& comparison : window.projectData()->comparisons()) {
-                    if (comparison.resolved() && comparison.sourceWroteSkill()) {
-                        window.inspectorView()->setSettings(window.projectData()->settings());
-                        window.inspectorView()->showComparison(comparison);
+                    if (!comparison.resolved() || !comparison.sourceWroteSkill()) {
+                        continue;
+                    }
+                    if (!shown) {
+                        shown = &comparison;
+                    }
+                    if (comparison.skill->passed && !comparison.base->passed) {
+                        shown = &comparison;
                         break;
                     }
+                }
+                if (shown) {
+                    window.inspectorView()->setSettings(window.projectData()->settings());
+                    window.inspectorView()->showComparison(*shown);
                 }
             }
             QTimer::singleShot(kScreenshotDelayMs, &window, [&window, file] {

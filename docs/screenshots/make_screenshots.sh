@@ -36,11 +36,12 @@ args=(run --model reference-cpu --driver reference --driver-config "$work/refere
       --dsls cpusim,cpusimb --replicates 1 --suite "$root/tests/fixtures/problems" --dsl-dir "$work/dsls"
       --device cpu --python /usr/bin/python3 --timing-draws 5 --concurrency 2 --store "$project" --progress json)
 "$MKB_CLI" "${args[@]}" > "$runs/$stamp.jsonl" 2> "$runs/$stamp.log" || true
-python3 - "$runs/$stamp.json" "$MKB_CLI" "$stamp" "${args[@]}" <<'PY'
+started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+python3 - "$runs/$stamp.json" "$MKB_CLI" "$stamp" "$started" "${args[@]}" <<'PY'
 import json, sys
-path, program, stamp, *arguments = sys.argv[1:]
+path, program, stamp, started, *arguments = sys.argv[1:]
 json.dump({"pid": 0, "program": program, "arguments": arguments, "progress": stamp + ".jsonl",
-           "log": stamp + ".log", "started_at": stamp}, open(path, "w"), indent=2)
+           "log": stamp + ".log", "started_at": started}, open(path, "w"), indent=2)
 PY
 
 shoot() { # view file [palette]

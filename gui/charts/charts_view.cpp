@@ -83,7 +83,7 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
     connect(copyButton, &QPushButton::clicked, this, &ChartsView::copyToClipboard);
     connect(presetButton, &QPushButton::clicked, this, &ChartsView::editPaperPreset);
     if (data_) {
-        connect(data_, &ProjectData::loaded, this, &ChartsView::refill);
+        connect(data_, &ProjectData::loaded, this, &ChartsView::refillWhenShown);
         connect(data_, &ProjectData::settingsChanged, this, &ChartsView::redraw);
     }
     list_->setCurrentRow(0);
@@ -111,7 +111,23 @@ void ChartsView::setScope(const QString& model, const QString& direction) {
     directionCombo_->setCurrentIndex(direction.isEmpty() ? 0 : std::max(0, directionCombo_->findText(direction)));
 }
 
+void ChartsView::refillWhenShown() {
+    if (window()->isVisible() && !isVisible()) {
+        stale_ = true;
+        return;
+    }
+    refill();
+}
+
+void ChartsView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) {
+        refill();
+    }
+}
+
 void ChartsView::refill() {
+    stale_ = false;
     const QString model = scopeModel();
     const QString direction = scopeDirection();
     std::set<QString> models;

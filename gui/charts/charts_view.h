@@ -42,7 +42,12 @@ signals:
     /// what the mark leaves open.
     void filterRequested(const QString& model, const QString& direction, const QString& family, const QString& problem);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    /// Refills now, or when next shown if this is a hidden page of a shown window (a load does not wait for it).
+    void refillWhenShown();
     void refill();
     void redraw();
     void chooseAndExport();
@@ -61,6 +66,7 @@ private:
     QLabel* presetLabel_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     PaperPreset preset_;
+    bool stale_ = false; // data arrived while hidden
 };
 
 } // namespace mkb::gui

@@ -104,13 +104,29 @@ void ComparisonsView::setProjectData(ProjectData* data) {
     }
     data_ = data;
     if (data_) {
-        connect(data_, &ProjectData::loaded, this, &ComparisonsView::refresh);
-        connect(data_, &ProjectData::settingsChanged, this, &ComparisonsView::refresh);
+        connect(data_, &ProjectData::loaded, this, &ComparisonsView::refreshWhenShown);
+        connect(data_, &ProjectData::settingsChanged, this, &ComparisonsView::refreshWhenShown);
     }
     refresh();
 }
 
+void ComparisonsView::refreshWhenShown() {
+    if (window()->isVisible() && !isVisible()) {
+        stale_ = true;
+        return;
+    }
+    refresh();
+}
+
+void ComparisonsView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) {
+        refresh();
+    }
+}
+
 void ComparisonsView::refresh() {
+    stale_ = false;
     if (!data_) {
         model_->setComparisons({}, {});
     } else {

@@ -43,7 +43,12 @@ signals:
     /// Enter or double-click on a row.
     void comparisonActivated(const mkb::analysis::Comparison& comparison);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    /// Refreshes now, or when next shown if this is a hidden page of a shown window (a load does not wait for it).
+    void refreshWhenShown();
     void refresh();
     void refillCombos();
     void syncControlsFromFilter();
@@ -59,6 +64,7 @@ private:
     QLabel* countLabel_ = nullptr;
     QString projectKey_;
     bool syncing_ = false;
+    bool stale_ = false; // data arrived while hidden
 };
 
 } // namespace mkb::gui

@@ -41,13 +41,13 @@ LastGrading gradingOf(const TrialRecord& trial) {
 } // namespace
 
 std::map<ProblemKey, std::vector<LastGrading>> lastGradings(const std::vector<TrialRecord>& trials) {
-    std::map<std::tuple<std::string, int, std::string, std::string>, LastGrading> newest;
+    std::map<std::tuple<std::string, int, std::string, std::string, std::string>, LastGrading> newest;
     for (const TrialRecord& trial : trials) {
         if (trial.archived) {
             continue;
         }
         LastGrading grading = gradingOf(trial);
-        const auto key = std::make_tuple(trial.suite, trial.problemNumber, trial.dsl, trial.model);
+        const auto key = std::make_tuple(trial.suite, trial.problemNumber, trial.problemSlug, trial.dsl, trial.model);
         const auto found = newest.find(key);
         if (found == newest.end()) {
             newest.emplace(key, std::move(grading));
@@ -57,7 +57,7 @@ std::map<ProblemKey, std::vector<LastGrading>> lastGradings(const std::vector<Tr
     }
     std::map<ProblemKey, std::vector<LastGrading>> byProblem;
     for (auto& [key, grading] : newest) { // map order: DSL, then model, within a problem
-        byProblem[{std::get<0>(key), std::get<1>(key)}].push_back(std::move(grading));
+        byProblem[{std::get<0>(key), std::get<1>(key), std::get<2>(key)}].push_back(std::move(grading));
     }
     return byProblem;
 }

@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
+#include <tuple>
 #include <vector>
 
 namespace mkb::gui {
@@ -26,8 +26,8 @@ struct LastGrading {
     std::string finishedAt;        // ISO 8601 UTC; empty while running
 };
 
-/// (suite, problem number).
-using ProblemKey = std::pair<std::string, int>;
+/// (suite, problem number, slug): two suite folders may share a name and a number, never also the slug.
+using ProblemKey = std::tuple<std::string, int, std::string>;
 
 /// For every problem with live trials: one LastGrading per (DSL, model), the latest by finish time (then trial id),
 /// sorted by DSL then model. Archived trials are ignored.

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 namespace mkb::gui {
@@ -31,17 +32,18 @@ std::vector<std::string> solutionDslsFor(const Problem& problem) {
 
 std::vector<ProblemRow> buildProblemRows(const Catalog& shipped, const std::vector<Problem>& stored) {
     std::vector<ProblemRow> rows;
-    std::set<std::pair<std::string, int>> shippedKeys;
+    // A problem is (suite, number, slug): two suite folders may share a name and a number.
+    std::set<std::tuple<std::string, int, std::string>> shippedKeys;
     std::set<std::string> shippedFingerprints;
     for (const Problem& problem : shipped.problems) {
         rows.push_back({problem, solutionDslsFor(problem), ProblemOrigin::ShippedSuite});
-        shippedKeys.insert({problem.suite, problem.number});
+        shippedKeys.insert({problem.suite, problem.number, problem.slug});
         shippedFingerprints.insert(problem.fingerprint);
     }
     // stored is ordered by suite, number, first seen: the last of each key is the latest version.
-    std::map<std::pair<std::string, int>, const Problem*> latestStored;
+    std::map<std::tuple<std::string, int, std::string>, const Problem*> latestStored;
     for (const Problem& problem : stored) {
-        latestStored[{problem.suite, problem.number}] = &problem;
+        latestStored[{problem.suite, problem.number, problem.slug}] = &problem;
     }
     for (const auto& [key, problem] : latestStored) {
         if (shippedKeys.count(key) || shippedFingerprints.count(problem->fingerprint)) {

@@ -28,7 +28,7 @@ const std::vector<std::string>& knownSolutionDsls();
 std::vector<std::string> solutionDslsFor(const Problem& problem);
 
 /// The shipped catalog's problems, then the project's stored problems that the catalog does not hold (matched by
-/// suite and number, or by fingerprint); of several stored versions of one problem the latest is listed.
+/// suite, number and slug, or by fingerprint); of several stored versions of one problem the latest is listed.
 std::vector<ProblemRow> buildProblemRows(const Catalog& shipped, const std::vector<Problem>& stored);
 
 } // namespace mkb::gui

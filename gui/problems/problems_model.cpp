@@ -80,7 +80,8 @@ const std::vector<LastGrading>& ProblemsModel::lastGradingsOf(int row) const {
     if (!problemRow) {
         return noGradings();
     }
-    const auto found = gradings_.find({problemRow->problem.suite, problemRow->problem.number});
+    const auto found =
+        gradings_.find({problemRow->problem.suite, problemRow->problem.number, problemRow->problem.slug});
     return found == gradings_.end() ? noGradings() : found->second;
 }
 

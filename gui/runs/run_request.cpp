@@ -3,6 +3,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -69,6 +70,60 @@ QStringList mkbRunArguments(const RunRequest& request, const QString& storePath,
     }
     args << QStringLiteral("--store") << storePath << QStringLiteral("--progress") << QStringLiteral("json");
     return args;
+}
+
+RunRequest runRequestFromArguments(const QStringList& arguments) {
+    RunRequest request;
+    request.driverSettingsJson.clear();
+    for (int i = 0; i < arguments.size(); ++i) {
+        const QString& option = arguments[i];
+        if (option == QLatin1String("--rerun-stale")) {
+            request.rerunStale = true;
+            continue;
+        }
+        if (!option.startsWith(QLatin1String("--")) || i + 1 >= arguments.size()) {
+            continue;
+        }
+        const QString value = arguments[++i];
+        if (option == QLatin1String("--model")) {
+            request.model = value;
+        } else if (option == QLatin1String("--driver")) {
+            request.driver = value;
+        } else if (option == QLatin1String("--driver-config")) {
+            QFile file(value);
+            if (file.open(QIODevice::ReadOnly)) {
+                request.driverSettingsJson = QString::fromUtf8(file.readAll());
+            }
+        } else if (option == QLatin1String("--problems")) {
+            request.problems = value;
+        } else if (option == QLatin1String("--dsls")) {
+            request.dslA = value.section(QLatin1Char(','), 0, 0);
+            request.dslB = value.section(QLatin1Char(','), 1);
+        } else if (option == QLatin1String("--replicates")) {
+            request.replicates = value.toInt();
+        } else if (option == QLatin1String("--suite")) {
+            request.suites << value;
+        } else if (option == QLatin1String("--dsl-dir")) {
+            request.dslDirs << value;
+        } else if (option == QLatin1String("--device")) {
+            request.device = value;
+        } else if (option == QLatin1String("--python")) {
+            request.python = value;
+        } else if (option == QLatin1String("--wall-clock")) {
+            request.wallClockSeconds = value.toDouble();
+        } else if (option == QLatin1String("--submissions")) {
+            request.submissions = value.toInt();
+        } else if (option == QLatin1String("--max-kernel-bytes")) {
+            request.maxKernelBytes = value.toInt();
+        } else if (option == QLatin1String("--concurrency")) {
+            request.concurrency = value.toInt();
+        } else if (option == QLatin1String("--grade-timeout")) {
+            request.gradeTimeoutSeconds = value.toDouble();
+        } else if (option == QLatin1String("--timing-draws")) {
+            request.timingDraws = value.toInt();
+        }
+    }
+    return request;
 }
 
 QString locateMkb() {

@@ -35,6 +35,10 @@ QString runRequestProblem(const RunRequest& request);
 /// driverConfigFile is not empty.
 QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile);
 
+/// The request that mkbRunArguments would have turned into these arguments (options it does not know are ignored);
+/// the driver settings are read from the --driver-config file when it still exists.
+RunRequest runRequestFromArguments(const QStringList& arguments);
+
 /// The mkb executable: $MKB_CLI when set, else `mkb` beside the running program, else `mkb` on PATH; "" when none.
 QString locateMkb();
 

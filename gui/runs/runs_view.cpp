@@ -366,6 +366,9 @@ bool RunsView::setStorePath(const QString& storePath) {
     if (!storePath.isEmpty()) {
         if (auto live = findLiveRun(storePath)) {
             session_->attach(*live, storePath);
+            if (!session_->arguments().isEmpty()) {
+                setRequest(runRequestFromArguments(session_->arguments())); // the form shows the run followed
+            }
             status_->setText(live->files ? tr("Following the run still going in this project (pid %1).").arg(live->pid)
                                          : tr("Following the run still going in this project (pid %1, started "
                                               "outside the workbench) through the store.")
@@ -379,6 +382,7 @@ bool RunsView::setStorePath(const QString& storePath) {
             replay.pid = last->pid;
             replay.files = last;
             session_->attach(replay, storePath);
+            setRequest(runRequestFromArguments(last->arguments));
         }
     }
     updateButtons();

@@ -21,6 +21,7 @@ TrialRecord trial(std::int64_t id, int problem, const std::string& dsl, const st
     record.id = id;
     record.suite = "shipped";
     record.problemNumber = problem;
+    record.problemSlug = problem == 1 ? "softmax" : "gelu";
     record.dsl = dsl;
     record.model = model;
     record.arm = "solo_" + dsl;
@@ -66,7 +67,7 @@ private slots:
 
         const auto gradings = lastGradings(trials);
         QCOMPARE(int(gradings.size()), 2);
-        const std::vector<LastGrading>& first = gradings.at({"shipped", 1});
+        const std::vector<LastGrading>& first = gradings.at({"shipped", 1, "softmax"});
         QCOMPARE(int(first.size()), 3); // cuda/alpha, triton/alpha, triton/beta, in DSL then model order
         QCOMPARE(first[0].dsl, std::string("cuda"));
         QCOMPARE(first[0].trialId, std::int64_t(3));
@@ -79,7 +80,7 @@ private slots:
         const auto newest = newestPerDsl(first);
         QCOMPARE(int(newest.size()), 2);
         QCOMPARE(newest[1]->model, std::string("alpha"));
-        QCOMPARE(describeGrading(gradings.at({"shipped", 2}).front()), std::string("running"));
+        QCOMPARE(describeGrading(gradings.at({"shipped", 2, "gelu"}).front()), std::string("running"));
     }
 
     void theTableAndTheDetailsShowTheLastGrading() {
@@ -88,7 +89,10 @@ private slots:
         ProblemsListing listing;
         listing.rows = {problemRow(1, "softmax"), problemRow(2, "gelu"), problemRow(3, "untried")};
         view.setListing(std::move(listing));
-        view.setLastGradings(lastGradings({trial(2, 1, "triton", "alpha", "2026-01-02T10:00:00Z", true, 1.5),
+        // Another suite folder with the same name and number but another problem: its trial lands on no row here.
+        TrialRecord namesake = trial(9, 1, "tirx", "alpha", "2026-03-01T10:00:00Z", true, 7.0);
+        namesake.problemSlug = "vector_add";
+        view.setLastGradings(lastGradings({namesake, trial(2, 1, "triton", "alpha", "2026-01-02T10:00:00Z", true, 1.5),
                                            trial(3, 1, "cuda", "alpha", "2026-01-03T10:00:00Z", false),
                                            trial(5, 2, "cuda", "alpha", "", std::nullopt, 0, TrialStatus::Running)}));
         ProblemsModel* model = view.model();

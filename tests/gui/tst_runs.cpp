@@ -177,6 +177,10 @@ private slots:
         bad = request;
         bad.driverSettingsJson = "[1, 2]";
         QVERIFY(runRequestProblem(bad).contains("not a JSON object"));
+
+        // Arguments read back into a request give the same arguments.
+        const RunRequest back = runRequestFromArguments(mkbRunArguments(request, "/p/s.sqlite", {}));
+        QCOMPARE(mkbRunArguments(back, "/p/s.sqlite", {}), mkbRunArguments(request, "/p/s.sqlite", {}));
     }
 
     void progressLinesOfCoresWriterParse() {
@@ -407,6 +411,14 @@ private slots:
         QCOMPARE(reattached.size(), 1);
         QCOMPARE(reattached.front().front().toLongLong(), pid);
         QCOMPARE(second.session()->source(), RunSession::Source::ProgressFile);
+        // The form shows the run followed, settings and all.
+        const RunRequest shown = second.request();
+        QCOMPARE(shown.model, QString("reference-cpu"));
+        QCOMPARE(shown.problems, QString("p0[1-3]"));
+        QCOMPARE(shown.dslB, QString("cpusimb"));
+        QCOMPARE(shown.timingDraws, 5);
+        QCOMPARE(shown.dslDirs, QStringList({dslDir()}));
+        QVERIFY(shown.driverSettingsJson.contains(solutions()));
         QVERIFY(second.cancelButton()->isEnabled());
         // The progress file replays from the start: the whole plan is there at once.
         QTRY_COMPARE(second.trialsModel()->rowCount(), 12);

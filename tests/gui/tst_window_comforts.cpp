@@ -6,6 +6,7 @@
 #include "gui/common/palettes.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
+#include "gui/overview/overview_model.h"
 #include "gui/overview/overview_view.h"
 #include "gui/problems/problems_model.h"
 #include "gui/problems/problems_view.h"
@@ -198,6 +199,20 @@ private slots:
         QVERIFY(!older.restoreLayout());
         QVERIFY(older.comparisonsView()->table()->horizontalHeader()->sortIndicatorSection() != 3 ||
                 older.comparisonsView()->table()->horizontalHeader()->sortIndicatorOrder() != Qt::DescendingOrder);
+    }
+
+    void hiddenPagesRefreshWhenShownNotOnEveryLoad() {
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        window.showView(MainWindow::View::Overview);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.loadProject(fixtureStore_));
+        QVERIFY(window.waitUntilIdle());
+        QVERIFY(window.overviewView()->model()->rowCount() > 0); // the page shown is filled at once
+        QCOMPARE(window.comparisonsView()->model()->rowCount(), 0); // the hidden one waits
+        window.showView(MainWindow::View::Comparisons);
+        QCOMPARE(window.comparisonsView()->model()->rowCount(), int(window.projectData()->comparisons().size()));
     }
 
     void theRunsViewFollowsTheOpenProject() {
