@@ -82,6 +82,7 @@ void ComparisonsModel::setComparisons(std::vector<analysis::Comparison> comparis
     for (const analysis::Comparison& comparison : comparisons_) {
         cache_.push_back(cacheFor(comparison));
     }
+    buildSearchTexts(); // here, once per data set, so the first keystroke costs what the others do
     endResetModel();
 }
 
@@ -259,18 +260,23 @@ const QString& ComparisonsModel::filterTextAt(int row, int column) const {
     }
 }
 
+void ComparisonsModel::buildSearchTexts() const {
+    searchTexts_.clear();
+    searchTexts_.reserve(comparisons_.size());
+    QString text;
+    for (int row = 0; row < int(comparisons_.size()); ++row) {
+        text.clear();
+        for (int column = 0; column < ColumnCount; ++column) {
+            text += displayOf(row, column).toString();
+            text += QChar(0x1f); // a separator no search text holds: matches never span two columns
+        }
+        searchTexts_.push_back(text.toLower());
+    }
+}
+
 bool ComparisonsModel::rowContains(int row, QStringView lowerNeedle) const {
     if (searchTexts_.size() != comparisons_.size()) {
-        searchTexts_.clear();
-        searchTexts_.reserve(comparisons_.size());
-        for (int each = 0; each < int(comparisons_.size()); ++each) {
-            QString text;
-            for (int column = 0; column < ColumnCount; ++column) {
-                text += displayOf(each, column).toString();
-                text += QChar(0x1f); // a separator no search text holds: matches never span two columns
-            }
-            searchTexts_.push_back(text.toLower());
-        }
+        buildSearchTexts();
     }
     return searchTexts_[size_t(row)].contains(lowerNeedle);
 }

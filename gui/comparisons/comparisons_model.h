@@ -55,7 +55,7 @@ public:
     /// without building a QVariant: the filter calls it for every row on every change.
     const QString& filterTextAt(int row, int column) const;
     /// Whether some column of the row shows text containing lowerNeedle (already lower case). The rows' texts are
-    /// joined and lowered once per data set, on the first search, so a keystroke is one substring scan per row.
+    /// joined and lowered once per data set (in setComparisons), so a keystroke is one substring scan per row.
     bool rowContains(int row, QStringView lowerNeedle) const;
 
 private:
@@ -69,10 +69,11 @@ private:
     RowCache cacheFor(const analysis::Comparison& comparison) const;
     QVariant displayOf(int row, int column) const;
     QVariant sortOf(int row, int column) const;
+    void buildSearchTexts() const;
 
     std::vector<analysis::Comparison> comparisons_;
     std::vector<RowCache> cache_;
-    mutable std::vector<QString> searchTexts_; // per row: every column's text, lower case; built on first search
+    mutable std::vector<QString> searchTexts_; // per row: every column's text, lower case
     analysis::AnalysisSettings settings_;
 };
 

@@ -96,8 +96,7 @@ bool isLiveMkbProcess(qint64 pid) {
     return true; // no /proc: the signal check is all there is
 }
 
-std::optional<LiveRun> findLiveRun(const QString& storePath) {
-    // Runs the workbench started: the newest sidecar whose process is alive.
+std::optional<LiveRun> findLiveRunFromFiles(const QString& storePath) {
     QDir folder(runFilesFolder(storePath));
     const QStringList records =
         folder.entryList({QStringLiteral("run-*.json")}, QDir::Files, QDir::Name | QDir::Reversed);
@@ -110,7 +109,10 @@ std::optional<LiveRun> findLiveRun(const QString& storePath) {
             return run;
         }
     }
-    // Runs started elsewhere (a terminal): the store's unfinished invocations.
+    return std::nullopt;
+}
+
+std::optional<LiveRun> findLiveRunInStore(const QString& storePath) {
     auto store = Store::open(std::filesystem::path(storePath.toStdString()), OpenMode::MustExist);
     if (!store) {
         return std::nullopt;
@@ -141,6 +143,13 @@ std::optional<RunFiles> findLastRunFiles(const QString& storePath) {
         }
     }
     return std::nullopt;
+}
+
+std::optional<LiveRun> findLiveRun(const QString& storePath) {
+    if (auto live = findLiveRunFromFiles(storePath)) {
+        return live;
+    }
+    return findLiveRunInStore(storePath);
 }
 
 QStringList argumentsFromCommandLine(const QString& commandLine) {

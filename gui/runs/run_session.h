@@ -42,6 +42,10 @@ struct LiveRun {
 QString runFilesFolder(const QString& storePath);
 /// Whether pid is a live mkb process (not a zombie, and named mkb when /proc tells).
 bool isLiveMkbProcess(qint64 pid);
+/// The newest run the workbench started in this project that is still going (from the sidecars; cheap).
+std::optional<LiveRun> findLiveRunFromFiles(const QString& storePath);
+/// The newest unfinished invocation of the store whose mkb process is alive (opens the store: not on the GUI thread).
+std::optional<LiveRun> findLiveRunInStore(const QString& storePath);
 /// The newest run of the project that is still going, if any: sidecars first (their progress can be replayed),
 /// else the store's unfinished invocations.
 std::optional<LiveRun> findLiveRun(const QString& storePath);

@@ -1,6 +1,7 @@
 // The Runs view's widgets and their wiring to a RunSession and a RunTrialsModel.
 #include "gui/runs/runs_view.h"
 
+#include "gui/common/background.h"
 #include "gui/common/table_copy.h"
 #include "gui/runs/run_progress.h"
 #include "gui/runs/run_session.h"
@@ -187,6 +188,7 @@ RunsView::RunsView(QWidget* parent)
 
 RunsView::~RunsView() {
     session_->detach(); // the run goes on without the window
+    waitForWorkers(this);
 }
 
 QWidget* RunsView::buildForm() {
@@ -363,34 +365,58 @@ bool RunsView::setStorePath(const QString& storePath) {
     progress_->setValue(0);
     status_->setText(storePath.isEmpty() ? tr("No project open.") : tr("No run followed in this project."));
     bool found = false;
+    ++storeLookup_;
     if (!storePath.isEmpty()) {
-        if (auto live = findLiveRun(storePath)) {
-            session_->attach(*live, storePath);
-            if (!session_->arguments().isEmpty()) {
-                setRequest(runRequestFromArguments(session_->arguments())); // the form shows the run followed
-            }
-            status_->setText(live->files ? tr("Following the run still going in this project (pid %1).").arg(live->pid)
-                                         : tr("Following the run still going in this project (pid %1, started "
-                                              "outside the workbench) through the store.")
-                                               .arg(live->pid));
-            appendLog(tr("[workbench] reattached to mkb run, pid %1\n").arg(live->pid));
-            emit reattached(live->pid);
+        if (auto live = findLiveRunFromFiles(storePath)) {
+            followLiveRun(*live);
             found = true;
-        } else if (auto last = findLastRunFiles(storePath)) {
-            replayingLastRun_ = true;
-            LiveRun replay;
-            replay.pid = last->pid;
-            replay.files = last;
-            session_->attach(replay, storePath);
-            setRequest(runRequestFromArguments(last->arguments));
+        } else {
+            if (auto last = findLastRunFiles(storePath)) {
+                replayingLastRun_ = true;
+                LiveRun replay;
+                replay.pid = last->pid;
+                replay.files = last;
+                session_->attach(replay, storePath);
+                setRequest(runRequestFromArguments(last->arguments));
+            }
+            // A run started outside the workbench shows only in the store, which a worker reads.
+            const int lookup = storeLookup_;
+            runInBackground<std::optional<LiveRun>>(
+                this, [storePath] { return findLiveRunInStore(storePath); },
+                [this, lookup](std::optional<LiveRun>& live) {
+                    const bool following = session_->state() == RunSession::State::Following && !replayingLastRun_;
+                    if (lookup != storeLookup_ || !live || following) {
+                        return;
+                    }
+                    session_->detach();
+                    replayingLastRun_ = false;
+                    model_->clear();
+                    log_->clear();
+                    followLiveRun(*live);
+                    updateButtons();
+                });
         }
     }
     updateButtons();
     return found;
 }
 
+void RunsView::followLiveRun(const LiveRun& live) {
+    session_->attach(live, storePath_);
+    if (!session_->arguments().isEmpty()) {
+        setRequest(runRequestFromArguments(session_->arguments())); // the form shows the run followed
+    }
+    status_->setText(live.files ? tr("Following the run still going in this project (pid %1).").arg(live.pid)
+                                : tr("Following the run still going in this project (pid %1, started outside the "
+                                     "workbench) through the store.")
+                                      .arg(live.pid));
+    appendLog(tr("[workbench] reattached to mkb run, pid %1\n").arg(live.pid));
+    emit reattached(live.pid);
+}
+
 QString RunsView::startRun() {
     replayingLastRun_ = false;
+    ++storeLookup_; // a look-up still running must not replace the run started now
     QString problem;
     const RunRequest chosen = request();
     if (storePath_.isEmpty()) {
@@ -439,6 +465,7 @@ bool RunsView::cancelRun() {
 
 QString RunsView::resumeRun() {
     replayingLastRun_ = false;
+    ++storeLookup_;
     model_->clear();
     const QString problem = session_->resume();
     if (problem.isEmpty()) {

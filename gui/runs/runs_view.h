@@ -22,6 +22,7 @@ namespace mkb::gui {
 
 class RunSession;
 class RunTrialsModel;
+struct LiveRun;
 struct RunEvent;
 
 class RunsView : public QWidget {
@@ -32,7 +33,8 @@ public:
 
     /// The project whose runs are launched and followed; looks for a run still going there and follows it, else
     /// shows the last run the workbench started there (replayed from its progress file). Returns whether it
-    /// reattached to a live run.
+    /// reattached to a live run the workbench started; a run started elsewhere is looked up in the store off the
+    /// GUI thread and announced by reattached().
     bool setStorePath(const QString& storePath);
     QString storePath() const { return storePath_; }
 
@@ -66,6 +68,7 @@ signals:
 private:
     QWidget* buildForm();
     void driverChosen();
+    void followLiveRun(const LiveRun& live);
     void takeEvent(const RunEvent& event);
     void runEndedHere(int exitCode, const QString& status, const QString& message);
     void updateButtons();
@@ -104,6 +107,7 @@ private:
     QSplitter* splitter_ = nullptr;
     QSplitter* rightSplitter_ = nullptr;
     bool replayingLastRun_ = false; // showing the project's last, finished run: its end is no news
+    int storeLookup_ = 0;           // the newest background look-up of a run started outside the workbench
 };
 
 } // namespace mkb::gui

@@ -448,7 +448,10 @@ private slots:
         RunsView view;
         view.session()->setPollIntervalMs(50);
         QAbstractItemModelTester tester(view.trialsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(view.setStorePath(store));
+        QSignalSpy reattached(&view, &RunsView::reattached);
+        view.setStorePath(store); // the store is read off the GUI thread; the view says when it found the run
+        QVERIFY(!reattached.isEmpty() || reattached.wait(30000));
+        QCOMPARE(reattached.front().front().toLongLong(), outside.processId());
         QCOMPARE(view.session()->source(), RunSession::Source::Store);
         QVERIFY(view.statusLabel()->text().contains("started outside the workbench"));
         QVERIFY(outside.waitForFinished(kRunTimeoutMs));

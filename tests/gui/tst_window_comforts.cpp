@@ -209,7 +209,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.loadProject(fixtureStore_));
         QVERIFY(window.waitUntilIdle());
-        QVERIFY(window.overviewView()->model()->rowCount() > 0); // the page shown is filled at once
+        QVERIFY(window.overviewView()->model()->rowCount() > 0);    // the page shown is filled at once
         QCOMPARE(window.comparisonsView()->model()->rowCount(), 0); // the hidden one waits
         window.showView(MainWindow::View::Comparisons);
         QCOMPARE(window.comparisonsView()->model()->rowCount(), int(window.projectData()->comparisons().size()));
