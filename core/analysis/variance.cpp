@@ -1,19 +1,41 @@
 // η² of a 0/1 outcome under a grouping: how much of the spread a family or a model accounts for.
 #include "core/analysis/variance.h"
 
-#include <map>
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace mkb::analysis {
+namespace {
 
-std::optional<double> etaSquared(const std::vector<double>& values, const std::vector<std::string>& groups) {
-    if (values.empty() || values.size() != groups.size()) {
+/// Values grouped by a label, each label held once: labels[groupOf[i]] is the group of values[i].
+struct GroupedValues {
+    std::vector<double> values;
+    std::vector<std::size_t> groupOf;
+    std::vector<std::string_view> labels;
+    std::unordered_map<std::string_view, std::size_t> indexOf;
+
+    void add(double value, std::string_view label) {
+        auto [found, inserted] = indexOf.try_emplace(label, labels.size());
+        if (inserted) {
+            labels.push_back(label);
+        }
+        values.push_back(value);
+        groupOf.push_back(found->second);
+    }
+};
+
+/// The one definition of η²; groups are summed in label order so the result does not depend on input order.
+std::optional<double> etaSquaredOf(const GroupedValues& grouped) {
+    const std::vector<double>& values = grouped.values;
+    if (values.empty()) {
         return std::nullopt;
     }
     double total = 0;
-    std::map<std::string, std::pair<double, std::size_t>> sums; // group → (sum, count)
+    std::vector<std::pair<double, std::size_t>> sums(grouped.labels.size()); // group → (sum, count)
     for (std::size_t i = 0; i < values.size(); ++i) {
         total += values[i];
-        auto& [sum, count] = sums[groups[i]];
+        auto& [sum, count] = sums[grouped.groupOf[i]];
         sum += values[i];
         ++count;
     }
@@ -25,27 +47,53 @@ std::optional<double> etaSquared(const std::vector<double>& values, const std::v
     if (totalSquares <= 0) {
         return std::nullopt;
     }
+    std::vector<std::size_t> order(sums.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t left, std::size_t right) { return grouped.labels[left] < grouped.labels[right]; });
     double betweenSquares = 0;
-    for (const auto& [group, sumAndCount] : sums) {
-        const double groupMean = sumAndCount.first / static_cast<double>(sumAndCount.second);
-        betweenSquares += static_cast<double>(sumAndCount.second) * (groupMean - grandMean) * (groupMean - grandMean);
+    for (std::size_t group : order) {
+        const auto& [sum, count] = sums[group];
+        const double groupMean = sum / static_cast<double>(count);
+        betweenSquares += static_cast<double>(count) * (groupMean - grandMean) * (groupMean - grandMean);
     }
     return betweenSquares / totalSquares;
 }
 
+} // namespace
+
+std::optional<double> etaSquared(const std::vector<double>& values, const std::vector<std::string>& groups) {
+    if (values.empty() || values.size() != groups.size()) {
+        return std::nullopt;
+    }
+    GroupedValues grouped;
+    grouped.values.reserve(values.size());
+    grouped.groupOf.reserve(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        grouped.add(values[i], groups[i]);
+    }
+    return etaSquaredOf(grouped);
+}
+
 CorrectnessVariance correctnessVariance(const std::vector<Attempt>& attempts) {
-    std::vector<double> correctness;
-    std::vector<std::string> families;
-    std::vector<std::string> models;
+    // Labels are views into the attempts: no string is copied per attempt.
+    GroupedValues byFamily;
+    GroupedValues byModel;
+    byFamily.values.reserve(attempts.size());
+    byFamily.groupOf.reserve(attempts.size());
+    byModel.values.reserve(attempts.size());
+    byModel.groupOf.reserve(attempts.size());
     for (const Attempt& attempt : attempts) {
         if (!attempt.graded) {
             continue;
         }
-        correctness.push_back(attempt.correct ? 1.0 : 0.0);
-        families.push_back(attempt.family);
-        models.push_back(attempt.model);
+        const double correct = attempt.correct ? 1.0 : 0.0;
+        byFamily.add(correct, attempt.family);
+        byModel.add(correct, attempt.model);
     }
-    return CorrectnessVariance{correctness.size(), etaSquared(correctness, families), etaSquared(correctness, models)};
+    return CorrectnessVariance{byFamily.values.size(), etaSquaredOf(byFamily), etaSquaredOf(byModel)};
 }
 
 } // namespace mkb::analysis

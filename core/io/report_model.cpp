@@ -735,7 +735,7 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     TrialFilter filter;
     filter.model = options.model;
-    auto trials = store.loadTrials(filter, TrialDetail::Lean);
+    auto trials = store.loadTrials(filter, TrialDetail::Metrics);
     if (!trials) {
         return trials.error();
     }

@@ -1193,6 +1193,73 @@ void readLeanTrial(const Statement& row, const std::unordered_map<std::int64_t, 
     trial.invocationId = row.isNull(23) ? 0 : row.int64(23);
 }
 
+/// TrialDetail::Metrics: only the trial columns the metrics and the report's filters read.
+const std::string& metricsTrialSelect() {
+    static const std::string sql =
+        "SELECT t.id, t.model_id, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, t.dsl, t.status, "
+        "t.skipped, t.archived, t.input_tokens, t.cache_tokens, t.output_tokens, t.cost_usd, t.agent_seconds "
+        "FROM trials t ";
+    return sql;
+}
+
+/// TrialDetail::Metrics: only the verdict columns analysis::attemptFromTrial reads, in trial id order.
+const std::string& metricsVerdictSelect() {
+    static const std::string sql =
+        "SELECT trial_id, imported, correct, passed, speedup, compliant, outliers_correct, quant_cosine, "
+        "quant_passed, roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name "
+        "FROM final_verdicts ORDER BY trial_id";
+    return sql;
+}
+
+/// Fills trial in place from metricsTrialSelect(); the model's name comes from modelNames by id.
+void readMetricsTrial(const Statement& row, const std::unordered_map<std::int64_t, std::string>& modelNames,
+                      TrialRecord& trial) {
+    trial.id = row.int64(0);
+    if (auto found = modelNames.find(row.int64(1)); found != modelNames.end()) {
+        trial.model = found->second;
+    }
+    trial.problemNumber = row.integer(2);
+    trial.problemSlug = row.text(3);
+    trial.family = row.text(4);
+    trial.replicate = row.integer(5);
+    trial.arm = row.text(6);
+    trial.dsl = row.text(7);
+    const auto* status = reinterpret_cast<const char*>(sqlite3_column_text(row.get(), 8));
+    trial.status = trialStatusFromString(status ? status : "").value_or(TrialStatus::InfrastructureError);
+    trial.skipped = row.boolean(9);
+    trial.archived = row.boolean(10);
+    trial.lean = true;
+    trial.usage.inputTokens = row.optionalInt64(11);
+    trial.usage.cacheTokens = row.optionalInt64(12);
+    trial.usage.outputTokens = row.optionalInt64(13);
+    trial.usage.costUsd = row.optionalReal(14);
+    trial.usage.agentSeconds = row.optionalReal(15);
+}
+
+/// The verdict fields of metricsVerdictSelect() starting at column first; the others keep their defaults.
+Verdict readMetricsVerdict(const Statement& row, int first) {
+    Verdict verdict;
+    verdict.imported = row.boolean(first);
+    verdict.correct = row.boolean(first + 1);
+    verdict.passed = row.boolean(first + 2);
+    verdict.speedupVsEager = row.real(first + 3);
+    verdict.compliant = row.boolean(first + 4);
+    verdict.outliersCorrect = row.optionalBool(first + 5);
+    if (!row.isNull(first + 6)) {
+        verdict.quant = QuantMetrics{row.real(first + 6), 0.0, 0.0, row.boolean(first + 7)};
+    }
+    if (!row.isNull(first + 8)) {
+        Roofline roofline;
+        roofline.bytes = row.real(first + 8);
+        roofline.flops = row.real(first + 9);
+        roofline.iou = row.optionalReal(first + 10);
+        roofline.mfu = row.optionalReal(first + 11);
+        verdict.roofline = roofline;
+    }
+    verdict.deviceName = row.text(first + 12);
+    return verdict;
+}
+
 /// The trial with this id in trials sorted by id, or null.
 TrialRecord* trialWithId(std::vector<TrialRecord>& trials, std::int64_t id) {
     auto found = std::lower_bound(trials.begin(), trials.end(), id,
@@ -1203,8 +1270,8 @@ TrialRecord* trialWithId(std::vector<TrialRecord>& trials, std::int64_t id) {
 } // namespace
 
 Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, TrialDetail detail) {
-    if (detail == TrialDetail::Lean) {
-        return loadLeanTrials(filter);
+    if (detail != TrialDetail::Full) {
+        return loadLeanTrials(filter, detail);
     }
     const std::string operation = "loading trials";
     const std::string where = std::string("WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) ") +
@@ -1243,7 +1310,8 @@ Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, Tr
     return trials;
 }
 
-Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter) {
+Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter, TrialDetail detail) {
+    const bool metricsOnly = detail == TrialDetail::Metrics;
     const std::string operation = "loading trials";
     std::unordered_map<std::int64_t, std::string> modelNames;
     {
@@ -1279,7 +1347,8 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
         trials.reserve(static_cast<std::size_t>(count.int64(0)));
     }
     {
-        Result<sqlite3_stmt*> prepared = impl_->prepare(leanTrialSelect() + where + "ORDER BY t.id", operation);
+        Result<sqlite3_stmt*> prepared = impl_->prepare(
+            (metricsOnly ? metricsTrialSelect() : leanTrialSelect()) + where + "ORDER BY t.id", operation);
         if (!prepared) {
             return prepared.error();
         }
@@ -1288,7 +1357,11 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
         row.bind(2, filter.suite);
         int rc;
         while ((rc = row.step()) == SQLITE_ROW) {
-            readLeanTrial(row, modelNames, trials.emplace_back());
+            if (metricsOnly) {
+                readMetricsTrial(row, modelNames, trials.emplace_back());
+            } else {
+                readLeanTrial(row, modelNames, trials.emplace_back());
+            }
         }
         if (rc != SQLITE_DONE) {
             return impl_->failure(operation);
@@ -1299,7 +1372,8 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
     }
     {
         // Final verdicts in trial id order, merged with the trials (also in id order).
-        Result<sqlite3_stmt*> prepared = impl_->prepare(leanVerdictSelect(), operation + " (final verdicts)");
+        Result<sqlite3_stmt*> prepared =
+            impl_->prepare(metricsOnly ? metricsVerdictSelect() : leanVerdictSelect(), operation + " (final verdicts)");
         if (!prepared) {
             return prepared.error();
         }
@@ -1315,7 +1389,8 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
                 break; // the remaining verdicts belong to trials left out
             }
             if (trials[next].id == trialId) {
-                trials[next].finalVerdict = readVerdict(row, 1, /*withJson=*/false);
+                trials[next].finalVerdict =
+                    metricsOnly ? readMetricsVerdict(row, 1) : readVerdict(row, 1, /*withJson=*/false);
             }
         }
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {

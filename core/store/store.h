@@ -48,6 +48,10 @@ struct TrialFilter {
 enum class TrialDetail {
     Full, // every field
     Lean, // only what the metrics, reports, exports and tables read (TrialRecord::lean says what is left out)
+    // Only what analysis::attemptFromTrial, the comparisons and the report's filters read: Lean without the suite,
+    // coordinate, source trial, error, timedOut, timestamps and invocation, and a final verdict holding only passed,
+    // correct, imported, compliant, speedup, outliersCorrect, quant, roofline and deviceName. `mkb report` loads this.
+    Metrics,
 };
 
 /// How an attempt ended: everything finishTrial writes in one transaction.
@@ -163,7 +167,7 @@ public:
 private:
     explicit Store(std::unique_ptr<Impl> impl);
     Status writeTrialOutcome(std::int64_t trialId, const TrialOutcome& outcome, bool historyImport);
-    Result<std::vector<TrialRecord>> loadLeanTrials(const TrialFilter& filter);
+    Result<std::vector<TrialRecord>> loadLeanTrials(const TrialFilter& filter, TrialDetail detail);
     std::unique_ptr<Impl> impl_;
 };
 
