@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("MetaKernelBench"));
     QApplication::setApplicationName(QStringLiteral("mkb-workbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("MetaKernelBench Workbench"));
-    QApplication::setApplicationVersion(QString::fromLatin1(mkb::kVersion));
+    QApplication::setApplicationVersion(
+        QStringLiteral("%1 (commit %2)").arg(QString::fromLatin1(mkb::kVersion), QString::fromLatin1(mkb::kGitCommit)));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("MetaKernelBench Workbench: GPU-kernel knowledge transfer between "

@@ -50,12 +50,12 @@ void ProjectData::startLoad() {
     const std::filesystem::path path(storePath_.toStdString());
     auto result = std::make_shared<LoadResult>();
     QThread* thread = QThread::create([path, result] {
-        auto store = Store::open(path, OpenMode::MustExist);
+        auto store = Store::open(path, OpenMode::ReadExisting); // a reader: no page-by-page check on open
         if (!store) {
             result->error = QString::fromStdString(store.error().message);
             return;
         }
-        auto trials = (*store)->loadTrials();
+        auto trials = (*store)->loadTrials({}, TrialDetail::Lean); // the inspector reads one trial in full
         if (!trials) {
             result->error = QString::fromStdString(trials.error().message);
             return;

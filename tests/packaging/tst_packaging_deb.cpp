@@ -263,6 +263,7 @@ void PackagingTest::workbenchReportsVersionAndTakesScreenshot() {
     QCOMPARE(version.exitCode, 0);
     QVERIFY2(version.output.contains(QStringLiteral("mkb-workbench ") + QStringLiteral(MKB_VERSION)),
              qPrintable(version.output));
+    QVERIFY2(version.output.contains(QStringLiteral("(commit ")), qPrintable(version.output));
 
     // A first start on the default project: it is created under the scratch home, and the window is painted.
     const QString picture = scratch_.filePath(QStringLiteral("workbench.png"));
