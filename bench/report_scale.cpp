@@ -343,7 +343,7 @@ int main(int argc, char** argv) {
             return 4;
         }
         const auto loadStart = Clock::now();
-        auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Metrics); // as buildReportFromStore reads them
+        auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Metrics, mkb::report::metricColumns(options));
         const double loadTrialsMs = millisecondsSince(loadStart);
         const auto submissionsStart = Clock::now();
         auto loaded = mkb::report::loadSubmissionSummaries(**store);

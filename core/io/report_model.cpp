@@ -592,6 +592,18 @@ bool needsSubmissions(const ReportOptions& options) {
            std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Portability) != options.metrics.end();
 }
 
+MetricColumns metricColumns(const ReportOptions& options) {
+    auto wants = [&](MetricSet set) {
+        return std::find(options.metrics.begin(), options.metrics.end(), set) != options.metrics.end();
+    };
+    MetricColumns columns;
+    columns.usage = wants(MetricSet::Usage);
+    columns.verdictDetail = wants(MetricSet::KernelBenchX) || wants(MetricSet::Portability);
+    // No report table reads Attempt::wroteSkill: coverage and the with_skill split count skill arms not skipped.
+    columns.skillWritten = false;
+    return columns;
+}
+
 std::vector<TrialRecord> selectTrials(std::vector<TrialRecord> trials, const ReportOptions& options) {
     std::optional<std::pair<std::string, std::string>> dsls;
     if (options.direction) {
@@ -735,7 +747,7 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     TrialFilter filter;
     filter.model = options.model;
-    auto trials = store.loadTrials(filter, TrialDetail::Metrics);
+    auto trials = store.loadTrials(filter, TrialDetail::Metrics, metricColumns(options));
     if (!trials) {
         return trials.error();
     }

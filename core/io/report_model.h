@@ -72,6 +72,8 @@ struct ReportOptions {
 
 /// True when the options need submissions (refinement trajectories); otherwise trials alone suffice.
 bool needsSubmissions(const ReportOptions& options);
+/// The trial and verdict columns the requested metric sets read (buildReportFromStore loads only those).
+MetricColumns metricColumns(const ReportOptions& options);
 
 /// The trials the filters keep (model, family, problems; the direction filter applies to arms). Archived trials stay
 /// out of every metric anyway.

@@ -1193,27 +1193,26 @@ void readLeanTrial(const Statement& row, const std::unordered_map<std::int64_t, 
     trial.invocationId = row.isNull(23) ? 0 : row.int64(23);
 }
 
-/// TrialDetail::Metrics: only the trial columns the metrics and the report's filters read.
-const std::string& metricsTrialSelect() {
-    static const std::string sql =
-        "SELECT t.id, t.model_id, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, t.dsl, t.status, "
-        "t.skipped, t.archived, t.input_tokens, t.cache_tokens, t.output_tokens, t.cost_usd, t.agent_seconds "
-        "FROM trials t ";
-    return sql;
+/// TrialDetail::Metrics: only the trial columns the metrics and the report's filters read (usage last, optional).
+std::string metricsTrialSelect(const MetricColumns& columns) {
+    return std::string("SELECT t.id, t.model_id, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, "
+                       "t.dsl, t.status, t.skipped, t.archived") +
+           (columns.usage ? ", t.input_tokens, t.cache_tokens, t.output_tokens, t.cost_usd, t.agent_seconds" : "") +
+           " FROM trials t ";
 }
 
 /// TrialDetail::Metrics: only the verdict columns analysis::attemptFromTrial reads, in trial id order.
-const std::string& metricsVerdictSelect() {
-    static const std::string sql =
-        "SELECT trial_id, imported, correct, passed, speedup, compliant, outliers_correct, quant_cosine, "
-        "quant_passed, roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name "
-        "FROM final_verdicts ORDER BY trial_id";
-    return sql;
+std::string metricsVerdictSelect(const MetricColumns& columns) {
+    return std::string("SELECT trial_id, passed, speedup") +
+           (columns.verdictDetail ? ", imported, correct, compliant, outliers_correct, quant_cosine, quant_passed, "
+                                    "roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name"
+                                  : "") +
+           " FROM final_verdicts ORDER BY trial_id";
 }
 
 /// Fills trial in place from metricsTrialSelect(); the model's name comes from modelNames by id.
 void readMetricsTrial(const Statement& row, const std::unordered_map<std::int64_t, std::string>& modelNames,
-                      TrialRecord& trial) {
+                      const MetricColumns& columns, TrialRecord& trial) {
     trial.id = row.int64(0);
     if (auto found = modelNames.find(row.int64(1)); found != modelNames.end()) {
         trial.model = found->second;
@@ -1229,34 +1228,40 @@ void readMetricsTrial(const Statement& row, const std::unordered_map<std::int64_
     trial.skipped = row.boolean(9);
     trial.archived = row.boolean(10);
     trial.lean = true;
-    trial.usage.inputTokens = row.optionalInt64(11);
-    trial.usage.cacheTokens = row.optionalInt64(12);
-    trial.usage.outputTokens = row.optionalInt64(13);
-    trial.usage.costUsd = row.optionalReal(14);
-    trial.usage.agentSeconds = row.optionalReal(15);
+    if (columns.usage) {
+        trial.usage.inputTokens = row.optionalInt64(11);
+        trial.usage.cacheTokens = row.optionalInt64(12);
+        trial.usage.outputTokens = row.optionalInt64(13);
+        trial.usage.costUsd = row.optionalReal(14);
+        trial.usage.agentSeconds = row.optionalReal(15);
+    }
 }
 
 /// The verdict fields of metricsVerdictSelect() starting at column first; the others keep their defaults.
-Verdict readMetricsVerdict(const Statement& row, int first) {
+Verdict readMetricsVerdict(const Statement& row, int first, const MetricColumns& columns) {
     Verdict verdict;
-    verdict.imported = row.boolean(first);
-    verdict.correct = row.boolean(first + 1);
-    verdict.passed = row.boolean(first + 2);
-    verdict.speedupVsEager = row.real(first + 3);
-    verdict.compliant = row.boolean(first + 4);
-    verdict.outliersCorrect = row.optionalBool(first + 5);
-    if (!row.isNull(first + 6)) {
-        verdict.quant = QuantMetrics{row.real(first + 6), 0.0, 0.0, row.boolean(first + 7)};
+    verdict.passed = row.boolean(first);
+    verdict.speedupVsEager = row.real(first + 1);
+    if (!columns.verdictDetail) {
+        return verdict;
     }
-    if (!row.isNull(first + 8)) {
+    const int i = first + 2;
+    verdict.imported = row.boolean(i);
+    verdict.correct = row.boolean(i + 1);
+    verdict.compliant = row.boolean(i + 2);
+    verdict.outliersCorrect = row.optionalBool(i + 3);
+    if (!row.isNull(i + 4)) {
+        verdict.quant = QuantMetrics{row.real(i + 4), 0.0, 0.0, row.boolean(i + 5)};
+    }
+    if (!row.isNull(i + 6)) {
         Roofline roofline;
-        roofline.bytes = row.real(first + 8);
-        roofline.flops = row.real(first + 9);
-        roofline.iou = row.optionalReal(first + 10);
-        roofline.mfu = row.optionalReal(first + 11);
+        roofline.bytes = row.real(i + 6);
+        roofline.flops = row.real(i + 7);
+        roofline.iou = row.optionalReal(i + 8);
+        roofline.mfu = row.optionalReal(i + 9);
         verdict.roofline = roofline;
     }
-    verdict.deviceName = row.text(first + 12);
+    verdict.deviceName = row.text(i + 10);
     return verdict;
 }
 
@@ -1269,9 +1274,10 @@ TrialRecord* trialWithId(std::vector<TrialRecord>& trials, std::int64_t id) {
 
 } // namespace
 
-Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, TrialDetail detail) {
+Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, TrialDetail detail,
+                                                   const MetricColumns& columns) {
     if (detail != TrialDetail::Full) {
-        return loadLeanTrials(filter, detail);
+        return loadLeanTrials(filter, detail, columns);
     }
     const std::string operation = "loading trials";
     const std::string where = std::string("WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR t.suite = ?2) ") +
@@ -1310,7 +1316,8 @@ Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, Tr
     return trials;
 }
 
-Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter, TrialDetail detail) {
+Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter, TrialDetail detail,
+                                                       const MetricColumns& columns) {
     const bool metricsOnly = detail == TrialDetail::Metrics;
     const std::string operation = "loading trials";
     std::unordered_map<std::int64_t, std::string> modelNames;
@@ -1348,7 +1355,7 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
     }
     {
         Result<sqlite3_stmt*> prepared = impl_->prepare(
-            (metricsOnly ? metricsTrialSelect() : leanTrialSelect()) + where + "ORDER BY t.id", operation);
+            (metricsOnly ? metricsTrialSelect(columns) : leanTrialSelect()) + where + "ORDER BY t.id", operation);
         if (!prepared) {
             return prepared.error();
         }
@@ -1358,7 +1365,7 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
         int rc;
         while ((rc = row.step()) == SQLITE_ROW) {
             if (metricsOnly) {
-                readMetricsTrial(row, modelNames, trials.emplace_back());
+                readMetricsTrial(row, modelNames, columns, trials.emplace_back());
             } else {
                 readLeanTrial(row, modelNames, trials.emplace_back());
             }
@@ -1372,8 +1379,8 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
     }
     {
         // Final verdicts in trial id order, merged with the trials (also in id order).
-        Result<sqlite3_stmt*> prepared =
-            impl_->prepare(metricsOnly ? metricsVerdictSelect() : leanVerdictSelect(), operation + " (final verdicts)");
+        Result<sqlite3_stmt*> prepared = impl_->prepare(
+            metricsOnly ? metricsVerdictSelect(columns) : leanVerdictSelect(), operation + " (final verdicts)");
         if (!prepared) {
             return prepared.error();
         }
@@ -1390,14 +1397,14 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
             }
             if (trials[next].id == trialId) {
                 trials[next].finalVerdict =
-                    metricsOnly ? readMetricsVerdict(row, 1) : readVerdict(row, 1, /*withJson=*/false);
+                    metricsOnly ? readMetricsVerdict(row, 1, columns) : readVerdict(row, 1, /*withJson=*/false);
             }
         }
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
             return impl_->failure(operation + " (final verdicts)");
         }
     }
-    {
+    if (!metricsOnly || columns.skillWritten) {
         // Skills in their own order; only whether each is non-blank is kept.
         Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
         if (!prepared) {

@@ -54,6 +54,14 @@ enum class TrialDetail {
     Metrics,
 };
 
+/// What a TrialDetail::Metrics load reads beyond what every metric needs (identity, arm, status, passed, speedup):
+/// a caller leaves out what none of its metrics reads. Left out, the fields keep their defaults.
+struct MetricColumns {
+    bool usage = true;         // tokens, cost and agent time (the usage table)
+    bool verdictDetail = true; // imported, correct, compliant, outliers, quant, roofline, device (KernelBench-X etc.)
+    bool skillWritten = true;  // TrialRecord::skillWritten, from a scan of the skills table
+};
+
 /// How an attempt ended: everything finishTrial writes in one transaction.
 struct TrialOutcome {
     TrialStatus status = TrialStatus::Finished;
@@ -143,7 +151,9 @@ public:
     Status archiveTrial(std::int64_t trialId);
     /// Trials with finalVerdict and skillText filled, ordered by id; a single query. A Lean load leaves the heavy
     /// text and provenance fields out (see TrialRecord::lean); read them for one trial with loadTrial.
-    Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {}, TrialDetail detail = TrialDetail::Full);
+    /// columns applies to TrialDetail::Metrics only.
+    Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {}, TrialDetail detail = TrialDetail::Full,
+                                                const MetricColumns& columns = {});
     /// One trial with every field.
     Result<TrialRecord> loadTrial(std::int64_t trialId);
 
@@ -167,7 +177,8 @@ public:
 private:
     explicit Store(std::unique_ptr<Impl> impl);
     Status writeTrialOutcome(std::int64_t trialId, const TrialOutcome& outcome, bool historyImport);
-    Result<std::vector<TrialRecord>> loadLeanTrials(const TrialFilter& filter, TrialDetail detail);
+    Result<std::vector<TrialRecord>> loadLeanTrials(const TrialFilter& filter, TrialDetail detail,
+                                                    const MetricColumns& columns);
     std::unique_ptr<Impl> impl_;
 };
 
