@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 #include <ctime>
 #include <filesystem>
@@ -645,7 +646,7 @@ private slots:
         QVERIFY(problems->front().find("skills") != std::string::npos);
     }
 
-    void loadsOneHundredThousandTrialsInUnderASecond() {
+    void loadsOneHundredThousandTrials() {
         constexpr int kTrials = 100000;
         QElapsedTimer writing;
         writing.start();
@@ -671,7 +672,7 @@ private slots:
         QVERIFY2(written, written ? "" : written.error().message.c_str());
         const qint64 writeMs = writing.elapsed();
 
-        // CPU time, not wall time: the budget is for our work, not for a busy build machine's scheduler.
+        // Timed for the log only: speed is measured by bench/report_scale.cpp against a baseline, never asserted here.
         QElapsedTimer reading;
         reading.start();
         const std::clock_t cpuStart = std::clock();
@@ -683,7 +684,10 @@ private slots:
         QVERIFY(trials->at(0).finalVerdict && !trials->at(1).finalVerdict);
         qInfo("wrote %d trials (half finished with verdicts) in %lld ms; loaded them in %lld ms CPU (%lld ms wall)",
               kTrials, static_cast<long long>(writeMs), readCpuMs, static_cast<long long>(readMs));
-        QVERIFY2(readCpuMs < 1000, qPrintable(QStringLiteral("loadTrials took %1 ms of CPU").arg(readCpuMs)));
+        const auto finished = std::count_if(trials->begin(), trials->end(), [](const mkb::TrialRecord& trial) {
+            return trial.finalVerdict.has_value();
+        });
+        QCOMPARE(finished, static_cast<std::ptrdiff_t>(kTrials / 2));
     }
 };
 
