@@ -113,7 +113,8 @@ std::optional<LiveRun> findLiveRunFromFiles(const QString& storePath) {
 }
 
 std::optional<LiveRun> findLiveRunInStore(const QString& storePath) {
-    auto store = Store::open(std::filesystem::path(storePath.toStdString()), OpenMode::MustExist);
+    // A reader: no page-by-page check on open, so polling a store that a run is writing stays cheap.
+    auto store = Store::open(std::filesystem::path(storePath.toStdString()), OpenMode::ReadExisting);
     if (!store) {
         return std::nullopt;
     }
