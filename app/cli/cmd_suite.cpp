@@ -48,6 +48,9 @@ options:
   --dsls A,B           the DSLs whose solutions are graded (default: triton,cuda)
   --gradings N         gradings per problem for the flakiness check, the full one included (default 20; 1 = none
                        extra, 0 = skip the check)
+  --flakiness MODE     separate (default): each repeat is its own evaluation in a fresh child; pooled: the N-1
+                       repeats run as one correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed,
+                       and grading k counts as correct when its 5 draws held (same draws, one import and compile)
   --device DEV         cuda:N (default cuda:0) or cpu
   --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
   --timeout S          bound of each validation and grading in seconds (default 600)
@@ -137,6 +140,10 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     if (!gradings) {
         return fail(kExitUsage, gradings.error().message);
     }
+    const std::string flakinessMode = args.optionOr("flakiness", "separate");
+    if (flakinessMode != "separate" && flakinessMode != "pooled") {
+        return fail(kExitUsage, "--flakiness takes separate or pooled, not '" + flakinessMode + "'");
+    }
     auto timeout = args.doubleOption("timeout", 600);
     if (!timeout || *timeout <= 0) {
         return fail(kExitUsage, timeout ? "--timeout takes a positive number of seconds" : timeout.error().message);
@@ -174,6 +181,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     SuiteCheckOptions options;
     options.dsls = dsls;
     options.gradings = *gradings;
+    options.pooledFlakiness = flakinessMode == "pooled";
     options.device = device;
     options.eagerTargetMs = *eagerTarget;
     options.settings.timeoutS = *timeout;
@@ -206,6 +214,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     SuiteCheckReport report;
     report.dsls = dsls;
     report.gradings = *gradings;
+    report.pooledFlakiness = options.pooledFlakiness;
+    report.drawsPerGrading = options.settings.correctnessDraws;
     report.device = device;
     report.date = utcNow();
     report.command = commandLine(rawArgs);
@@ -235,7 +245,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     for (const std::string& dsl : dsls) {
         std::cout << " " << dsl;
     }
-    std::cout << "; " << *gradings << " gradings each)\n" << std::flush;
+    std::cout << "; " << *gradings << " gradings each" << (options.pooledFlakiness ? ", repeats pooled" : "") << ")\n"
+              << std::flush;
     bool showStages = ::isatty(STDERR_FILENO);
     for (const Problem* problem : selected) {
         if (interrupted.load()) {
@@ -285,8 +296,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
 
 int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
-    spec.options = {"suite",   "problems",        "dsls",    "gradings", "device", "python",
-                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",  "store"};
+    spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
+                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store"};
     spec.repeatable = {"dsl-dir"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {

@@ -187,6 +187,29 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     return std::move(validation).value();
 }
 
+void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGrading, int firstNumber,
+                          FlakinessCheck& into) {
+    const bool completed = !pooled.infrastructureError && !pooled.timedOut && pooled.compliant &&
+                           pooled.totalDraws == gradings * drawsPerGrading;
+    std::vector<bool> failed(static_cast<size_t>(std::max(0, gradings)), !completed);
+    for (int draw : pooled.failedDraws) {
+        if (draw >= 0 && drawsPerGrading > 0 && draw / drawsPerGrading < gradings) {
+            failed[static_cast<size_t>(draw / drawsPerGrading)] = true;
+        }
+    }
+    const std::string why = shortError(pooled.mismatch.empty() ? pooled.error : pooled.mismatch);
+    for (int g = 0; g < gradings; ++g) {
+        ++into.gradings;
+        if (!failed[static_cast<size_t>(g)]) {
+            ++into.held;
+        } else if (into.failures.size() < 3) {
+            into.failures.push_back("grading " + std::to_string(firstNumber + g) + " (pooled draws " +
+                                    std::to_string(g * drawsPerGrading + 1) + "-" +
+                                    std::to_string((g + 1) * drawsPerGrading) + "): " + why);
+        }
+    }
+}
+
 bool correctnessHeld(const Verdict& verdict) {
     return !verdict.infrastructureError && !verdict.timedOut && verdict.compliant && verdict.totalDraws > 0 &&
            verdict.correctDraws == verdict.totalDraws && verdict.recheckCorrect != std::optional<bool>(false);
@@ -278,7 +301,19 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             correctnessOnly.timingDraws = 0;
             correctnessOnly.recheckDraws = 0;
             correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
-            for (int round = 1; round < options.gradings; ++round) {
+            flakiness.pooled = options.pooledFlakiness;
+            flakiness.drawsPerGrading = options.settings.correctnessDraws;
+            if (options.pooledFlakiness && options.gradings > 1 && !(cancel && cancel->load())) {
+                const int repeats = options.gradings - 1;
+                GradeSettings pooled = correctnessOnly;
+                pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+                say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) +
+                    " pooled (" + std::to_string(pooled.correctnessDraws) + " draws)");
+                Verdict verdict = gradeOnce(*chosen, pooled);
+                creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
+                check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+            }
+            for (int round = 1; !options.pooledFlakiness && round < options.gradings; ++round) {
                 if (cancel && cancel->load()) {
                     break;
                 }
@@ -362,7 +397,7 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
     }
     if (check.flakiness) {
         line << "; flakiness " << check.flakiness->held << "/" << check.flakiness->gradings << " ("
-             << check.flakiness->dsl << ")";
+             << check.flakiness->dsl << (check.flakiness->pooled ? ", pooled" : "") << ")";
     } else if (gradings > 0) {
         line << "; flakiness not checked";
     }
@@ -467,6 +502,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["peaks_note"] = report.peaksNote;
     root["dsls"] = report.dsls;
     root["gradings"] = report.gradings;
+    root["flakiness_mode"] = report.pooledFlakiness ? "pooled" : "separate";
     root["eager_target_ms"] = report.eagerTargetMs;
     root["clean"] = report.clean();
     root["summary"] = suiteSummary(report);
@@ -499,10 +535,10 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
         }
         entry["solutions"] = std::move(solutions);
         if (check.flakiness) {
-            entry["flakiness"] = {{"dsl", check.flakiness->dsl},
-                                  {"gradings", check.flakiness->gradings},
-                                  {"correct", check.flakiness->held},
-                                  {"failures", check.flakiness->failures}};
+            entry["flakiness"] = {
+                {"dsl", check.flakiness->dsl},       {"gradings", check.flakiness->gradings},
+                {"correct", check.flakiness->held},  {"failures", check.flakiness->failures},
+                {"pooled", check.flakiness->pooled}, {"draws_per_grading", check.flakiness->drawsPerGrading}};
         } else {
             entry["flakiness"] = nullptr;
         }
@@ -538,6 +574,20 @@ std::string ratioOrDash(const std::optional<double>& value) {
 
 } // namespace
 
+std::string flakinessMethod(const SuiteCheckReport& report) {
+    if (report.gradings <= 1) {
+        return "not checked";
+    }
+    std::string first = "the full grading, then ";
+    std::string repeats = std::to_string(report.gradings - 1);
+    if (report.pooledFlakiness) {
+        return first + repeats + " correctness-only gradings pooled into one evaluation (" + repeats + " x " +
+               std::to_string(report.drawsPerGrading) +
+               " correctness draws, each with a fresh seed; a grading counts as correct when all of its draws held)";
+    }
+    return first + repeats + " correctness-only gradings, each its own evaluation with fresh seeds";
+}
+
 std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     std::ostringstream out;
     out << "# Problem suite\n\n";
@@ -549,7 +599,8 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     out << "- date: " << report.date << "\n";
     out << "- grader fingerprint: `" << report.graderFingerprint << "`\n";
     out << "- peaks: " << (report.peaksNote.empty() ? "none" : report.peaksNote) << "\n";
-    out << "- command: `" << report.command << "`\n\n";
+    out << "- command: `" << report.command << "`\n";
+    out << "- flakiness: " << flakinessMethod(report) << "\n\n";
     out << "| problem | family | tags | eager ms |";
     for (const std::string& dsl : report.dsls) {
         out << " " << displayDsl(dsl) << " speedup | " << displayDsl(dsl) << " IOU / MFU |";

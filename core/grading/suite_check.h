@@ -93,7 +93,16 @@ struct FlakinessCheck {
     int gradings = 0; // including the full grading
     int held = 0;
     std::vector<std::string> failures; // the first few failures, one line each
+    bool pooled = false;               // the repeats' draws ran in one evaluation (SuiteCheckOptions::pooledFlakiness)
+    int drawsPerGrading = 0;           // correctness draws that make up one grading
 };
+
+/// Credits `gradings` pooled gradings of `drawsPerGrading` draws each from one correctness-only evaluation that ran
+/// gradings × drawsPerGrading draws: grading g holds when none of its draws is in verdict.failedDraws and the
+/// evaluation itself completed its draws (a timeout, crash or compliance failure fails every draw it did not report).
+/// Grading numbers in the failure lines start at `firstNumber`.
+void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGrading, int firstNumber,
+                          FlakinessCheck& into);
 
 struct ProblemCheck {
     Problem problem;
@@ -111,6 +120,7 @@ struct SuiteCheckOptions {
     std::map<std::string, std::string> descriptors;      // DSL id → descriptor JSON; a DSL missing here is reported
     std::map<std::string, std::string> descriptorErrors; // DSL id → why its descriptor could not be loaded
     int gradings = 20;                                   // flakiness gradings per problem, the full grading included
+    bool pooledFlakiness = false; // the gradings-1 repeats as one evaluation of (gradings-1) × correctness draws
     std::string device = "cuda:0";
     double eagerTargetMs = 0.05;
     GradeSettings settings; // the full grading's settings
@@ -138,6 +148,8 @@ struct SuiteCheckReport {
     std::string date;      // UTC, ISO 8601
     std::string command;   // the exact command line that produced the report
     double eagerTargetMs = 0.05;
+    bool pooledFlakiness = false;
+    int drawsPerGrading = 5;
 
     bool clean() const;
     bool anyInfrastructureError() const;
@@ -151,6 +163,9 @@ std::string suiteSummary(const SuiteCheckReport& report);
 
 /// Everything machine-readably: the grader's own validation and verdict objects inside.
 std::string suiteReportJson(const SuiteCheckReport& report);
+
+/// How the flakiness gradings were made, in words (the table's heading line).
+std::string flakinessMethod(const SuiteCheckReport& report);
 
 /// The markdown suite table (generated; docs/suite.md): problem, family, tags, eager ms, speedup and IOU/MFU per
 /// DSL, validation, with device, date, grader fingerprint and the command in its heading.

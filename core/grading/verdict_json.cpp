@@ -149,6 +149,13 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.text("error", verdict.error);
     read.integer("correct_draws", verdict.correctDraws);
     read.integer("total_draws", verdict.totalDraws);
+    if (const Json* failed = read.find("failed_draws"); failed && failed->is_array()) {
+        for (const Json& index : *failed) {
+            if (index.is_number_integer()) {
+                verdict.failedDraws.push_back(index.get<int>());
+            }
+        }
+    }
     read.text("mismatch", verdict.mismatch);
     read.boolean("compliant", verdict.compliant);
     read.text("compliance_rule", verdict.complianceRule);
@@ -215,6 +222,7 @@ std::string verdictToJson(const Verdict& v) {
     object["timed_out"] = v.timedOut;
     object["correct_draws"] = v.correctDraws;
     object["total_draws"] = v.totalDraws;
+    object["failed_draws"] = v.failedDraws;
     object["mismatch"] = v.mismatch;
     object["compliant"] = v.compliant;
     object["compliance_rule"] = v.complianceRule;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mkb {
 
@@ -14,12 +15,12 @@ struct QuantMetrics {
 };
 
 struct Roofline {
-    double bytes = 0;                       // compulsory traffic: all inputs and outputs
-    double flops = 0;                       // from the FLOP counter on reference, or MKB_META
-    std::optional<double> achievedGBps;     // over the kernel's median time
+    double bytes = 0;                   // compulsory traffic: all inputs and outputs
+    double flops = 0;                   // from the FLOP counter on reference, or MKB_META
+    std::optional<double> achievedGBps; // over the kernel's median time
     std::optional<double> achievedTflops;
-    std::optional<double> iou;              // achieved bandwidth / measured peak bandwidth
-    std::optional<double> mfu;              // achieved FLOP/s / measured peak for the dominant dtype
+    std::optional<double> iou; // achieved bandwidth / measured peak bandwidth
+    std::optional<double> mfu; // achieved FLOP/s / measured peak for the dominant dtype
 };
 
 struct Verdict {
@@ -29,33 +30,34 @@ struct Verdict {
     bool passed = false;
     double speedupVsEager = 0;
 
-    std::string stage;                 // the stage evaluation ended in: "done", "load", "import", "correctness", ...
-    bool infrastructureError = false;  // true when the grader itself failed (not the candidate's fault)
-    bool timedOut = false;             // the evaluation bound was hit
-    std::string error;                 // one-line failure reason, empty on success
+    std::string stage;                // the stage evaluation ended in: "done", "load", "import", "correctness", ...
+    bool infrastructureError = false; // true when the grader itself failed (not the candidate's fault)
+    bool timedOut = false;            // the evaluation bound was hit
+    std::string error;                // one-line failure reason, empty on success
 
     int correctDraws = 0;
     int totalDraws = 0;
-    std::string mismatch;              // the first mismatch in words
+    std::vector<int> failedDraws; // 0-based correctness draws that failed or never reported
+    std::string mismatch;         // the first mismatch in words
 
     bool compliant = false;
-    std::string complianceRule;        // the rule that failed, empty when compliant
+    std::string complianceRule; // the rule that failed, empty when compliant
 
     std::optional<double> kernelMedianMs;
     std::optional<double> eagerMedianMs;
     std::optional<double> kernelIqrMs;
-    bool throttled = false;            // some timing samples were taken while the SM clock was throttled
+    bool throttled = false; // some timing samples were taken while the SM clock was throttled
 
-    std::optional<bool> outliersCorrect;  // outlier draws, reported separately
+    std::optional<bool> outliersCorrect; // outlier draws, reported separately
     std::optional<QuantMetrics> quant;
     std::optional<Roofline> roofline;
 
     double evalSeconds = 0;
-    std::string outlierMismatch;       // the first outlier-draw mismatch in words, empty when none
-    std::optional<bool> recheckCorrect;  // timing-draw re-checks; unset when timing did not run
-    std::string log;                   // the tail of the candidate's own stdout/stderr, as the grader kept it
-    std::string deviceName; // the GPU the evaluation ran on, as the grader named it; "" when unknown
-    std::string json;                  // the full verdict JSON exactly as the grader wrote it
+    std::string outlierMismatch;        // the first outlier-draw mismatch in words, empty when none
+    std::optional<bool> recheckCorrect; // timing-draw re-checks; unset when timing did not run
+    std::string log;                    // the tail of the candidate's own stdout/stderr, as the grader kept it
+    std::string deviceName;             // the GPU the evaluation ran on, as the grader named it; "" when unknown
+    std::string json;                   // the full verdict JSON exactly as the grader wrote it
 };
 
 } // namespace mkb

@@ -49,6 +49,7 @@ class CpuGradingTest(unittest.TestCase):
                 self.assertTrue(verdict["passed"], verdict["error"])
                 self.assertTrue(verdict["imported"] and verdict["correct"] and verdict["compliant"])
                 self.assertEqual((verdict["stage"], verdict["correct_draws"], verdict["total_draws"]), ("done", 2, 2))
+                self.assertEqual(verdict["failed_draws"], [])
                 self.assertGreater(verdict["speedup_vs_eager"], 0)
                 self.assertGreater(verdict["kernel_median_ms"], 0)
                 self.assertTrue(verdict["recheck_correct"])
@@ -81,6 +82,8 @@ class CpuGradingTest(unittest.TestCase):
                     self.assertEqual(verdict["stage"], stage, text)
                 self.assertEqual(verdict["compliance_rule"], rule, text)
                 self.assertIn(words, text)
+                if stage == "correctness" and not rule:  # wrong on every draw, or died before reporting one
+                    self.assertEqual(verdict["failed_draws"], list(range(verdict["total_draws"])), text)
         self.assert_good_still_grades()
 
     def test_output_cached_by_data_pointer_fails_whenever_served(self) -> None:

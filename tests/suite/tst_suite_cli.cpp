@@ -1,6 +1,8 @@
 // `mkb suite check` on the CPU fixture suite: per-problem lines, exact issue reports, summary, JSON, table, exit codes.
 #include "support/testpaths.h"
 
+#include "core/grading/suite_check.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -163,6 +165,65 @@ private slots:
         QVERIFY(table.contains("| missing | – | clean |"));
         QVERIFY(table.contains("\n## Issues\n"));
         QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
+    }
+
+    void pooledFlakinessCountsEachGradingsDraws() {
+        // "suite check --flakiness pooled: the repeats run as one evaluation; the line, JSON and table say so"
+        QStringList args = cpuArgs("checks/01*", "4");
+        const QString json = temp.path() + "/pooled.json";
+        const QString table = temp.path() + "/pooled.md";
+        args << "--flakiness"
+             << "pooled"
+             << "--json" << json << "--table" << table;
+        CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("; flakiness 4/4 (cpusim, pooled)"), qPrintable(run.out));
+        QVERIFY(run.out.contains("4 gradings each, repeats pooled)"));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QCOMPARE(root["flakiness_mode"].toString(), "pooled");
+        QJsonObject flakiness = root["problems"].toArray()[0].toObject()["flakiness"].toObject();
+        QCOMPARE(flakiness["gradings"].toInt(), 4);
+        QCOMPARE(flakiness["correct"].toInt(), 4);
+        QCOMPARE(flakiness["pooled"].toBool(), true);
+        QFile tableFile(table);
+        QVERIFY(tableFile.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(tableFile.readAll())
+                    .contains("- flakiness: the full grading, then 3 correctness-only gradings pooled into one "
+                              "evaluation (3 x 5 correctness draws"));
+        QVERIFY(runMkb({"suite", "check", "--flakiness", "sometimes"})
+                    .err.contains("--flakiness takes separate or "
+                                  "pooled, not 'sometimes'"));
+    }
+
+    void pooledDrawsAreCreditedPerGrading() {
+        // "suite check: pooled draws credit grading k only when all of its draws held; an evaluation that did not
+        // complete fails every grading"
+        mkb::Verdict pooled;
+        pooled.compliant = true;
+        pooled.totalDraws = 15;
+        pooled.correctDraws = 13;
+        pooled.failedDraws = {5, 9};
+        pooled.mismatch = "draw 6: max |diff| 0.3 > allowance 0.01";
+        mkb::FlakinessCheck check;
+        check.gradings = 1;
+        check.held = 1;
+        mkb::creditPooledGradings(pooled, 3, 5, 2, check);
+        QCOMPARE(check.gradings, 4);
+        QCOMPARE(check.held, 3);
+        QCOMPARE(check.failures.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(check.failures[0]),
+                 "grading 3 (pooled draws 6-10): draw 6: max |diff| 0.3 > allowance 0.01");
+
+        mkb::Verdict died = pooled;
+        died.timedOut = true;
+        died.failedDraws = {};
+        mkb::FlakinessCheck none;
+        mkb::creditPooledGradings(died, 3, 5, 2, none);
+        QCOMPARE(none.gradings, 3);
+        QCOMPARE(none.held, 0);
+        QCOMPARE(none.failures.size(), size_t(3));
     }
 
     void unknownDslIsOneLinePerProblemAndTheRunGoesOn() {

@@ -18,7 +18,7 @@ def empty_verdict() -> dict:
     return {
         "imported": False, "correct": False, "passed": False, "speedup_vs_eager": 0.0,
         "stage": "load", "error": "", "infrastructure_error": False, "timed_out": False,
-        "correct_draws": 0, "total_draws": 0, "mismatch": "", "compliant": True, "compliance_rule": "",
+        "correct_draws": 0, "total_draws": 0, "failed_draws": [], "mismatch": "", "compliant": True, "compliance_rule": "",
         "kernel_median_ms": None, "eager_median_ms": None, "kernel_iqr_ms": None, "eager_iqr_ms": None,
         "throttled": False, "throttled_samples": 0, "sm_clock_mhz_median": None, "kernel_only_timing": False,
         "outliers_correct": None, "outlier_mismatch": "", "recheck_correct": None, "quant": None, "roofline": None,
@@ -121,6 +121,9 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
 
     verdict["total_draws"] = settings.correctness_draws
     verdict["correct_draws"] = sum(1 for ok in correctness.values() if ok)
+    # Every correctness draw that did not hold, or never reported (0-based): lets a caller that pooled several
+    # gradings' draws into one evaluation say exactly which of them held.
+    verdict["failed_draws"] = [i for i in range(settings.correctness_draws) if not correctness.get(i, False)]
     if outlier_results:
         verdict["outliers_correct"] = all(outlier_results)
     if recheck_results:
