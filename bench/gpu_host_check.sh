@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One batch on a GPU host (no Qt needed): headless build, device probe, the `gpu` test label, the grader benchmarks,
-# and (with --suite) the suite check and table. Logs and results go to $OUT (default ./gpu-results).
-# Usage: bash bench/gpu_host_check.sh [--tests] [--benches] [--suite] [--suite-args "..."]
+# (with --suite) the suite check and table, and (with --run) a reference-driver protocol run over problems 01-06 in
+# both directions. The suite check runs alone (its timings go into docs/suite.md); the tests and the run then go
+# side by side (mkb serialises GPU work per device with its lock). Logs and results go to $OUT
+# (default ./gpu-results). With --suite, `ctest -L gpu` leaves out suite_solutions_pass: the suite check grades the
+# same 72 solutions.
+# Usage: bash bench/gpu_host_check.sh [--tests] [--benches] [--suite] [--suite-args "..."] [--run]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-results}
@@ -9,11 +13,12 @@ mkdir -p "$OUT"
 export MKB_PYTHON=${MKB_PYTHON:-python3} PYTHONUNBUFFERED=1
 export MKB_STORE=${MKB_STORE:-/tmp/mkb-gpu-host/store.mkb}
 mkdir -p "$(dirname "$MKB_STORE")"
-run_tests=0 run_benches=0 run_suite=0 suite_args=""
+run_tests=0 run_benches=0 run_suite=0 run_protocol=0 suite_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) run_tests=1 ;; --benches) run_benches=1 ;; --suite) run_suite=1 ;;
     --suite-args) suite_args="$2"; shift ;;
+    --run) run_protocol=1 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -32,10 +37,31 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 step probe
 "$MKB" device probe 2>&1 | tee "$OUT/probe.txt"
 
+if [ $run_suite = 1 ]; then
+  step "suite check"
+  # shellcheck disable=SC2086
+  "$MKB" suite check --json "$OUT/suite.json" --table "$OUT/suite.md" $suite_args 2>&1 | tee "$OUT/suite-check.log" | tail -60
+fi
+
+pids=()
 if [ $run_tests = 1 ]; then
   step "ctest -L gpu"
-  (cd build/gpu-host && ctest -L gpu --output-on-failure --timeout 900) >"$OUT/ctest-gpu.log" 2>&1
-  grep -E "tests passed|Failed|\*\*\*|Passed|Test +#" "$OUT/ctest-gpu.log" | tail -30
+  exclude=(); [ $run_suite = 1 ] && exclude=(-E suite_solutions_pass)
+  (cd build/gpu-host && ctest -L gpu "${exclude[@]}" --output-on-failure --timeout 900) >"$OUT/ctest-gpu.log" 2>&1 &
+  pids+=($!)
+fi
+if [ $run_protocol = 1 ]; then
+  step "reference protocol run"
+  rm -f "$OUT/run.mkb"
+  "$MKB" run --model reference-h200 --driver reference --problems 'p0[1-6]' --dsls triton,cuda --replicates 1 \
+    --timing-draws 20 --grade-timeout 300 --concurrency 2 --store "$OUT/run.mkb" >"$OUT/run.log" 2>&1 &
+  pids+=($!)
+fi
+for pid in "${pids[@]}"; do wait "$pid"; done
+if [ $run_tests = 1 ]; then grep -E "tests passed|Failed|\*\*\*|Passed|Test +#" "$OUT/ctest-gpu.log" | tail -30; fi
+if [ $run_protocol = 1 ]; then
+  tail -5 "$OUT/run.log"
+  "$MKB" report --store "$OUT/run.mkb" --metrics ladder,transfer >"$OUT/run-report.md" 2>&1; head -40 "$OUT/run-report.md"
 fi
 
 if [ $run_benches = 1 ]; then
@@ -44,13 +70,8 @@ if [ $run_benches = 1 ]; then
   step "bench: CUDA compile"
   timeout 400 python3 bench/cuda_compile.py --repeats 2 2>&1 | tail -8 | tee -a "$OUT/bench.txt"
   step "bench: reproducibility"
-  timeout 300 python3 bench/grade_repro.py --mkb "$MKB" --suite tests/hostile/problem --problem 1 \
-    --kernel tests/hostile/good/good_triton.py --dsl triton --times 5 2>&1 | tail -8 | tee -a "$OUT/bench.txt"
-fi
-
-if [ $run_suite = 1 ]; then
-  step "suite check"
-  # shellcheck disable=SC2086
-  "$MKB" suite check --json "$OUT/suite.json" --table "$OUT/suite.md" $suite_args 2>&1 | tee "$OUT/suite-check.log" | tail -60
+  timeout 300 python3 bench/grade_repro.py --mkb "$MKB" --problem attention/01_gqa_decode_attention \
+    --kernel problems/attention/_solutions/01_gqa_decode_attention.triton.py --dsl triton --times 5 2>&1 | tail -8 |
+    tee -a "$OUT/bench.txt"
 fi
 step done
