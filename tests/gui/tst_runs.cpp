@@ -1,6 +1,7 @@
 // Tests of the Runs view: the request as mkb run arguments, progress lines read back from core's own writer, the
 // live trial model, and end to end with the reference driver on the CPU fixture suite: a run followed to its end,
-// cancelled and resumed, and reattached after its view was closed (through its progress file and through the store).
+// cancelled and resumed, and reattached after its view was closed (through its progress file, and through the store
+// for a run started outside the workbench, held running by a gated command agent until the view attached).
 #include "support/testpaths.h"
 
 #include "core/protocol/progress.h"
@@ -429,17 +430,46 @@ private slots:
     }
 
     void aRunStartedOutsideTheWorkbenchIsFollowedThroughTheStore() {
+        // The outside run is held in a known state: its first attempt is a command agent that waits for a gate file,
+        // so the trial is marked running in the store and mkb is alive until the test opens the gate, after the view
+        // has attached. Nothing depends on how fast the run or the machine is.
+        const QString waiting = dir_.filePath("outside-agent-waiting");
+        const QString gate = dir_.filePath("outside-gate");
+        const QString agent = dir_.filePath("outside_agent.sh");
+        QVERIFY(
+            writeText(agent, "#!/bin/sh\n"
+                             "touch '" +
+                                 waiting.toUtf8() +
+                                 "'\n"
+                                 "n=0\n" // a leftover agent gives up after five minutes, like the run's wall clock
+                                 "while [ ! -f '" +
+                                 gate.toUtf8() +
+                                 "' ] && [ $n -lt 6000 ]; do sleep 0.05; "
+                                 "n=$((n+1)); done\n"
+                                 "cp '" +
+                                 solutions().toUtf8() +
+                                 "/01_vector_add.cpusim.py' kernel.py\n"
+                                 "echo 'Adding vectors is memory bound; the launch overhead dominates.' > SKILL.md\n"));
+        RunRequest request = fixtureRequest("p01", 1);
+        request.driver = "command";
+        request.driverSettingsJson =
+            QJsonDocument(QJsonObject{{"command", "sh '" + agent + "'"}, {"kill_grace_s", 0.5}})
+                .toJson(QJsonDocument::Compact);
         const QString store = newStore();
         const QString config = dir_.filePath("outside-driver.json");
-        QVERIFY(writeText(config, fixtureRequest("p0[12]", 1).driverSettingsJson.toUtf8()));
+        QVERIFY(writeText(config, request.driverSettingsJson.toUtf8()));
         QProcess outside;
         outside.setStandardOutputFile(QProcess::nullDevice());
         outside.setStandardErrorFile(QProcess::nullDevice());
-        outside.start(locateMkb(), mkbRunArguments(fixtureRequest("p0[12]", 1), store, config));
+        outside.start(locateMkb(), mkbRunArguments(request, store, config));
         QVERIFY(outside.waitForStarted());
-        // The run records its invocation once its grader is up.
-        QVERIFY(QTest::qWaitFor([&] { return findLiveRun(store).has_value(); }, 60000));
+        // The agent is waiting: the run recorded its invocation (before any trial) and one trial is running.
+        QVERIFY2(QTest::qWaitFor([&] { return QFile::exists(waiting) || outside.state() == QProcess::NotRunning; },
+                                 kRunTimeoutMs),
+                 "the outside run's agent never started");
+        QVERIFY2(QFile::exists(waiting), "the outside run ended before its agent started");
         const std::optional<LiveRun> live = findLiveRun(store);
+        QVERIFY(live.has_value());
         QVERIFY(!live->files.has_value());
         QCOMPARE(live->pid, outside.processId());
         QCOMPARE(live->model, QString("reference-cpu"));
@@ -450,16 +480,25 @@ private slots:
         QAbstractItemModelTester tester(view.trialsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy reattached(&view, &RunsView::reattached);
         view.setStorePath(store); // the store is read off the GUI thread; the view says when it found the run
-        QVERIFY(!reattached.isEmpty() || reattached.wait(30000));
+        QVERIFY(!reattached.isEmpty() || reattached.wait(kRunTimeoutMs));
         QCOMPARE(reattached.front().front().toLongLong(), outside.processId());
         QCOMPARE(view.session()->source(), RunSession::Source::Store);
+        QCOMPARE(view.session()->state(), RunSession::State::Following);
         QVERIFY(view.statusLabel()->text().contains("started outside the workbench"));
+        QVERIFY(view.cancelButton()->isEnabled());
+        // The store's view of the held run reaches the table: the waiting trial shows as running.
+        QVERIFY(QTest::qWaitFor([&] { return view.trialsModel()->countInState("running") == 1; }, kRunTimeoutMs));
+        QCOMPARE(view.session()->state(), RunSession::State::Following);
+
+        // Released, the run goes to its end and the view follows it there.
+        QSignalSpy ended(&view, &RunsView::runEnded);
+        QVERIFY(writeText(gate, "open"));
         QVERIFY(outside.waitForFinished(kRunTimeoutMs));
         QCOMPARE(outside.exitCode(), 0);
-        QSignalSpy ended(&view, &RunsView::runEnded);
-        QVERIFY(view.session()->state() == RunSession::State::Ended || ended.wait(30000));
-        QCOMPARE(view.trialsModel()->rowCount(), 8);
-        QCOMPARE(view.trialsModel()->countInState("finished"), 8);
+        QVERIFY(view.session()->state() == RunSession::State::Ended || ended.wait(kRunTimeoutMs));
+        // p01 × (two solos + two skill arms), every one finished.
+        QCOMPARE(view.trialsModel()->rowCount(), 4);
+        QCOMPARE(view.trialsModel()->countInState("finished"), 4);
         QVERIFY(view.resumeButton()->isEnabled());
     }
 };
