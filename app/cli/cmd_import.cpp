@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <iostream>
 
 namespace mkb::cli {
@@ -23,7 +25,8 @@ trial with its record.json rewards, verdict.json, submissions.jsonl, final kerne
 archived trials; invocations.jsonl becomes invocations. Importing the same folder again changes nothing; a trial
 whose content changed replaces the live one, which is archived, never deleted.
 
-Anything missing or malformed is reported on its own line (path: reason) and the rest imports.
+Anything missing or malformed is reported on its own line (path: reason) and the rest imports. On a terminal,
+stderr shows the trials handled of all and the one being imported.
 
 options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); created when missing
@@ -70,6 +73,16 @@ int runImport(const std::vector<std::string>& rawArgs) {
     auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
     if (!store) {
         return fail(kExitStore, store.error().message);
+    }
+    if (::isatty(STDERR_FILENO)) {
+        options.progress = [](std::size_t done, std::size_t total, std::string_view where) {
+            std::cerr << "\r\033[K";
+            if (done < total) {
+                std::cerr << "importing " << done + 1 << "/" << total << ": " << where;
+            }
+            std::cerr << std::flush;
+            return true;
+        };
     }
     auto summary = importMetaKernelBenchResults(**store, folder, options);
     if (!summary) {

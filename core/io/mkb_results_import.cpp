@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -271,42 +272,62 @@ public:
     ModelImporter(Store& store, const fs::path& modelDir, const ImportOptions& options, ImportSummary& summary)
         : store_(store), modelDir_(modelDir), options_(options), summary_(summary) {}
 
-    void run() {
+    /// Reads the model's identity and lists its trial folders in import order; writes nothing.
+    /// False (with an issue) when store.json does not name the model and its folder prefix.
+    bool scan() {
         auto identity = parseJsonFile(modelDir_ / "store.json");
         if (!identity || !identity->is_object() || !(*identity).contains("model") ||
             !(*identity)["model"].is_string() || !(*identity).contains("prefix") ||
             !(*identity)["prefix"].is_string()) {
             issue(modelDir_ / "store.json",
                   identity ? "needs string fields 'model' and 'prefix'" : identity.error().message);
-            return;
+            return false;
         }
         model_ = (*identity)["model"].get<std::string>();
         prefix_ = (*identity)["prefix"].get<std::string>();
-        json settings = {{"source", "metakernelbench"}, {"prefix", prefix_}, {"results_folder", modelDir_.string()}};
         if ((*identity).contains("created_at")) {
-            settings["created_at"] = (*identity)["created_at"];
+            createdAt_ = (*identity)["created_at"];
         }
-        if (auto model = store_.ensureModel(model_, "imported", settings.dump()); !model) {
-            issue(modelDir_, model.error().message);
-            return;
-        }
-        ++summary_.models;
-        families_ = familiesFromSnapshot(modelDir_);
-        importInvocations();
-        loadExistingTrials();
-        std::vector<TrialFolder> folders = findTrialFolders();
+        folders_ = findTrialFolders();
         // Archived versions first (oldest first), then live solos, then live skill arms (they link to solos).
-        std::stable_sort(folders.begin(), folders.end(), [](const TrialFolder& a, const TrialFolder& b) {
+        std::stable_sort(folders_.begin(), folders_.end(), [](const TrialFolder& a, const TrialFolder& b) {
             auto rank = [](const TrialFolder& f) { return f.archived ? 0 : (f.coordinate.arm.isSkill() ? 2 : 1); };
             if (rank(a) != rank(b)) {
                 return rank(a) < rank(b);
             }
             return a.archivedAt < b.archivedAt;
         });
-        for (const TrialFolder& folder : folders) {
-            importTrial(folder);
-        }
+        return true;
     }
+
+    /// Files the model and its invocations and reads what the store already holds of it, right before its first
+    /// trial (so a model folder imported earlier in the same call is seen). False when the model cannot be filed.
+    bool begin() {
+        json settings = {{"source", "metakernelbench"}, {"prefix", prefix_}, {"results_folder", modelDir_.string()}};
+        if (!createdAt_.is_null()) {
+            settings["created_at"] = createdAt_;
+        }
+        if (auto model = store_.ensureModel(model_, "imported", settings.dump()); !model) {
+            issue(modelDir_, model.error().message);
+            return false;
+        }
+        ++summary_.models;
+        families_ = familiesFromSnapshot(modelDir_);
+        importInvocations();
+        loadExistingTrials();
+        return true;
+    }
+
+    std::size_t trialCount() const { return folders_.size(); }
+
+    /// "<model> · <problem folder> · <coordinate>", what the progress callback is told.
+    std::string describeTrial(std::size_t index) const {
+        const TrialFolder& folder = folders_[index];
+        return model_ + " · " + folder.problemStem + " · " + formatCoordinate(folder.coordinate) +
+               (folder.archived ? " (archived " + folder.archivedAt + ")" : "");
+    }
+
+    void importTrialAt(std::size_t index) { importTrial(folders_[index]); }
 
 private:
     void issue(const fs::path& path, const std::string& message) { summary_.issues.push_back({path, message}); }
@@ -523,6 +544,8 @@ private:
     ImportSummary& summary_;
     std::string model_;
     std::string prefix_;
+    json createdAt_;
+    std::vector<TrialFolder> folders_;
     std::map<std::string, std::string> families_;
     std::set<std::string> knownOrigins_;
     std::map<std::string, std::int64_t> liveTrials_;
@@ -554,8 +577,38 @@ Result<ImportSummary> importMetaKernelBenchResults(Store& store, const std::file
                          "results/<model>/");
     }
     ImportSummary summary;
+    std::vector<std::unique_ptr<ModelImporter>> importers;
+    std::size_t total = 0;
     for (const fs::path& modelDir : modelDirs) {
-        ModelImporter(store, modelDir, options, summary).run();
+        auto importer = std::make_unique<ModelImporter>(store, modelDir, options, summary);
+        if (importer->scan()) {
+            total += importer->trialCount();
+            importers.push_back(std::move(importer));
+        }
+    }
+    summary.trialsTotal = static_cast<int>(total);
+    std::size_t done = 0;
+    for (const auto& importer : importers) {
+        if (importer->trialCount() == 0) {
+            importer->begin(); // a model folder without trials still files its model and invocations
+            continue;
+        }
+        bool begun = false;
+        for (std::size_t index = 0; index < importer->trialCount(); ++index, ++done) {
+            if (options.progress && !options.progress(done, total, importer->describeTrial(index))) {
+                summary.cancelled = true;
+                return summary;
+            }
+            if (!begun && !importer->begin()) {
+                done += importer->trialCount() - index; // the model could not be filed: none of its trials can
+                break;
+            }
+            begun = true;
+            importer->importTrialAt(index);
+        }
+    }
+    if (options.progress) {
+        options.progress(total, total, {});
     }
     return summary;
 }

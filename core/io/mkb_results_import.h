@@ -4,9 +4,12 @@
 #include "core/store/store.h"
 #include "core/util/result.h"
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mkb {
@@ -24,17 +27,27 @@ struct ImportSummary {
     int trialsReplaced = 0;  // a live trial whose content changed: the old one archived, the new one written
     int submissionsImported = 0;
     int invocationsImported = 0;
+    int trialsTotal = 0;    // trial folders found in every model folder
+    bool cancelled = false; // the progress callback stopped the import before every trial folder was handled
     std::vector<ImportIssue> issues;
 };
+
+/// Called with (trial folders handled so far, trial folders in all, the trial about to be imported as
+/// "<model> · <problem folder> · <coordinate>") before each trial folder, and once more with done == total and an
+/// empty where when all are handled. Returning false stops the import before that trial: every trial already
+/// handled is in the store with its submissions (one transaction each), and importing again completes the rest.
+using ImportProgress = std::function<bool(std::size_t done, std::size_t total, std::string_view where)>;
 
 struct ImportOptions {
     std::string suite = "metakernelbench"; // suite name the imported trials are filed under
     std::map<std::string, std::string>
-        familyByProblem; // "01_mha_prefill" -> "attention", used when results.json lacks it
+        familyByProblem;     // "01_mha_prefill" -> "attention", used when results.json lacks it
+    ImportProgress progress; // optional: progress and cancel between trials
 };
 
 /// Imports a folder holding model folders (MetaKernelBench's results/) or one model folder (holding store.json).
 /// Fails as a whole only when the folder is missing or holds no model folder; everything else is a per-item issue.
+/// Every model folder is scanned first, so the progress callback knows the total before the first trial.
 Result<ImportSummary> importMetaKernelBenchResults(Store& store, const std::filesystem::path& folder,
                                                    const ImportOptions& options = {});
 

@@ -56,6 +56,9 @@
 #include "gui/common/markdown_pane.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
 
 namespace mkb::gui {
 namespace {
@@ -121,7 +124,21 @@ MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* p
     updateTitle();
 }
 
+/// What the import's worker tells the GUI thread: the latest progress (a newer one replaces one not yet shown, so
+/// a large import posts few events) and the user's cancel.
+struct MainWindow::ImportState {
+    std::mutex mutex;
+    std::size_t done = 0;
+    std::size_t total = 0;
+    std::string where;
+    bool shownPending = false;
+    std::atomic<bool> cancel{false};
+};
+
 MainWindow::~MainWindow() {
+    if (importState_) {
+        importState_->cancel = true; // an import stops after its current trial; importing again completes it
+    }
     waitForWorkers(this);
 }
 
@@ -454,39 +471,65 @@ bool MainWindow::importResultsFolder(const QString& folder) {
         return false;
     }
     if (importing_) {
-        statusBar()->showMessage(tr("An import is already running; wait for it to finish"), 10000);
+        statusBar()->showMessage(tr("An import is already running; wait for it to finish or cancel it"), 10000);
         return false;
     }
     importing_ = true;
+    auto state = std::make_shared<ImportState>();
+    importState_ = state;
     importProgress_ =
-        new QProgressDialog(tr("Importing %1 …").arg(QDir::toNativeSeparators(folder)), QString(), 0, 0, this);
+        new QProgressDialog(tr("Importing %1 …").arg(QDir::toNativeSeparators(folder)), tr("Cancel"), 0, 0, this);
     importProgress_->setObjectName(QStringLiteral("importProgress"));
     importProgress_->setWindowTitle(tr("Importing Results"));
     importProgress_->setMinimumDuration(300);
-    importProgress_->setCancelButton(nullptr); // an import is one transaction per trial; it is not interrupted
+    importProgress_->setAutoClose(false);
+    importProgress_->setAutoReset(false);
     importProgress_->setWindowModality(Qt::WindowModal);
+    // Each trial is its own transaction: a cancel stops between two, and importing again completes the rest.
+    connect(importProgress_, &QProgressDialog::canceled, this, [this, state] {
+        state->cancel = true;
+        statusBar()->showMessage(tr("Cancelling the import after the current trial…"));
+    });
     const std::filesystem::path project = projectPath_.toStdString();
     const std::filesystem::path source = folder.toStdString();
     struct Outcome {
         bool ok = false;
+        bool cancelled = false;
+        bool changed = false; // the store holds something new: the views reload
         QString summary;
+    };
+    auto progress = [this, state](std::size_t done, std::size_t total, std::string_view where) {
+        std::lock_guard<std::mutex> lock(state->mutex);
+        state->done = done;
+        state->total = total;
+        state->where.assign(where);
+        if (!state->shownPending) {
+            state->shownPending = true;
+            QMetaObject::invokeMethod(
+                this, [this, state] { showImportProgress(*state); }, Qt::QueuedConnection);
+        }
+        return !state->cancel.load();
     };
     runInBackground<Outcome>(
         this,
-        [project, source] {
+        [project, source, progress] {
             Outcome outcome;
             auto store = Store::open(project, OpenMode::MustExist);
             if (!store) {
                 outcome.summary = QString::fromStdString(store.error().message);
                 return outcome;
             }
-            auto imported = importMetaKernelBenchResults(**store, source);
+            ImportOptions options;
+            options.progress = progress;
+            auto imported = importMetaKernelBenchResults(**store, source, options);
             if (!imported) {
                 outcome.summary = QString::fromStdString(imported.error().message);
                 return outcome;
             }
-            outcome.ok = true;
-            outcome.summary =
+            outcome.ok = !imported->cancelled;
+            outcome.cancelled = imported->cancelled;
+            outcome.changed = imported->trialsImported + imported->trialsReplaced + imported->models > 0;
+            const QString counts =
                 QCoreApplication::translate("MainWindow", "%1 model(s): %2 trial(s) imported, %3 unchanged, %4 "
                                                           "replaced, %5 submission(s); %6 issue(s)")
                     .arg(imported->models)
@@ -495,6 +538,15 @@ bool MainWindow::importResultsFolder(const QString& folder) {
                     .arg(imported->trialsReplaced)
                     .arg(imported->submissionsImported)
                     .arg(imported->issues.size());
+            const int handled = imported->trialsImported + imported->trialsUnchanged + imported->trialsReplaced;
+            outcome.summary =
+                imported->cancelled
+                    ? QCoreApplication::translate("MainWindow", "cancelled after %1 of %2 trial(s) (%3); importing "
+                                                                "the folder again completes it")
+                          .arg(handled)
+                          .arg(imported->trialsTotal)
+                          .arg(counts)
+                    : counts;
             if (!imported->issues.empty()) {
                 outcome.summary += QStringLiteral(" — %1: %2")
                                        .arg(QString::fromStdString(imported->issues.front().path.filename().string()),
@@ -504,21 +556,44 @@ bool MainWindow::importResultsFolder(const QString& folder) {
         },
         [this, folder](Outcome& outcome) {
             importing_ = false;
+            importState_.reset();
             if (importProgress_) {
                 importProgress_->deleteLater();
                 importProgress_ = nullptr;
             }
-            const QString message =
-                outcome.ok ? tr("Imported %1: %2").arg(QDir::toNativeSeparators(folder), outcome.summary)
-                           : tr("Could not import %1: %2").arg(QDir::toNativeSeparators(folder), outcome.summary);
+            const QString shown = QDir::toNativeSeparators(folder);
+            const QString message = outcome.ok          ? tr("Imported %1: %2").arg(shown, outcome.summary)
+                                    : outcome.cancelled ? tr("Import of %1 %2").arg(shown, outcome.summary)
+                                                        : tr("Could not import %1: %2").arg(shown, outcome.summary);
             statusBar()->showMessage(message, 15000);
-            if (outcome.ok) {
+            if (outcome.ok || outcome.changed) {
                 projectData_->reload();
                 refreshProblems();
             }
             emit importFinished(outcome.ok, outcome.summary);
         });
     return true;
+}
+
+void MainWindow::showImportProgress(ImportState& state) {
+    std::size_t done = 0;
+    std::size_t total = 0;
+    QString where;
+    {
+        std::lock_guard<std::mutex> lock(state.mutex);
+        state.shownPending = false;
+        done = state.done;
+        total = state.total;
+        where = QString::fromStdString(state.where);
+    }
+    if (importProgress_ && !state.cancel) {
+        importProgress_->setMaximum(int(std::max<std::size_t>(total, 1)));
+        importProgress_->setValue(int(total == 0 ? 1 : done));
+        importProgress_->setLabelText(where.isEmpty()
+                                          ? tr("Imported %1 of %2 trial(s)").arg(done).arg(total)
+                                          : tr("Importing trial %1 of %2\n%3").arg(done + 1).arg(total).arg(where));
+    }
+    emit importProgress(qint64(done), qint64(total), where);
 }
 
 bool MainWindow::openDroppedPath(const QString& path) {

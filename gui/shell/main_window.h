@@ -79,9 +79,12 @@ public:
     /// Applies the remembered palette (the system one when none was chosen).
     void restorePalette();
 
-    /// Imports a MetaKernelBench results folder into the open project in the background, with a progress dialog;
-    /// the views reload when it is done. Returns false (and says why) when no project is open or one is running.
+    /// Imports a MetaKernelBench results folder into the open project in the background, with a progress dialog
+    /// (trials imported of all, the trial being imported) whose Cancel stops between two trials; the views reload
+    /// when it is done. Returns false (and says why) when no project is open or one is running.
     bool importResultsFolder(const QString& folder);
+    /// The running import's progress dialog (null when no import runs).
+    QProgressDialog* importProgressDialog() const { return importProgress_; }
     /// Opens a dropped path: a directory is imported as a results folder, a file opened as a project.
     bool openDroppedPath(const QString& path);
 
@@ -97,7 +100,11 @@ signals:
     /// The problems listing (catalog and stored problems) was read and shown.
     void problemsListed();
     /// An import finished: the one-line summary, and whether it succeeded.
+    /// ok is false for a failed or cancelled import.
     void importFinished(bool ok, const QString& summary);
+    /// The import's progress as the dialog shows it: trial folders handled, all of them, the trial being imported
+    /// ("" once all are handled). Consecutive updates may be merged; the last one has done == total.
+    void importProgress(qint64 done, qint64 total, const QString& where);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -116,6 +123,8 @@ private:
     void focusCurrentSearch();
     void stepChart(int delta);
     void showShortcuts();
+    struct ImportState;
+    void showImportProgress(ImportState& state);
 
     std::vector<std::filesystem::path> suiteRoots_;
     std::unique_ptr<Store> store_;
@@ -137,6 +146,7 @@ private:
     RunsView* runsView_ = nullptr;
     QActionGroup* paletteActions_ = nullptr;
     QProgressDialog* importProgress_ = nullptr;
+    std::shared_ptr<ImportState> importState_;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
 };

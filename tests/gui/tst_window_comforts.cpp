@@ -1,6 +1,7 @@
 // Tests of the window's everyday comforts offscreen: dropping a store opens it, dropping a MetaKernelBench results
-// folder imports it in the background, palettes are applied and remembered, every view's table header is saved with
-// the layout, and the problems view shows the project's last gradings once its data loaded.
+// folder imports it in the background (with progress to the total, and a cancel between trials), palettes are applied
+// and remembered, every view's table header is saved with the layout, and the problems view shows the project's last
+// gradings once its data loaded.
 #include "tst_project_data_fixture.h"
 
 #include "gui/common/palettes.h"
@@ -18,6 +19,7 @@
 #include <QDropEvent>
 #include <QHeaderView>
 #include <QMimeData>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -25,6 +27,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -57,6 +63,54 @@ QString makeResultsFolder(const QString& root) {
     writeText(problem / "abc123_p01_r1_solo_tirx" / "record.json", recordJson(0.0, 0.0));
     writeText(problem / "abc123_p01_r1_cutedsl2tirx_skill" / "record.json", recordJson(1.0, 1.2));
     return QString::fromStdString((std::filesystem::path(root.toStdString()) / "results").string());
+}
+
+/// A record.json that is a named pipe: the import's worker blocks reading it until the test writes it, so the test
+/// knows exactly which trial the import is on. Whatever happens, the destructor lets a blocked reader go on.
+class HeldRecord {
+public:
+    explicit HeldRecord(std::filesystem::path path, std::string text) : path_(std::move(path)), text_(std::move(text)) {
+        std::filesystem::create_directories(path_.parent_path());
+        made_ = ::mkfifo(path_.c_str(), 0600) == 0;
+    }
+    ~HeldRecord() { (void)release(); }
+    bool made() const { return made_; }
+    /// Writes the record if a reader has the pipe open; false (nothing written) while none has.
+    bool release() {
+        if (released_) {
+            return true;
+        }
+        const int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd < 0) {
+            return false;
+        }
+        released_ = ::write(fd, text_.data(), text_.size()) == ssize_t(text_.size());
+        ::close(fd);
+        return released_;
+    }
+    /// Makes the record an ordinary file with the same text (for the import that completes the cancelled one).
+    bool replaceWithFile() {
+        std::filesystem::remove(path_);
+        writeText(path_, text_);
+        return std::filesystem::is_regular_file(path_);
+    }
+
+private:
+    std::filesystem::path path_;
+    std::string text_;
+    bool made_ = false;
+    bool released_ = false;
+};
+
+int storedTrialCount(const QString& store) {
+    auto opened = Store::open(store.toStdString(), OpenMode::ReadExisting);
+    if (!opened) {
+        return -1;
+    }
+    TrialFilter all;
+    all.includeArchived = true;
+    auto trials = (*opened)->loadTrials(all);
+    return trials ? int(trials->size()) : -1;
 }
 
 void drop(QWidget* target, const QString& path) {
@@ -154,6 +208,97 @@ private slots:
         QVERIFY(window.importResultsFolder(dir_.filePath("nowhere")));
         QVERIFY(finished.wait(30000));
         QVERIFY(!finished.front().at(0).toBool());
+    }
+
+    void theImportDialogCountsTrialsUpToTheTotal() {
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(dir_.filePath("progress.sqlite"), OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
+        struct Seen {
+            qint64 done, total;
+            QString where;
+            int maximum, value;
+        };
+        std::vector<Seen> seen;
+        connect(&window, &MainWindow::importProgress, this, [&](qint64 done, qint64 total, const QString& where) {
+            QProgressDialog* dialog = window.importProgressDialog();
+            seen.push_back({done, total, where, dialog ? dialog->maximum() : -1, dialog ? dialog->value() : -1});
+        });
+        QSignalSpy finished(&window, &MainWindow::importFinished);
+        QVERIFY(window.importResultsFolder(makeResultsFolder(dir_.filePath("progress-checkout"))));
+        QVERIFY(window.importProgressDialog());
+        QVERIFY(window.importProgressDialog()->findChild<QPushButton*>()); // the dialog can cancel
+        QVERIFY(finished.wait(30000) || !finished.isEmpty());
+        QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+        // Updates may be merged, but they only go forward, and the last one is the whole folder, shown full.
+        QVERIFY(!seen.empty());
+        for (size_t index = 1; index < seen.size(); ++index) {
+            QVERIFY(seen[index].done > seen[index - 1].done);
+        }
+        QCOMPARE(seen.back().done, qint64(3));
+        QCOMPARE(seen.back().total, qint64(3));
+        QCOMPARE(seen.back().where, QString());
+        QCOMPARE(seen.back().maximum, 3);
+        QCOMPARE(seen.back().value, 3);
+        QVERIFY(!window.importProgressDialog());
+    }
+
+    void cancellingAnImportStopsBetweenTrialsAndImportingAgainCompletesIt() {
+        // The archived trial is imported first (history before live trials); its record is held in a pipe, so the
+        // import is certainly on that trial when Cancel is pressed.
+        const QString checkout = dir_.filePath("cancel-checkout");
+        const QString results = makeResultsFolder(checkout);
+        HeldRecord held(std::filesystem::path(results.toStdString()) / "glm-5" / "archive" /
+                            "2026-01-01__10-00-00__abc123_p01_r1_solo_tirx" / "record.json",
+                        recordJson(0.0, 0.5)); // unlike the live solo_tirx (an equal copy would count as it)
+        QVERIFY(held.made());
+        const QString store = dir_.filePath("cancel.sqlite");
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(store, OpenMode::CreateIfMissing));
+        QVERIFY(window.waitUntilIdle());
+        QSignalSpy progress(&window, &MainWindow::importProgress);
+        QSignalSpy finished(&window, &MainWindow::importFinished);
+        QVERIFY(window.importResultsFolder(results));
+
+        // The dialog names the trial being imported, first of four.
+        QVERIFY(QTest::qWaitFor([&] { return !progress.isEmpty() || !finished.isEmpty(); }, 60000));
+        QVERIFY2(finished.isEmpty(), "the import ended before it reached the held trial");
+        QCOMPARE(progress.front().at(0).toLongLong(), qint64(0));
+        QCOMPARE(progress.front().at(1).toLongLong(), qint64(4));
+        const QString where = progress.front().at(2).toString();
+        QVERIFY2(where.contains("01_mha_prefill") && where.contains("archived"), qPrintable(where));
+        QProgressDialog* dialog = window.importProgressDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->maximum(), 4);
+        QVERIFY2(dialog->labelText().contains("1 of 4") && dialog->labelText().contains("01_mha_prefill"),
+                 qPrintable(dialog->labelText()));
+
+        // Cancel, as the user does, then let the held trial be read: it is imported whole, and nothing after it.
+        QPushButton* cancel = dialog->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        cancel->click();
+        QVERIFY(QTest::qWaitFor([&] { return held.release(); }, 60000));
+        QVERIFY(finished.wait(60000) || !finished.isEmpty());
+        QVERIFY(!finished.front().at(0).toBool());
+        const QString summary = finished.front().at(1).toString();
+        QVERIFY2(summary.startsWith("cancelled after 1 of 4 trial(s)"), qPrintable(summary));
+        QCOMPARE(storedTrialCount(store), 1);
+        QVERIFY(window.waitUntilIdle());
+        QCOMPARE(int(window.projectData()->trials().size()), 0); // the one imported is history, not live
+
+        // Importing again completes it: the archived trial is unchanged, the three live ones are new.
+        QVERIFY(held.replaceWithFile());
+        finished.clear();
+        QVERIFY(window.importResultsFolder(results));
+        QVERIFY(finished.wait(60000) || !finished.isEmpty());
+        QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+        QVERIFY2(finished.front().at(1).toString().contains("3 trial(s) imported, 1 unchanged"),
+                 qPrintable(finished.front().at(1).toString()));
+        QCOMPARE(storedTrialCount(store), 4);
+        QVERIFY(window.waitUntilIdle());
+        QCOMPARE(int(window.projectData()->trials().size()), 3);
     }
 
     void palettesAreAppliedAndRemembered() {
