@@ -52,42 +52,53 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
     return attempt;
 }
 
-std::vector<Attempt> attemptsFromTrials(const std::vector<TrialRecord>& trials,
-                                        const std::vector<SubmissionRecord>& submissions) {
+void attachSubmissions(std::vector<Attempt>& attempts, const std::vector<SubmissionRecord>& submissions) {
+    if (submissions.empty()) {
+        return;
+    }
     std::unordered_map<std::int64_t, std::vector<const SubmissionRecord*>> submissionsByTrial;
     for (const SubmissionRecord& submission : submissions) {
         submissionsByTrial[submission.trialId].push_back(&submission);
     }
+    for (Attempt& attempt : attempts) {
+        auto found = submissionsByTrial.find(attempt.trialId);
+        if (found == submissionsByTrial.end()) {
+            continue;
+        }
+        std::vector<const SubmissionRecord*>& own = found->second;
+        std::stable_sort(own.begin(), own.end(), [](const SubmissionRecord* left, const SubmissionRecord* right) {
+            return left->index < right->index;
+        });
+        for (const SubmissionRecord* submission : own) {
+            if (submission->index == 0) {
+                attempt.finalKernelSource = submission->kernelSource;
+                continue;
+            }
+            const Verdict& verdict = submission->verdict;
+            attempt.submissions.push_back(SubmissionPoint{
+                submission->index, verdict.imported, verdict.correct,
+                verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0, submission->kernelSource});
+        }
+        if (attempt.finalKernelSource.empty() && !attempt.submissions.empty()) {
+            attempt.finalKernelSource = attempt.submissions.back().kernelSource;
+        }
+    }
+}
+
+bool fillsArm(const TrialRecord& trial) {
+    return !trial.archived && holdsVerdict(trial);
+}
+
+std::vector<Attempt> attemptsFromTrials(const std::vector<TrialRecord>& trials,
+                                        const std::vector<SubmissionRecord>& submissions) {
     std::vector<Attempt> attempts;
     attempts.reserve(trials.size());
     for (const TrialRecord& trial : trials) {
-        if (trial.archived || !holdsVerdict(trial)) {
-            continue;
+        if (fillsArm(trial)) {
+            attempts.push_back(attemptFromTrial(trial));
         }
-        Attempt attempt = attemptFromTrial(trial);
-        auto found = submissionsByTrial.find(trial.id);
-        if (found != submissionsByTrial.end()) {
-            std::vector<const SubmissionRecord*>& own = found->second;
-            std::stable_sort(own.begin(), own.end(), [](const SubmissionRecord* left, const SubmissionRecord* right) {
-                return left->index < right->index;
-            });
-            for (const SubmissionRecord* submission : own) {
-                if (submission->index == 0) {
-                    attempt.finalKernelSource = submission->kernelSource;
-                    continue;
-                }
-                const Verdict& verdict = submission->verdict;
-                attempt.submissions.push_back(
-                    SubmissionPoint{submission->index, verdict.imported, verdict.correct,
-                                    verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0,
-                                    submission->kernelSource});
-            }
-            if (attempt.finalKernelSource.empty() && !attempt.submissions.empty()) {
-                attempt.finalKernelSource = attempt.submissions.back().kernelSource;
-            }
-        }
-        attempts.push_back(std::move(attempt));
     }
+    attachSubmissions(attempts, submissions);
     return attempts;
 }
 

@@ -54,6 +54,13 @@ struct Attempt {
 /// skipped = true. Submissions are attached by the caller (see attemptsFromTrials).
 Attempt attemptFromTrial(const TrialRecord& trial);
 
+/// The trial becomes an attempt (and fills a comparison's arm): it is not archived and holds a verdict (Finished or
+/// Skipped).
+bool fillsArm(const TrialRecord& trial);
+
+/// Attaches submissions to the attempts they belong to (matched by trialId) as attemptsFromTrials describes.
+void attachSubmissions(std::vector<Attempt>& attempts, const std::vector<SubmissionRecord>& submissions);
+
 /// Attempts for every trial that holds a verdict (Finished or Skipped) and is not archived, in input order.
 /// Submissions are matched to their trial by trialId: index >= 1 forms the trajectory, index 0 (the final fresh
 /// evaluation) gives finalKernelSource, else the last submission's source does.

@@ -43,27 +43,49 @@ std::uint64_t slotKey(int replicate, std::size_t armIndex) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(replicate)) << 32) | armIndex;
 }
 
-bool holdsVerdict(const TrialRecord& trial) {
-    return trial.status == TrialStatus::Finished || trial.status == TrialStatus::Skipped;
+/// What the builder reads of one trial, whether it comes as a TrialRecord or as an Attempt: pointers into the caller's
+/// data, so viewing a trial copies nothing.
+struct TrialKey {
+    std::int64_t id = 0;
+    const std::string* model = nullptr;
+    int problemNumber = 0;
+    const std::string* slug = nullptr;
+    const std::string* family = nullptr;
+    int replicate = 1;
+    const std::string* arm = nullptr;
+    const std::string* dsl = nullptr;
+    bool fillsArm = false; // live and holding a verdict (Finished or Skipped)
+};
+
+TrialKey keyOf(const TrialRecord& trial) {
+    return TrialKey{trial.id,        &trial.model, trial.problemNumber, &trial.problemSlug, &trial.family,
+                    trial.replicate, &trial.arm,   &trial.dsl,          fillsArm(trial)};
+}
+
+/// attemptsFromTrials keeps exactly the trials that fill an arm.
+TrialKey keyOf(const Attempt& attempt) {
+    return TrialKey{attempt.trialId,      &attempt.model,  attempt.problemNumber,
+                    &attempt.problemSlug, &attempt.family, attempt.replicate,
+                    &attempt.arm,         &attempt.dsl,    true};
 }
 
 /// The index of the trial's arm in problem.arms; a new arm (or a known arm written in another DSL) is parsed for the
 /// direction it names once.
-std::size_t internArm(ProblemTrials& problem, const TrialRecord& trial) {
+std::size_t internArm(ProblemTrials& problem, const TrialKey& trial) {
     for (std::size_t i = 0; i < problem.arms.size(); ++i) {
-        if (problem.arms[i].name == trial.arm) {
-            if (problem.arms[i].dsl != trial.dsl) {
-                if (auto direction = parseSkillArm(trial.arm, trial.dsl)) {
+        if (problem.arms[i].name == *trial.arm) {
+            if (problem.arms[i].dsl != *trial.dsl) {
+                if (auto direction = parseSkillArm(*trial.arm, *trial.dsl)) {
                     problem.directions.insert(*direction);
                 }
             }
             return i;
         }
     }
-    if (auto direction = parseSkillArm(trial.arm, trial.dsl)) {
+    if (auto direction = parseSkillArm(*trial.arm, *trial.dsl)) {
         problem.directions.insert(*direction);
     }
-    problem.arms.push_back(ArmSeen{trial.arm, trial.dsl});
+    problem.arms.push_back(ArmSeen{*trial.arm, *trial.dsl});
     return problem.arms.size() - 1;
 }
 
@@ -76,41 +98,43 @@ std::optional<std::size_t> findArm(const ProblemTrials& problem, const std::stri
     return std::nullopt;
 }
 
-/// The cells of buildComparisons; attemptOf(i) gives the shared attempt of trials[i] (asked once per filled slot).
-std::vector<Comparison>
-assembleComparisons(const std::vector<TrialRecord>& trials,
-                    const std::function<std::shared_ptr<const Attempt>(std::size_t trialIndex)>& attemptOf) {
+/// The cells of buildComparisons over count trials: keyAt(i) views trial i, attemptOf(i) gives its shared attempt
+/// (asked once per filled slot).
+template <typename KeyAt, typename AttemptOf>
+std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyAt, const AttemptOf& attemptOf) {
     std::map<ProblemKey, ProblemTrials> problems;
     ProblemTrials* current = nullptr; // trials usually come in runs of one problem: skip the map lookup then
-    const TrialRecord* currentTrial = nullptr;
-    for (std::size_t index = 0; index < trials.size(); ++index) {
-        const TrialRecord& trial = trials[index];
-        if (!current || currentTrial->problemNumber != trial.problemNumber || currentTrial->model != trial.model) {
-            current = &problems[ProblemKey{trial.model, trial.problemNumber}];
+    TrialKey currentTrial;
+    std::vector<std::int64_t> idOf(count, 0);
+    for (std::size_t index = 0; index < count; ++index) {
+        const TrialKey trial = keyAt(index);
+        idOf[index] = trial.id;
+        if (!current || currentTrial.problemNumber != trial.problemNumber || *currentTrial.model != *trial.model) {
+            current = &problems[ProblemKey{*trial.model, trial.problemNumber}];
         }
-        currentTrial = &trial;
+        currentTrial = trial;
         ProblemTrials& problem = *current;
         if (problem.slug.empty()) {
-            problem.slug = trial.problemSlug;
+            problem.slug = *trial.slug;
         }
         if (problem.family.empty()) {
-            problem.family = trial.family;
+            problem.family = *trial.family;
         }
         if (problem.replicates.empty() || problem.replicates.back() != trial.replicate) {
             problem.replicates.push_back(trial.replicate);
         }
         const std::size_t arm = internArm(problem, trial);
-        if (trial.archived || !holdsVerdict(trial)) {
+        if (!trial.fillsArm) {
             continue;
         }
         auto [slot, inserted] = problem.trialAt.try_emplace(slotKey(trial.replicate, arm), index);
-        if (!inserted && trials[slot->second].id < trial.id) {
+        if (!inserted && idOf[slot->second] < trial.id) {
             slot->second = index;
         }
     }
 
     std::vector<Comparison> comparisons;
-    std::vector<std::shared_ptr<const Attempt>> attempts(trials.size()); // one shared attempt per filling trial
+    std::vector<std::shared_ptr<const Attempt>> attempts(count); // one shared attempt per filling trial
     for (auto& [key, problem] : problems) {
         std::sort(problem.replicates.begin(), problem.replicates.end());
         problem.replicates.erase(std::unique(problem.replicates.begin(), problem.replicates.end()),
@@ -176,9 +200,9 @@ std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::stri
 }
 
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials) {
-    return assembleComparisons(trials, [&trials](std::size_t index) {
-        return std::make_shared<const Attempt>(attemptFromTrial(trials[index]));
-    });
+    return assembleComparisons(
+        trials.size(), [&trials](std::size_t index) { return keyOf(trials[index]); },
+        [&trials](std::size_t index) { return std::make_shared<const Attempt>(attemptFromTrial(trials[index])); });
 }
 
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
@@ -190,7 +214,7 @@ std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
     bool paired = attempts != nullptr;
     for (std::size_t index = 0; paired && index < trials.size(); ++index) {
         const TrialRecord& trial = trials[index];
-        if (trial.archived || !holdsVerdict(trial)) {
+        if (!fillsArm(trial)) {
             continue;
         }
         paired = next < attempts->size() && (*attempts)[next].trialId == trial.id;
@@ -199,10 +223,41 @@ std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
     if (!paired || next != attempts->size()) {
         return buildComparisons(trials);
     }
-    return assembleComparisons(trials, [&](std::size_t index) {
-        // Aliasing: the comparison shares ownership of the whole vector and points at one of its attempts.
-        return std::shared_ptr<const Attempt>(attempts, &(*attempts)[attemptOfTrial[index]]);
-    });
+    return assembleComparisons(
+        trials.size(), [&trials](std::size_t index) { return keyOf(trials[index]); },
+        [&](std::size_t index) {
+            // Aliasing: the comparison shares ownership of the whole vector and points at one of its attempts.
+            return std::shared_ptr<const Attempt>(attempts, &(*attempts)[attemptOfTrial[index]]);
+        });
+}
+
+std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector<Attempt>>& attempts,
+                                         const std::vector<TrialRecord>& armless) {
+    static const std::vector<Attempt> none;
+    const std::vector<Attempt>& filled = attempts ? *attempts : none;
+    // Both lists ascend by trial id; merged, they are the selection's trials in id order.
+    std::vector<std::size_t> order; // below filled.size(): an attempt; else armless[entry - filled.size()]
+    order.reserve(filled.size() + armless.size());
+    std::size_t nextAttempt = 0;
+    std::size_t nextArmless = 0;
+    while (nextAttempt < filled.size() || nextArmless < armless.size()) {
+        const bool takeAttempt = nextArmless == armless.size() ||
+                                 (nextAttempt < filled.size() && filled[nextAttempt].trialId < armless[nextArmless].id);
+        order.push_back(takeAttempt ? nextAttempt++ : filled.size() + nextArmless++);
+    }
+    return assembleComparisons(
+        order.size(),
+        [&](std::size_t index) {
+            const std::size_t entry = order[index];
+            return entry < filled.size() ? keyOf(filled[entry]) : keyOf(armless[entry - filled.size()]);
+        },
+        [&](std::size_t index) -> std::shared_ptr<const Attempt> {
+            const std::size_t entry = order[index];
+            if (entry >= filled.size()) {
+                return nullptr; // not reached: an armless trial fills no slot
+            }
+            return std::shared_ptr<const Attempt>(attempts, &filled[entry]);
+        });
 }
 
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons) {

@@ -56,6 +56,13 @@ std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials)
 std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
                                          const std::shared_ptr<const std::vector<Attempt>>& attempts);
 
+/// The same comparisons for a caller that never held the trials together (mkb report reads them row by row): attempts
+/// are attemptsFromTrials of the selection, and armless holds the selection's other trials (archived, or running,
+/// errored or interrupted), both in ascending trial id. For trials in id order the result equals
+/// buildComparisons(trials). The comparisons share ownership of attempts.
+std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector<Attempt>>& attempts,
+                                         const std::vector<TrialRecord>& armless);
+
 /// The resolved comparisons, in order.
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons);
 

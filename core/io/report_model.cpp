@@ -44,6 +44,8 @@ struct Group {
     std::set<std::string> arms; // every arm of the group's live trials, with a verdict or not (the usage rows)
 };
 
+const std::string kAllKey = "all";
+
 std::string problemKey(int number, const std::string& slug) {
     char digits[16];
     std::snprintf(digits, sizeof digits, "%02d", number);
@@ -159,23 +161,30 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
 }
 
 /// Names the arms of each group, those still without a verdict included: for the attempt splits the arms of the
-/// group's live trials, for the comparison splits the three arms of each of its cell-replicates.
-void collectArms(std::vector<Group>& groups, const std::vector<TrialRecord>& trials,
-                 const std::vector<Comparison>& comparisons, ReportSplit split) {
+/// group's live trials (the attempts, and the armless trials not archived), for the comparison splits the three arms of
+/// each of its cell-replicates.
+void collectArms(std::vector<Group>& groups, const std::vector<Attempt>& attempts,
+                 const std::vector<TrialRecord>& armless, const std::vector<Comparison>& comparisons,
+                 ReportSplit split) {
     std::map<std::string, Group*> byKey;
     for (Group& group : groups) {
         byKey.emplace(group.key, &group);
     }
     if (groupsAttemptsDirectly(split)) {
-        for (const TrialRecord& trial : trials) {
-            if (trial.archived) {
-                continue;
-            }
-            const std::string key = split == ReportSplit::Family  ? trial.family
-                                    : split == ReportSplit::Model ? trial.model
-                                                                  : std::string("all");
+        auto note = [&](const std::string& family, const std::string& model, const std::string& arm) {
+            const std::string& key = split == ReportSplit::Family  ? family
+                                     : split == ReportSplit::Model ? model
+                                                                   : kAllKey;
             if (auto found = byKey.find(key); found != byKey.end()) {
-                found->second->arms.insert(trial.arm);
+                found->second->arms.insert(arm);
+            }
+        };
+        for (const Attempt& attempt : attempts) {
+            note(attempt.family, attempt.model, attempt.arm);
+        }
+        for (const TrialRecord& trial : armless) {
+            if (!trial.archived) {
+                note(trial.family, trial.model, trial.arm);
             }
         }
         return;
@@ -452,6 +461,111 @@ std::optional<std::pair<std::string, std::string>> directionDsls(const std::stri
     return analysis::parseSkillArm(direction + "_skill");
 }
 
+/// The report's filters on one trial: model, family, problems, and the arms of the chosen direction.
+class TrialSelector {
+public:
+    explicit TrialSelector(const ReportOptions& options) : options_(options) {
+        if (options.direction) {
+            if (auto dsls = directionDsls(*options.direction)) {
+                arms_ = {"solo_" + dsls->first, "solo_" + dsls->second, *options.direction + "_skill"};
+            }
+        }
+    }
+
+    bool keeps(const TrialRecord& trial) const {
+        if (options_.model && trial.model != *options_.model) {
+            return false;
+        }
+        if (options_.family && trial.family != *options_.family) {
+            return false;
+        }
+        if (options_.problems && !globMatch(*options_.problems, problemKey(trial.problemNumber, trial.problemSlug)) &&
+            !globMatch(*options_.problems, trial.problemSlug)) {
+            return false;
+        }
+        if (options_.direction) {
+            return std::find(arms_.begin(), arms_.end(), trial.arm) != arms_.end(); // no arms: a bad direction
+        }
+        return true;
+    }
+
+private:
+    const ReportOptions& options_;
+    std::vector<std::string> arms_;
+};
+
+/// What a report is built from: the selected trials as attempts (in trial id order) and the selected trials that fill
+/// no arm, with the comparisons over both.
+struct Selection {
+    std::size_t trials = 0;
+    std::shared_ptr<const std::vector<Attempt>> attempts;
+    std::vector<TrialRecord> armless;
+    std::vector<Comparison> comparisons;
+};
+
+Report reportOf(Selection& selection, const ReportOptions& options) {
+    Report report;
+    report.title = "MetaKernelBench Workbench report";
+    const std::vector<Attempt>& attempts = *selection.attempts;
+    std::vector<Comparison>& comparisons = selection.comparisons;
+    if (options.direction) {
+        std::erase_if(comparisons,
+                      [&](const Comparison& comparison) { return comparison.direction != *options.direction; });
+    }
+    std::string note = "selection: " + std::to_string(selection.trials) + " trials, " +
+                       std::to_string(attempts.size()) + " attempts with a verdict, " +
+                       std::to_string(comparisons.size()) + " cell-replicates";
+    for (const auto& [name, value] : {std::pair{"model", options.model}, std::pair{"direction", options.direction},
+                                      std::pair{"family", options.family}, std::pair{"problems", options.problems}}) {
+        if (value) {
+            note += std::string("; ") + name + " " + *value;
+        }
+    }
+    report.notes.push_back(note);
+    report.notes.push_back(formatSettings(options.settings));
+
+    std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
+    if (std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Usage) != options.metrics.end()) {
+        collectArms(groups, attempts, selection.armless, comparisons, options.split);
+    }
+    for (MetricSet set : options.metrics) {
+        switch (set) {
+        case MetricSet::Ladder:
+            report.tables.push_back(ladderTable(groups, options));
+            break;
+        case MetricSet::Coverage:
+            report.tables.push_back(coverageTable(groups, options));
+            break;
+        case MetricSet::Transfer:
+            report.tables.push_back(transferTable(groups, options));
+            break;
+        case MetricSet::Standing:
+            report.tables.push_back(standingTable(groups, options));
+            break;
+        case MetricSet::Reverse:
+            report.tables.push_back(reverseTable(groups, comparisons, options));
+            break;
+        case MetricSet::Usage:
+            report.tables.push_back(usageTable(groups, options));
+            break;
+        case MetricSet::KernelBenchX:
+            for (ReportTable& table : kernelBenchXTables(groups, options)) {
+                report.tables.push_back(std::move(table));
+            }
+            break;
+        case MetricSet::Refinement:
+            for (ReportTable& table : refinementTables(groups, options)) {
+                report.tables.push_back(std::move(table));
+            }
+            break;
+        case MetricSet::Portability:
+            report.tables.push_back(portabilityTable(groups, options));
+            break;
+        }
+    }
+    return report;
+}
+
 } // namespace
 
 ReportCell textCell(std::string text) {
@@ -605,98 +719,25 @@ MetricColumns metricColumns(const ReportOptions& options) {
 }
 
 std::vector<TrialRecord> selectTrials(std::vector<TrialRecord> trials, const ReportOptions& options) {
-    std::optional<std::pair<std::string, std::string>> dsls;
-    if (options.direction) {
-        dsls = directionDsls(*options.direction);
-    }
-    std::erase_if(trials, [&](const TrialRecord& trial) {
-        if (options.model && trial.model != *options.model) {
-            return true;
-        }
-        if (options.family && trial.family != *options.family) {
-            return true;
-        }
-        if (options.problems && !globMatch(*options.problems, problemKey(trial.problemNumber, trial.problemSlug)) &&
-            !globMatch(*options.problems, trial.problemSlug)) {
-            return true;
-        }
-        if (options.direction) {
-            if (!dsls) {
-                return true;
-            }
-            const auto& [source, target] = *dsls;
-            return trial.arm != "solo_" + source && trial.arm != "solo_" + target &&
-                   trial.arm != *options.direction + "_skill";
-        }
-        return false;
-    });
+    const TrialSelector selector(options);
+    std::erase_if(trials, [&](const TrialRecord& trial) { return !selector.keeps(trial); });
     return trials;
 }
 
 Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<SubmissionRecord>& submissions,
                    const ReportOptions& options) {
-    Report report;
-    report.title = "MetaKernelBench Workbench report";
+    Selection selection;
+    selection.trials = trials.size();
     // One set of attempts: the comparisons' arms point into it rather than being built a second time.
-    const auto shared = std::make_shared<const std::vector<Attempt>>(analysis::attemptsFromTrials(trials, submissions));
-    const std::vector<Attempt>& attempts = *shared;
-    std::vector<Comparison> comparisons = analysis::buildComparisons(trials, shared);
-    if (options.direction) {
-        std::erase_if(comparisons,
-                      [&](const Comparison& comparison) { return comparison.direction != *options.direction; });
-    }
-    std::string selection = "selection: " + std::to_string(trials.size()) + " trials, " +
-                            std::to_string(attempts.size()) + " attempts with a verdict, " +
-                            std::to_string(comparisons.size()) + " cell-replicates";
-    for (const auto& [name, value] : {std::pair{"model", options.model}, std::pair{"direction", options.direction},
-                                      std::pair{"family", options.family}, std::pair{"problems", options.problems}}) {
-        if (value) {
-            selection += std::string("; ") + name + " " + *value;
+    selection.attempts =
+        std::make_shared<const std::vector<Attempt>>(analysis::attemptsFromTrials(trials, submissions));
+    selection.comparisons = analysis::buildComparisons(trials, selection.attempts);
+    for (const TrialRecord& trial : trials) {
+        if (!analysis::fillsArm(trial)) {
+            selection.armless.push_back(trial);
         }
     }
-    report.notes.push_back(selection);
-    report.notes.push_back(formatSettings(options.settings));
-
-    std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
-    if (std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Usage) != options.metrics.end()) {
-        collectArms(groups, trials, comparisons, options.split);
-    }
-    for (MetricSet set : options.metrics) {
-        switch (set) {
-        case MetricSet::Ladder:
-            report.tables.push_back(ladderTable(groups, options));
-            break;
-        case MetricSet::Coverage:
-            report.tables.push_back(coverageTable(groups, options));
-            break;
-        case MetricSet::Transfer:
-            report.tables.push_back(transferTable(groups, options));
-            break;
-        case MetricSet::Standing:
-            report.tables.push_back(standingTable(groups, options));
-            break;
-        case MetricSet::Reverse:
-            report.tables.push_back(reverseTable(groups, comparisons, options));
-            break;
-        case MetricSet::Usage:
-            report.tables.push_back(usageTable(groups, options));
-            break;
-        case MetricSet::KernelBenchX:
-            for (ReportTable& table : kernelBenchXTables(groups, options)) {
-                report.tables.push_back(std::move(table));
-            }
-            break;
-        case MetricSet::Refinement:
-            for (ReportTable& table : refinementTables(groups, options)) {
-                report.tables.push_back(std::move(table));
-            }
-            break;
-        case MetricSet::Portability:
-            report.tables.push_back(portabilityTable(groups, options));
-            break;
-        }
-    }
-    return report;
+    return reportOf(selection, options);
 }
 
 Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
@@ -747,19 +788,40 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     TrialFilter filter;
     filter.model = options.model;
-    auto trials = store.loadTrials(filter, TrialDetail::Metrics, metricColumns(options));
-    if (!trials) {
-        return trials.error();
+    Result<std::size_t> count = store.countTrials(filter);
+    if (!count) {
+        return count.error();
     }
-    std::vector<SubmissionRecord> submissions;
+    // The trials are read row by row and only what the metrics read is kept: an attempt for each trial that fills an
+    // arm, the few others whole (they still name replicates, directions and usage arms).
+    const TrialSelector selector(options);
+    Selection selection;
+    auto attempts = std::make_shared<std::vector<Attempt>>();
+    attempts->reserve(*count);
+    Status read = store.visitTrials(filter, metricColumns(options), [&](const TrialRecord& trial) {
+        if (!selector.keeps(trial)) {
+            return;
+        }
+        ++selection.trials;
+        if (analysis::fillsArm(trial)) {
+            attempts->push_back(analysis::attemptFromTrial(trial));
+        } else {
+            selection.armless.push_back(trial);
+        }
+    });
+    if (!read) {
+        return read.error();
+    }
     if (needsSubmissions(options)) {
         auto loaded = loadSubmissionSummaries(store);
         if (!loaded) {
             return loaded.error();
         }
-        submissions = std::move(*loaded);
+        analysis::attachSubmissions(*attempts, *loaded);
     }
-    return buildReport(selectTrials(std::move(*trials), options), submissions, options);
+    selection.attempts = attempts;
+    selection.comparisons = analysis::buildComparisons(selection.attempts, selection.armless);
+    return reportOf(selection, options);
 }
 
 } // namespace mkb::report

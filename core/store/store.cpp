@@ -100,6 +100,15 @@ public:
         return bytes ? std::string(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)))
                      : std::string();
     }
+    /// Reads text into target, reusing its buffer (a reader that refills one record per row allocates nothing then).
+    void assignText(int column, std::string& target) const {
+        const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+        if (bytes) {
+            target.assign(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)));
+        } else {
+            target.clear();
+        }
+    }
     std::optional<std::int64_t> optionalInt64(int column) const {
         return isNull(column) ? std::nullopt : std::optional<std::int64_t>(int64(column));
     }
@@ -1210,19 +1219,22 @@ std::string metricsVerdictSelect(const MetricColumns& columns) {
            " FROM final_verdicts ORDER BY trial_id";
 }
 
-/// Fills trial in place from metricsTrialSelect(); the model's name comes from modelNames by id.
+/// Fills trial in place from metricsTrialSelect(); the model's name comes from modelNames by id. Every field the
+/// select covers is overwritten, so one record may be refilled row after row (Store::visitTrials does).
 void readMetricsTrial(const Statement& row, const std::unordered_map<std::int64_t, std::string>& modelNames,
                       const MetricColumns& columns, TrialRecord& trial) {
     trial.id = row.int64(0);
     if (auto found = modelNames.find(row.int64(1)); found != modelNames.end()) {
         trial.model = found->second;
+    } else {
+        trial.model.clear();
     }
     trial.problemNumber = row.integer(2);
-    trial.problemSlug = row.text(3);
-    trial.family = row.text(4);
+    row.assignText(3, trial.problemSlug);
+    row.assignText(4, trial.family);
     trial.replicate = row.integer(5);
-    trial.arm = row.text(6);
-    trial.dsl = row.text(7);
+    row.assignText(6, trial.arm);
+    row.assignText(7, trial.dsl);
     const auto* status = reinterpret_cast<const char*>(sqlite3_column_text(row.get(), 8));
     trial.status = trialStatusFromString(status ? status : "").value_or(TrialStatus::InfrastructureError);
     trial.skipped = row.boolean(9);
@@ -1422,6 +1434,106 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
         }
     }
     return trials;
+}
+
+Result<std::size_t> Store::countTrials(const TrialFilter& filter) {
+    const std::string operation = "counting trials";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        std::string("SELECT count(*) FROM trials t WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE "
+                    "name = ?1)) AND (?2 IS NULL OR t.suite = ?2) ") +
+            (filter.includeArchived ? "" : "AND t.archived = 0 "),
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement count(*prepared);
+    count.bind(1, filter.model);
+    count.bind(2, filter.suite);
+    if (count.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return static_cast<std::size_t>(count.int64(0));
+}
+
+Status Store::visitTrials(const TrialFilter& filter, const MetricColumns& columns,
+                          const std::function<void(const TrialRecord&)>& visit) {
+    const std::string operation = "reading trials";
+    std::unordered_map<std::int64_t, std::string> modelNames;
+    {
+        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT id, name FROM models", operation);
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            modelNames.emplace(row.int64(0), row.text(1));
+        }
+        if (rc != SQLITE_DONE) {
+            return impl_->failure(operation);
+        }
+    }
+    std::vector<std::pair<std::int64_t, bool>> skillWritten; // (trial id, non-blank), sorted by trial id
+    if (columns.skillWritten) {
+        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
+        if (!prepared) {
+            return prepared.error();
+        }
+        Statement row(*prepared);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            skillWritten.emplace_back(row.int64(0), nonBlank(row, 1));
+        }
+        if (rc != SQLITE_DONE) {
+            return impl_->failure(operation + " (skills)");
+        }
+        std::sort(skillWritten.begin(), skillWritten.end());
+    }
+    const std::string where =
+        std::string("WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE name = ?1)) ") +
+        "AND (?2 IS NULL OR t.suite = ?2) " + (filter.includeArchived ? "" : "AND t.archived = 0 ");
+    Result<sqlite3_stmt*> trialsPrepared =
+        impl_->prepare(metricsTrialSelect(columns) + where + "ORDER BY t.id", operation);
+    if (!trialsPrepared) {
+        return trialsPrepared.error();
+    }
+    Result<sqlite3_stmt*> verdictsPrepared =
+        impl_->prepare(metricsVerdictSelect(columns), operation + " (final verdicts)");
+    if (!verdictsPrepared) {
+        return verdictsPrepared.error();
+    }
+    // Two scans in trial id order, merged row by row: trials, and final verdicts (keyed by trial id).
+    Statement row(*trialsPrepared);
+    row.bind(1, filter.model);
+    row.bind(2, filter.suite);
+    Statement verdictRow(*verdictsPrepared);
+    int verdictRc = verdictRow.step();
+    auto nextSkill = skillWritten.begin();
+    TrialRecord trial; // refilled row after row: its strings keep their buffers
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        readMetricsTrial(row, modelNames, columns, trial);
+        while (verdictRc == SQLITE_ROW && verdictRow.int64(0) < trial.id) {
+            verdictRc = verdictRow.step();
+        }
+        if (verdictRc == SQLITE_ROW && verdictRow.int64(0) == trial.id) {
+            trial.finalVerdict = readMetricsVerdict(verdictRow, 1, columns);
+        } else {
+            trial.finalVerdict.reset();
+        }
+        while (nextSkill != skillWritten.end() && nextSkill->first < trial.id) {
+            ++nextSkill;
+        }
+        trial.skillWritten = nextSkill != skillWritten.end() && nextSkill->first == trial.id && nextSkill->second;
+        visit(trial);
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    if (verdictRc != SQLITE_DONE && verdictRc != SQLITE_ROW) {
+        return impl_->failure(operation + " (final verdicts)");
+    }
+    return Ok{};
 }
 
 Result<TrialRecord> Store::loadTrial(std::int64_t trialId) {

@@ -154,6 +154,13 @@ public:
     /// columns applies to TrialDetail::Metrics only.
     Result<std::vector<TrialRecord>> loadTrials(const TrialFilter& filter = {}, TrialDetail detail = TrialDetail::Full,
                                                 const MetricColumns& columns = {});
+    /// How many trials loadTrials(filter) would return.
+    Result<std::size_t> countTrials(const TrialFilter& filter = {});
+    /// The trials loadTrials(filter, TrialDetail::Metrics, columns) returns, handed to visit one at a time in id order
+    /// instead of held together: visit sees one record refilled from row to row (it copies what it keeps). For readers
+    /// that turn 100k trials into something smaller (`mkb report` builds its attempts straight from the rows).
+    Status visitTrials(const TrialFilter& filter, const MetricColumns& columns,
+                       const std::function<void(const TrialRecord&)>& visit);
     /// One trial with every field.
     Result<TrialRecord> loadTrial(std::int64_t trialId);
 
