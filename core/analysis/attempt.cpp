@@ -52,6 +52,23 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
     return attempt;
 }
 
+void addSubmission(Attempt& attempt, const SubmissionRecord& submission) {
+    if (submission.index == 0) {
+        attempt.finalKernelSource = submission.kernelSource;
+        return;
+    }
+    const Verdict& verdict = submission.verdict;
+    attempt.submissions.push_back(SubmissionPoint{
+        submission.index, verdict.imported, verdict.correct,
+        verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0, submission.kernelSource});
+}
+
+void settleFinalKernel(Attempt& attempt) {
+    if (attempt.finalKernelSource.empty() && !attempt.submissions.empty()) {
+        attempt.finalKernelSource = attempt.submissions.back().kernelSource;
+    }
+}
+
 void attachSubmissions(std::vector<Attempt>& attempts, const std::vector<SubmissionRecord>& submissions) {
     if (submissions.empty()) {
         return;
@@ -70,18 +87,9 @@ void attachSubmissions(std::vector<Attempt>& attempts, const std::vector<Submiss
             return left->index < right->index;
         });
         for (const SubmissionRecord* submission : own) {
-            if (submission->index == 0) {
-                attempt.finalKernelSource = submission->kernelSource;
-                continue;
-            }
-            const Verdict& verdict = submission->verdict;
-            attempt.submissions.push_back(SubmissionPoint{
-                submission->index, verdict.imported, verdict.correct,
-                verdict.passed && verdict.speedupVsEager > 0 ? verdict.speedupVsEager : 0.0, submission->kernelSource});
+            addSubmission(attempt, *submission);
         }
-        if (attempt.finalKernelSource.empty() && !attempt.submissions.empty()) {
-            attempt.finalKernelSource = attempt.submissions.back().kernelSource;
-        }
+        settleFinalKernel(attempt);
     }
 }
 

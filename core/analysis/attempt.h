@@ -58,6 +58,12 @@ Attempt attemptFromTrial(const TrialRecord& trial);
 /// Skipped).
 bool fillsArm(const TrialRecord& trial);
 
+/// Adds one submission of the attempt's trial: index 0 (the final fresh evaluation) gives finalKernelSource, index >= 1
+/// joins the trajectory. Submissions must come in ascending index; settleFinalKernel follows the last one.
+void addSubmission(Attempt& attempt, const SubmissionRecord& submission);
+/// After the attempt's last submission: without an index-0 evaluation, the final kernel is the last submission's.
+void settleFinalKernel(Attempt& attempt);
+
 /// Attaches submissions to the attempts they belong to (matched by trialId) as attemptsFromTrials describes.
 void attachSubmissions(std::vector<Attempt>& attempts, const std::vector<SubmissionRecord>& submissions);
 

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace mkb::analysis {
@@ -17,10 +19,17 @@ namespace {
 constexpr const char* kSoloPrefix = "solo_";
 constexpr const char* kSkillSuffix = "_skill";
 
+/// (model, problem number) as views into the trials: hashed while reading, so no key is copied per trial.
 struct ProblemKey {
-    std::string model;
+    std::string_view model;
     int problemNumber = 0;
-    auto operator<=>(const ProblemKey&) const = default;
+    bool operator==(const ProblemKey&) const = default;
+};
+
+struct ProblemKeyHash {
+    std::size_t operator()(const ProblemKey& key) const {
+        return std::hash<std::string_view>{}(key.model) * 31u + static_cast<std::size_t>(key.problemNumber);
+    }
 };
 
 /// One arm name seen among a problem's trials, and the DSL of the trial that introduced it.
@@ -31,6 +40,8 @@ struct ArmSeen {
 
 /// The trials of one (model, problem). Arms are interned per problem (a handful), so a slot is two small integers.
 struct ProblemTrials {
+    std::string model;
+    int problemNumber = 0;
     std::string slug;
     std::string family;
     std::vector<ArmSeen> arms;
@@ -102,7 +113,8 @@ std::optional<std::size_t> findArm(const ProblemTrials& problem, const std::stri
 /// (asked once per filled slot).
 template <typename KeyAt, typename AttemptOf>
 std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyAt, const AttemptOf& attemptOf) {
-    std::map<ProblemKey, ProblemTrials> problems;
+    std::vector<ProblemTrials> problems;
+    std::unordered_map<ProblemKey, std::size_t, ProblemKeyHash> problemAt; // index into problems
     ProblemTrials* current = nullptr; // trials usually come in runs of one problem: skip the map lookup then
     TrialKey currentTrial;
     std::vector<std::int64_t> idOf(count, 0);
@@ -110,7 +122,14 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
         const TrialKey trial = keyAt(index);
         idOf[index] = trial.id;
         if (!current || currentTrial.problemNumber != trial.problemNumber || *currentTrial.model != *trial.model) {
-            current = &problems[ProblemKey{*trial.model, trial.problemNumber}];
+            auto [found, inserted] =
+                problemAt.try_emplace(ProblemKey{*trial.model, trial.problemNumber}, problems.size());
+            if (inserted) {
+                ProblemTrials& added = problems.emplace_back();
+                added.model = *trial.model;
+                added.problemNumber = trial.problemNumber;
+            }
+            current = &problems[found->second]; // an emplace_back above may move problems: always re-pointed here
         }
         currentTrial = trial;
         ProblemTrials& problem = *current;
@@ -133,12 +152,28 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
         }
     }
 
-    std::vector<Comparison> comparisons;
-    std::vector<std::shared_ptr<const Attempt>> attempts(count); // one shared attempt per filling trial
-    for (auto& [key, problem] : problems) {
+    // Comparisons come sorted by model, problem, direction, replicate: problems are visited in (model, problem) order,
+    // and directions and replicates are kept sorted.
+    std::vector<std::size_t> problemOrder(problems.size());
+    std::size_t comparisonCount = 0;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        problemOrder[i] = i;
+        ProblemTrials& problem = problems[i];
         std::sort(problem.replicates.begin(), problem.replicates.end());
         problem.replicates.erase(std::unique(problem.replicates.begin(), problem.replicates.end()),
                                  problem.replicates.end());
+        comparisonCount += problem.directions.size() * problem.replicates.size();
+    }
+    std::sort(problemOrder.begin(), problemOrder.end(), [&](std::size_t left, std::size_t right) {
+        const ProblemTrials& a = problems[left];
+        const ProblemTrials& b = problems[right];
+        return std::tie(a.model, a.problemNumber) < std::tie(b.model, b.problemNumber);
+    });
+    std::vector<Comparison> comparisons;
+    comparisons.reserve(comparisonCount);
+    std::vector<std::shared_ptr<const Attempt>> attempts(count); // one shared attempt per filling trial
+    for (std::size_t problemIndex : problemOrder) {
+        ProblemTrials& problem = problems[problemIndex];
         auto attemptFor = [&](int replicate, std::optional<std::size_t> arm) -> std::shared_ptr<const Attempt> {
             if (!arm) {
                 return nullptr;
@@ -160,8 +195,8 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
             const std::optional<std::size_t> skillArm = findArm(problem, direction + kSkillSuffix);
             for (int replicate : problem.replicates) {
                 Comparison& comparison = comparisons.emplace_back();
-                comparison.model = key.model;
-                comparison.problemNumber = key.problemNumber;
+                comparison.model = problem.model;
+                comparison.problemNumber = problem.problemNumber;
                 comparison.problemSlug = problem.slug;
                 comparison.family = problem.family;
                 comparison.replicate = replicate;
@@ -174,7 +209,6 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
             }
         }
     }
-    // problems is ordered by (model, problem) and directions/replicates by value, so comparisons already are sorted.
     return comparisons;
 }
 

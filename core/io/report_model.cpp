@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -740,7 +741,7 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
     return reportOf(selection, options);
 }
 
-Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
+Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit) {
     static const char* const kQuery =
         "SELECT trial_id, idx, kernel_source, imported, correct, passed, speedup, stage, error, mismatch, compliant, "
         "compliance_rule, submission_eval_seconds, device_name FROM submissions ORDER BY trial_id, idx";
@@ -751,36 +752,48 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
         return makeError("cannot read the submissions of " + store.path().string() + ": " + message +
                          "; check the store with `mkb db check`");
     }
-    auto text = [&](int column) {
+    auto text = [&](int column, std::string& target) {
         const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
-        return bytes ? std::string(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement, column)))
-                     : std::string();
+        if (bytes) {
+            target.assign(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
+        } else {
+            target.clear();
+        }
     };
-    std::vector<SubmissionRecord> submissions;
+    SubmissionRecord submission; // refilled row after row: every field below is overwritten
     int step = SQLITE_ROW;
     while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-        SubmissionRecord submission;
         submission.trialId = sqlite3_column_int64(statement, 0);
         submission.index = sqlite3_column_int(statement, 1);
-        submission.kernelSource = text(2);
+        text(2, submission.kernelSource);
         submission.verdict.imported = sqlite3_column_int(statement, 3) != 0;
         submission.verdict.correct = sqlite3_column_int(statement, 4) != 0;
         submission.verdict.passed = sqlite3_column_int(statement, 5) != 0;
         submission.verdict.speedupVsEager = sqlite3_column_double(statement, 6);
-        submission.verdict.stage = text(7);
-        submission.verdict.error = text(8);
-        submission.verdict.mismatch = text(9);
+        text(7, submission.verdict.stage);
+        text(8, submission.verdict.error);
+        text(9, submission.verdict.mismatch);
         submission.verdict.compliant = sqlite3_column_int(statement, 10) != 0;
-        submission.verdict.complianceRule = text(11);
+        text(11, submission.verdict.complianceRule);
         submission.evalSeconds = sqlite3_column_double(statement, 12);
-        submission.verdict.deviceName = text(13);
-        submissions.push_back(std::move(submission));
+        text(13, submission.verdict.deviceName);
+        visit(submission);
     }
     const std::string message = step == SQLITE_DONE ? "" : sqlite3_errmsg(store.handle());
     sqlite3_finalize(statement);
     if (!message.empty()) {
         return makeError("reading the submissions of " + store.path().string() + " failed: " + message +
                          "; check the store with `mkb db check`");
+    }
+    return Ok{};
+}
+
+Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
+    std::vector<SubmissionRecord> submissions;
+    Status read =
+        visitSubmissionSummaries(store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
+    if (!read) {
+        return read.error();
     }
     return submissions;
 }
@@ -813,11 +826,28 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
         return read.error();
     }
     if (needsSubmissions(options)) {
-        auto loaded = loadSubmissionSummaries(store);
-        if (!loaded) {
-            return loaded.error();
+        // Attempts ascend by trial id and submissions by (trial id, index): one merge, no submission kept twice.
+        auto next = attempts->begin();
+        Attempt* last = nullptr;
+        Status attached = visitSubmissionSummaries(store, [&](const SubmissionRecord& submission) {
+            while (next != attempts->end() && next->trialId < submission.trialId) {
+                ++next;
+            }
+            if (next == attempts->end() || next->trialId != submission.trialId) {
+                return; // a trial left out of the selection, or one without a verdict
+            }
+            if (last && last != &*next) {
+                analysis::settleFinalKernel(*last);
+            }
+            last = &*next;
+            analysis::addSubmission(*next, submission);
+        });
+        if (!attached) {
+            return attached.error();
         }
-        analysis::attachSubmissions(*attempts, *loaded);
+        if (last) {
+            analysis::settleFinalKernel(*last);
+        }
     }
     selection.attempts = attempts;
     selection.comparisons = analysis::buildComparisons(selection.attempts, selection.armless);
