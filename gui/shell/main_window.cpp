@@ -8,6 +8,7 @@
 #include "gui/charts/charts_view.h"
 #include "gui/common/background.h"
 #include "gui/common/resources.h"
+#include "gui/common/splitter_state.h"
 #include "gui/common/table_layout.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/inspector/inspector_view.h"
@@ -23,6 +24,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDataStream>
 #include <QDeadlineTimer>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -43,8 +45,10 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QThread>
@@ -100,6 +104,58 @@ QString viewTitle(int view) {
 }
 
 const QString kPaletteKey = QStringLiteral("appearance/palette");
+
+/// The splitter positions and current tabs of a view that keeps no layout of its own, in the order the view made
+/// them (its splitter and tab counts come first, so a view built differently since is told apart).
+QByteArray pageLayoutState(const QWidget* page) {
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    const QList<QSplitter*> splitters = page->findChildren<QSplitter*>();
+    const QList<QTabWidget*> tabs = page->findChildren<QTabWidget*>();
+    out << quint32(splitters.size()) << quint32(tabs.size());
+    for (const QSplitter* splitter : splitters) {
+        out << splitterProportions(splitter);
+    }
+    for (const QTabWidget* tab : tabs) {
+        out << qint32(tab->currentIndex());
+    }
+    return state;
+}
+
+/// Restores what pageLayoutState saved; leaves the view as it is (and returns false) when the saved state is not
+/// one of this view's: another count of splitters or tabs, or unreadable.
+bool restorePageLayoutState(QWidget* page, const QByteArray& state) {
+    QDataStream in(state);
+    quint32 splitterCount = 0;
+    quint32 tabCount = 0;
+    in >> splitterCount >> tabCount;
+    const QList<QSplitter*> splitters = page->findChildren<QSplitter*>();
+    const QList<QTabWidget*> tabs = page->findChildren<QTabWidget*>();
+    if (in.status() != QDataStream::Ok || splitterCount != quint32(splitters.size()) ||
+        tabCount != quint32(tabs.size())) {
+        return false;
+    }
+    std::vector<QByteArray> splitterStates(splitterCount);
+    std::vector<qint32> tabIndexes(tabCount);
+    for (QByteArray& splitterState : splitterStates) {
+        in >> splitterState;
+    }
+    for (qint32& index : tabIndexes) {
+        in >> index;
+    }
+    if (in.status() != QDataStream::Ok) {
+        return false;
+    }
+    for (qsizetype i = 0; i < splitters.size(); ++i) {
+        restoreSplitterProportions(splitters[i], splitterStates[size_t(i)]);
+    }
+    for (qsizetype i = 0; i < tabs.size(); ++i) {
+        if (tabIndexes[size_t(i)] >= 0 && tabIndexes[size_t(i)] < tabs[i]->count()) {
+            tabs[i]->setCurrentIndex(tabIndexes[size_t(i)]);
+        }
+    }
+    return true;
+}
 
 } // namespace
 
@@ -280,6 +336,15 @@ void MainWindow::buildMenus() {
         inspectorView_->diffView()->previousChange();
     });
     previousChange->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    // The inspector's own button does the tagging, so the keyboard and the mouse take the same path.
+    QAction* tagClaim = viewMenu->addAction(tr("&Tag Selected Claim"), this, [this] {
+        showView(View::Transfers);
+        if (auto* button = inspectorView_->findChild<QPushButton*>(QStringLiteral("tagSelection"))) {
+            button->click();
+        }
+    });
+    tagClaim->setObjectName(QStringLiteral("tagSelectedClaim"));
+    tagClaim->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QAction* nextChart = viewMenu->addAction(tr("Ne&xt Chart"), this, [this] { stepChart(1); });
     nextChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
     QAction* previousChart = viewMenu->addAction(tr("Pre&vious Chart"), this, [this] { stepChart(-1); });
@@ -764,6 +829,12 @@ void MainWindow::saveLayout() const {
     settings.setValue(QStringLiteral("runsLayout"), runsView_->saveLayout());
     settings.setValue(QStringLiteral("overviewHeader"), tableHeaderState(overviewView_->table()));
     settings.setValue(QStringLiteral("comparisonsHeader"), tableHeaderState(comparisonsView_->table()));
+    settings.setValue(QStringLiteral("overviewLayout"), pageLayoutState(overviewView_));
+    settings.setValue(QStringLiteral("inspectorLayout"), pageLayoutState(inspectorView_));
+    settings.setValue(QStringLiteral("chartsLayout"), pageLayoutState(chartsView_));
+    const auto& charts = chartsView_->charts();
+    const auto current = std::find(charts.begin(), charts.end(), chartsView_->currentChart());
+    settings.setValue(QStringLiteral("chart"), current == charts.end() ? 0 : int(current - charts.begin()));
     settings.endGroup();
 }
 
@@ -781,6 +852,13 @@ bool MainWindow::restoreLayout() {
     runsView_->restoreLayout(settings.value(QStringLiteral("runsLayout")).toByteArray());
     restoreTableHeader(overviewView_->table(), settings.value(QStringLiteral("overviewHeader")).toByteArray());
     restoreTableHeader(comparisonsView_->table(), settings.value(QStringLiteral("comparisonsHeader")).toByteArray());
+    restorePageLayoutState(overviewView_, settings.value(QStringLiteral("overviewLayout")).toByteArray());
+    restorePageLayoutState(inspectorView_, settings.value(QStringLiteral("inspectorLayout")).toByteArray());
+    restorePageLayoutState(chartsView_, settings.value(QStringLiteral("chartsLayout")).toByteArray());
+    const int chart = settings.value(QStringLiteral("chart"), 0).toInt();
+    if (chart >= 0 && chart < int(chartsView_->charts().size())) {
+        chartsView_->setCurrentChart(chart);
+    }
     return true;
 }
 

@@ -39,7 +39,7 @@ public:
     enum class View { Overview, Transfers, Comparisons, Charts, Runs, Problems };
     static constexpr int kViewCount = 6;
     /// Bump when the saved layout's meaning changes: an older saved layout is then ignored.
-    static constexpr int kLayoutVersion = 2; // 2: every view's table header and the runs view's splitters
+    static constexpr int kLayoutVersion = 2; // 2: every view's table header, splitters and tabs; the chart shown
 
     /// suiteRoots: the problem suites listed beside the project's own problems (default: the shipped suite).
     explicit MainWindow(std::vector<std::filesystem::path> suiteRoots = {}, QWidget* parent = nullptr);
@@ -67,7 +67,8 @@ public:
     RunsView* runsView() const { return runsView_; }
     QMenu* recentProjectsMenu() const { return recentMenu_; }
 
-    /// Saves geometry, dock/toolbar state, the current view and the views' own layouts with kLayoutVersion.
+    /// Saves geometry, dock/toolbar state, the current view and chart, and the views' own layouts (table headers,
+    /// splitters, tabs) with kLayoutVersion.
     void saveLayout() const;
     /// Restores what saveLayout wrote; ignores (and returns false for) a layout of another version.
     bool restoreLayout();

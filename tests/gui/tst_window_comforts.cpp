@@ -1,12 +1,16 @@
 // Tests of the window's everyday comforts offscreen: dropping a store opens it, dropping a MetaKernelBench results
 // folder imports it in the background (with progress to the total, and a cancel between trials), palettes are applied
-// and remembered, every view's table header is saved with the layout, and the problems view shows the project's last
-// gradings once its data loaded.
+// and remembered, every view's table header, splitters and tabs are saved with the layout, every view answers its
+// keyboard shortcuts with none bound twice, and the problems view shows the project's last gradings once loaded.
 #include "tst_project_data_fixture.h"
 
+#include "gui/charts/charts_view.h"
+#include "gui/common/diff_view.h"
+#include "gui/common/markdown_pane.h"
 #include "gui/common/palettes.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
+#include "gui/inspector/inspector_view.h"
 #include "gui/overview/overview_model.h"
 #include "gui/overview/overview_view.h"
 #include "gui/problems/problems_model.h"
@@ -18,14 +22,19 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QHeaderView>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextEdit>
 #include <QUrl>
 
 #include <fcntl.h>
@@ -344,6 +353,145 @@ private slots:
         QVERIFY(!older.restoreLayout());
         QVERIFY(older.comparisonsView()->table()->horizontalHeader()->sortIndicatorSection() != 3 ||
                 older.comparisonsView()->table()->horizontalHeader()->sortIndicatorOrder() != Qt::DescendingOrder);
+    }
+
+    void splittersTabsAndTheChartShownAreSavedWithTheLayout() {
+        // The inspector's skill panes sit in a splitter of their own; its tabs switch the diff and the skills.
+        auto skillSplitOf = [](MainWindow& window) {
+            return qobject_cast<QSplitter*>(window.inspectorView()->sourceSkillPane()->parentWidget());
+        };
+        auto tabsOf = [](MainWindow& window) { return window.inspectorView()->findChild<QTabWidget*>(); };
+        auto showTransfers = [](MainWindow& window) {
+            window.show();
+            window.showView(MainWindow::View::Transfers);
+            return QTest::qWaitForWindowExposed(&window);
+        };
+        QList<int> defaultSizes;
+        {
+            MainWindow window;
+            window.resize(1100, 700);
+            QVERIFY(showTransfers(window));
+            QVERIFY(skillSplitOf(window));
+            QVERIFY(tabsOf(window) && tabsOf(window)->count() > 1);
+            QCOMPARE(tabsOf(window)->currentIndex(), 0); // the skills, side by side
+            defaultSizes = skillSplitOf(window)->sizes();
+            QCOMPARE(defaultSizes.size(), 2);
+            const int total = defaultSizes[0] + defaultSizes[1];
+            QVERIFY(defaultSizes[0] < defaultSizes[1]); // the attempt's skill gets more room, unless told otherwise
+            skillSplitOf(window)->setSizes({total * 3 / 5, total - total * 3 / 5});
+            QVERIFY(skillSplitOf(window)->sizes()[0] > skillSplitOf(window)->sizes()[1]);
+            tabsOf(window)->setCurrentIndex(tabsOf(window)->count() - 1);
+            window.chartsView()->setCurrentChart(2);
+            window.saveLayout();
+        }
+        auto skillSizesShown = [&](MainWindow& window) {
+            tabsOf(window)->setCurrentIndex(0);
+            QApplication::processEvents();
+            return skillSplitOf(window)->sizes();
+        };
+        {
+            MainWindow window;
+            window.setSavesLayoutOnClose(false);
+            QVERIFY(window.restoreLayout());
+            QVERIFY(showTransfers(window));
+            QCOMPARE(tabsOf(window)->currentIndex(), tabsOf(window)->count() - 1);
+            QCOMPARE(window.chartsView()->currentChart(), window.chartsView()->charts().at(2));
+            const QList<int> sizes = skillSizesShown(window);
+            QVERIFY2(sizes.size() == 2 && sizes[0] > sizes[1],
+                     qPrintable(QString("%1 : %2").arg(sizes.value(0)).arg(sizes.value(1))));
+        }
+        // A saved view layout that is not this view's (seven splitters, one tab) is left alone, not misapplied.
+        QSettings().setValue("mainWindow/inspectorLayout", QByteArray("\0\0\0\x07\0\0\0\x01", 8));
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        window.resize(1100, 700);
+        QVERIFY(window.restoreLayout());
+        QVERIFY(showTransfers(window));
+        QCOMPARE(tabsOf(window)->currentIndex(), 0);
+        const QList<int> sizes = skillSizesShown(window);
+        QVERIFY2(sizes == defaultSizes,
+                 qPrintable(QString("%1 : %2").arg(sizes.value(0)).arg(sizes.value(1))));
+    }
+
+    void everyViewAnswersItsShortcutsAndNoneIsAmbiguous() {
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(fixtureStore_));
+        QVERIFY(window.waitUntilIdle());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto hasFocusWithin = [](QWidget* widget) {
+            QWidget* focus = QApplication::focusWidget();
+            return focus && (focus == widget || widget->isAncestorOf(focus));
+        };
+        // Ctrl+1..6 shows each view; Ctrl+F then puts the focus where that view is searched or browsed.
+        const std::pair<MainWindow::View, QWidget*> views[] = {
+            {MainWindow::View::Overview, window.overviewView()->table()},
+            {MainWindow::View::Transfers, window.inspectorView()->sourceSkillPane()},
+            {MainWindow::View::Comparisons, window.comparisonsView()->searchField()},
+            {MainWindow::View::Charts, window.chartsView()},
+            {MainWindow::View::Runs, window.runsView()->trialsTable()},
+            {MainWindow::View::Problems, window.problemsView()->filterEdit()},
+        };
+        for (const auto& [view, searched] : views) {
+            QTest::keyClick(&window, Qt::Key(Qt::Key_1 + int(view)), Qt::ControlModifier);
+            QVERIFY(window.currentView() == view);
+            QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+            QVERIFY2(hasFocusWithin(searched), qPrintable(QString("view %1").arg(int(view))));
+
+            // Every shortcut live in this view (the window's actions, the visible buttons) is bound once: Qt fires
+            // none of two that share a key.
+            QMultiMap<QString, QString> live;
+            for (QAction* action : window.findChildren<QAction*>()) {
+                const bool windowWide = action->shortcutContext() == Qt::WindowShortcut ||
+                                        action->shortcutContext() == Qt::ApplicationShortcut;
+                if (!windowWide || !action->isEnabled()) {
+                    continue;
+                }
+                for (const QKeySequence& key : action->shortcuts()) {
+                    live.insert(key.toString(), action->text());
+                }
+            }
+            for (QAbstractButton* button : window.findChildren<QAbstractButton*>()) {
+                if (!button->shortcut().isEmpty() && button->isVisible() && button->isEnabled()) {
+                    live.insert(button->shortcut().toString(), button->text());
+                }
+            }
+            for (const QString& key : live.uniqueKeys()) {
+                QVERIFY2(live.count(key) == 1, qPrintable(QString("view %1: %2 is bound to %3")
+                                                              .arg(int(view))
+                                                              .arg(key, QStringList(live.values(key)).join(", "))));
+            }
+        }
+        // The view shortcuts are listed where the user looks for them.
+        QVERIFY(window.runsView()->startButton()->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R));
+
+        // Comparisons: Enter opens the row in the inspector; there F8 steps to the next change and Ctrl+T tags the
+        // claim selected in the source skill.
+        QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+        QTableView* table = window.comparisonsView()->table();
+        InspectorView* inspector = window.inspectorView();
+        bool opened = false;
+        for (int row = 0; row < table->model()->rowCount() && !opened; ++row) {
+            QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+            table->setFocus();
+            table->setCurrentIndex(table->model()->index(row, 0));
+            QTest::keyClick(table, Qt::Key_Return);
+            QVERIFY(window.currentView() == MainWindow::View::Transfers);
+            opened = inspector->sourceSkillPane()->editor()->toPlainText().contains("one program per row") &&
+                     !inspector->diffView()->diff().changeStarts.empty();
+        }
+        QVERIFY(opened);
+        QTest::keyClick(&window, Qt::Key_F8);
+        QCOMPARE(inspector->diffView()->currentRow(), inspector->diffView()->diff().changeStarts.front());
+        const int annotations = inspector->annotationList()->count();
+        const QString text = inspector->sourceSkillPane()->editor()->toPlainText();
+        const int start = int(text.indexOf("Use one program per row."));
+        QVERIFY(start >= 0);
+        inspector->sourceSkillPane()->selectRange(start, start + int(QString("Use one program per row.").size()));
+        QTest::keyClick(&window, Qt::Key_T, Qt::ControlModifier);
+        QCOMPARE(inspector->annotationList()->count(), annotations + 1);
+        QVERIFY(inspector->annotationList()->item(annotations)->text().contains("one program per row"));
     }
 
     void hiddenPagesRefreshWhenShownNotOnEveryLoad() {
