@@ -14,6 +14,8 @@ CHUNK = 64
 MKB_META = {
     "tags": ["scan", "gemm_epilogue", "linear_attention"],
     "outliers": {"inputs": [0, 1, 2]},
+    # decay is the model's fixed per-head schedule gamma_h, not data: every seed gives the same values.
+    "insensitive": [3],
 }
 
 

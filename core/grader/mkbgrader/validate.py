@@ -85,7 +85,7 @@ def _first_difference(a: Any, b: Any, path: str) -> str:
     if _bitwise_equal(a, b):
         return ""
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype:
-        x, y = a.detach().to("cpu", torch.float64), b.detach().to("cpu", torch.float64)
+        x, y = a.detach().to(torch.float64), b.detach().to(torch.float64)
         differing = int(((x != y) & ~(torch.isnan(x) & torch.isnan(y))).sum())
         diff = (x - y).abs()
         diff = torch.where(torch.isnan(diff), torch.zeros_like(diff), diff)
@@ -116,7 +116,7 @@ def _largest_float_input(inputs: list) -> float:
     largest = 0.0
     for tensor in draws.tensors_in(inputs):
         if tensor.is_floating_point() and tensor.numel():
-            value = tensor.detach().to("cpu").double().abs()
+            value = tensor.detach().double().abs()
             value = value[value.isfinite()]
             if value.numel():
                 largest = max(largest, float(value.max()))

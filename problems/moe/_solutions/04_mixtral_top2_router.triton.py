@@ -1,4 +1,4 @@
-"""Triton solution for the Mixtral top-2 router: gate GEMM via tl.dot (fp16 operands, fp32 accumulate), softmax, top-2, dense write in one kernel."""
+"""Triton solution for the Mixtral top-2 router: gate GEMM via an IEEE fp32 tl.dot, softmax, top-2, dense write in one kernel."""
 
 import torch
 import triton
@@ -23,7 +23,9 @@ def _router_kernel(hidden_ptr, weight_ptr, out_ptr, num_tokens, hidden_size, num
                     mask=token_ok[:, None], other=0.0)
         w = tl.load(weight_ptr + experts[None, :] * hidden_size + (k + features)[:, None],
                     mask=expert_ok[None, :], other=0.0)  # [BLOCK_K, BLOCK_E]
-        acc = tl.dot(x, w, acc)
+        # fp16 values are exact in fp32; an IEEE fp32 dot (FMA, no tensor cores) sums them as the fp32 reference
+        # does. A tensor-core fp16 dot's accumulation is coarser on Hopper and misses the allowance by ~2x.
+        acc = tl.dot(x.to(tl.float32), w.to(tl.float32), acc, input_precision="ieee")
     logits = tl.where(expert_ok[None, :], acc, float("-inf"))
     # top-2 on the logits (softmax is monotone); ties go to the lower expert id, as torch.topk does in practice
     first = tl.argmax(logits, axis=1)
