@@ -39,6 +39,9 @@ struct Comparison {
     const Attempt& skillOutcome() const { return skillSkipped() ? *base : *skill; }
 };
 
+/// Comparisons picked out of a larger vector (a group, a filter) without copying them.
+using ComparisonView = std::vector<const Comparison*>;
+
 /// Parses "<a>2<b>_skill" into {a, b}; targetDsl (the trial's dsl) settles DSL ids that contain a '2'; without it, or
 /// when it does not fit, mkb::parseArm decides. nullopt when the arm is not a valid skill arm.
 std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::string& arm,

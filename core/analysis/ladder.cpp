@@ -54,8 +54,6 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
     return result;
 }
 
-using ComparisonView = std::vector<const Comparison*>;
-
 static ComparisonView resolvedWhere(const ComparisonView& comparisons,
                                     const std::function<bool(const Comparison&)>& keep) {
     ComparisonView selected;
@@ -117,6 +115,10 @@ Coverage coverage(const std::vector<Comparison>& comparisons) {
 
 GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
     return groupMetricsOf(viewOf(comparisons), settings);
+}
+
+GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+    return groupMetricsOf(comparisons, settings);
 }
 
 std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>& comparisons,

@@ -58,6 +58,7 @@ Contrast contrast(const std::vector<Comparison>& comparisons, const AnalysisSett
 Coverage coverage(const std::vector<Comparison>& comparisons);
 
 GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
+GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 
 /// groupMetrics per key, e.g. by direction or family; keys are sorted.
 std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>& comparisons,

@@ -103,9 +103,22 @@ static void fillShares(OutcomeCounts& counts) {
     counts.harmedShare = share(counts.harmed, counts.total);
 }
 
-OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+namespace {
+
+const Comparison& comparisonOf(const Comparison& comparison) {
+    return comparison;
+}
+
+const Comparison& comparisonOf(const Comparison* comparison) {
+    return *comparison;
+}
+
+/// outcomeCounts over a vector of comparisons or a view of them.
+template <typename Comparisons>
+OutcomeCounts outcomeCountsIn(const Comparisons& comparisons, const AnalysisSettings& settings) {
     OutcomeCounts counts;
-    for (const Comparison& comparison : comparisons) {
+    for (const auto& entry : comparisons) {
+        const Comparison& comparison = comparisonOf(entry);
         if (comparison.resolved()) {
             count(counts, transferOutcome(comparison, settings));
         }
@@ -114,9 +127,11 @@ OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const An
     return counts;
 }
 
-std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+template <typename Comparisons>
+std::optional<double> deltaGeometricMeanIn(const Comparisons& comparisons, const AnalysisSettings& settings) {
     std::vector<double> ratios;
-    for (const Comparison& comparison : comparisons) {
+    for (const auto& entry : comparisons) {
+        const Comparison& comparison = comparisonOf(entry);
         if (comparison.resolved()) {
             ratios.push_back(pairedRatio(comparison, settings));
         }
@@ -128,7 +143,29 @@ std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparis
     return *geometric - 1.0;
 }
 
+} // namespace
+
+OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return outcomeCountsIn(comparisons, settings);
+}
+
+OutcomeCounts outcomeCounts(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+    return outcomeCountsIn(comparisons, settings);
+}
+
+std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return deltaGeometricMeanIn(comparisons, settings);
+}
+
+std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+    return deltaGeometricMeanIn(comparisons, settings);
+}
+
 TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
+    return TransferSummary{outcomeCounts(comparisons, settings), deltaGeometricMean(comparisons, settings)};
+}
+
+TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings) {
     return TransferSummary{outcomeCounts(comparisons, settings), deltaGeometricMean(comparisons, settings)};
 }
 

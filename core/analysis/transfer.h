@@ -54,10 +54,13 @@ struct TransferSummary {
 };
 
 OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
+OutcomeCounts outcomeCounts(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 /// exp(mean log r) − 1 over the resolved comparisons.
 std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons,
                                          const AnalysisSettings& settings = {});
+std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
+TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 
 /// Outcome counts for the resolved comparisons in each source standing; always three rows: above, same, below.
 struct StandingRow {

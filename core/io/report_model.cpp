@@ -11,9 +11,8 @@
 #include "core/analysis/transfer.h"
 #include "core/analysis/usage.h"
 #include "core/analysis/variance.h"
+#include "core/io/attempt_loader.h"
 #include "core/util/text.h"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
@@ -741,57 +740,10 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
     return reportOf(selection, options);
 }
 
-Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit) {
-    static const char* const kQuery =
-        "SELECT trial_id, idx, kernel_source, imported, correct, passed, speedup, stage, error, mismatch, compliant, "
-        "compliance_rule, submission_eval_seconds, device_name FROM submissions ORDER BY trial_id, idx";
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(store.handle(), kQuery, -1, &statement, nullptr) != SQLITE_OK) {
-        const std::string message = sqlite3_errmsg(store.handle());
-        sqlite3_finalize(statement);
-        return makeError("cannot read the submissions of " + store.path().string() + ": " + message +
-                         "; check the store with `mkb db check`");
-    }
-    auto text = [&](int column, std::string& target) {
-        const auto* bytes = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
-        if (bytes) {
-            target.assign(bytes, static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
-        } else {
-            target.clear();
-        }
-    };
-    SubmissionRecord submission; // refilled row after row: every field below is overwritten
-    int step = SQLITE_ROW;
-    while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-        submission.trialId = sqlite3_column_int64(statement, 0);
-        submission.index = sqlite3_column_int(statement, 1);
-        text(2, submission.kernelSource);
-        submission.verdict.imported = sqlite3_column_int(statement, 3) != 0;
-        submission.verdict.correct = sqlite3_column_int(statement, 4) != 0;
-        submission.verdict.passed = sqlite3_column_int(statement, 5) != 0;
-        submission.verdict.speedupVsEager = sqlite3_column_double(statement, 6);
-        text(7, submission.verdict.stage);
-        text(8, submission.verdict.error);
-        text(9, submission.verdict.mismatch);
-        submission.verdict.compliant = sqlite3_column_int(statement, 10) != 0;
-        text(11, submission.verdict.complianceRule);
-        submission.evalSeconds = sqlite3_column_double(statement, 12);
-        text(13, submission.verdict.deviceName);
-        visit(submission);
-    }
-    const std::string message = step == SQLITE_DONE ? "" : sqlite3_errmsg(store.handle());
-    sqlite3_finalize(statement);
-    if (!message.empty()) {
-        return makeError("reading the submissions of " + store.path().string() + " failed: " + message +
-                         "; check the store with `mkb db check`");
-    }
-    return Ok{};
-}
-
 Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
     std::vector<SubmissionRecord> submissions;
-    Status read =
-        visitSubmissionSummaries(store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
+    Status read = io::visitSubmissionSummaries(
+        store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
     if (!read) {
         return read.error();
     }
@@ -799,58 +751,22 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
 }
 
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
-    TrialFilter filter;
-    filter.model = options.model;
-    Result<std::size_t> count = store.countTrials(filter);
-    if (!count) {
-        return count.error();
-    }
-    // The trials are read row by row and only what the metrics read is kept: an attempt for each trial that fills an
-    // arm, the few others whole (they still name replicates, directions and usage arms).
+    // The trials are read row by row and only what the metrics read is kept.
     const TrialSelector selector(options);
+    io::AttemptLoadOptions load;
+    load.filter.model = options.model;
+    load.columns = metricColumns(options);
+    load.withSubmissions = needsSubmissions(options);
+    load.keep = [&selector](const TrialRecord& trial) { return selector.keeps(trial); };
+    Result<io::LoadedAttempts> loaded = io::loadAttempts(store, load);
+    if (!loaded) {
+        return loaded.error();
+    }
     Selection selection;
-    auto attempts = std::make_shared<std::vector<Attempt>>();
-    attempts->reserve(*count);
-    Status read = store.visitTrials(filter, metricColumns(options), [&](const TrialRecord& trial) {
-        if (!selector.keeps(trial)) {
-            return;
-        }
-        ++selection.trials;
-        if (analysis::fillsArm(trial)) {
-            attempts->push_back(analysis::attemptFromTrial(trial));
-        } else {
-            selection.armless.push_back(trial);
-        }
-    });
-    if (!read) {
-        return read.error();
-    }
-    if (needsSubmissions(options)) {
-        // Attempts ascend by trial id and submissions by (trial id, index): one merge, no submission kept twice.
-        auto next = attempts->begin();
-        Attempt* last = nullptr;
-        Status attached = visitSubmissionSummaries(store, [&](const SubmissionRecord& submission) {
-            while (next != attempts->end() && next->trialId < submission.trialId) {
-                ++next;
-            }
-            if (next == attempts->end() || next->trialId != submission.trialId) {
-                return; // a trial left out of the selection, or one without a verdict
-            }
-            if (last && last != &*next) {
-                analysis::settleFinalKernel(*last);
-            }
-            last = &*next;
-            analysis::addSubmission(*next, submission);
-        });
-        if (!attached) {
-            return attached.error();
-        }
-        if (last) {
-            analysis::settleFinalKernel(*last);
-        }
-    }
-    selection.attempts = attempts;
-    selection.comparisons = analysis::buildComparisons(selection.attempts, selection.armless);
+    selection.trials = loaded->trials;
+    selection.attempts = std::move(loaded->attempts);
+    selection.armless = std::move(loaded->armless);
+    selection.comparisons = std::move(loaded->comparisons);
     return reportOf(selection, options);
 }
 

@@ -7,7 +7,6 @@
 #include "core/store/store.h"
 #include "core/util/result.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,8 +89,6 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options);
 /// Every submission of the store in one query, with the verdict fields the metrics read (rewards, stage, error,
 /// mismatch, compliance); the full verdict JSON is left out (read it with Store::submissions when needed).
 Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store);
-/// The same submissions in the same order (trial id, then index), handed to visit one at a time: visit sees one record
-/// refilled from row to row (it copies what it keeps).
-Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit);
+/// (io::visitSubmissionSummaries hands them over one at a time without holding them.)
 
 } // namespace mkb::report

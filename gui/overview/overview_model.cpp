@@ -5,6 +5,7 @@
 #include "core/analysis/transfer.h"
 
 #include <map>
+#include <string_view>
 
 namespace mkb::gui {
 namespace {
@@ -39,15 +40,17 @@ QString score(const std::optional<double>& value, bool signedValue = false) {
 
 std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
                                       const analysis::AnalysisSettings& settings) {
-    std::map<std::pair<std::string, std::string>, std::vector<analysis::Comparison>> groups;
+    // Groups are views into comparisons (keys and members alike): nothing is copied per comparison.
+    std::map<std::pair<std::string_view, std::string_view>, analysis::ComparisonView> groups;
     for (const analysis::Comparison& comparison : comparisons) {
-        groups[{comparison.model, comparison.direction}].push_back(comparison);
+        groups[{comparison.model, comparison.direction}].push_back(&comparison);
     }
     std::vector<OverviewRow> rows;
+    rows.reserve(groups.size());
     for (const auto& [key, group] : groups) {
         OverviewRow row;
-        row.model = key.first;
-        row.direction = key.second;
+        row.model = std::string(key.first);
+        row.direction = std::string(key.second);
         const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings);
         const analysis::TransferSummary summary = analysis::transferSummary(group, settings);
         row.comparisons = metrics.comparisons;
@@ -70,15 +73,13 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
 FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,
                       const analysis::AnalysisSettings& settings) {
     FamilyBars bars;
-    std::map<std::string, std::vector<analysis::Comparison>> byFamily;
+    std::map<std::string_view, analysis::ComparisonView> byFamily;
     for (const analysis::Comparison& comparison : comparisons) {
-        byFamily[comparison.family].push_back(comparison);
+        byFamily[comparison.family].push_back(&comparison);
     }
-    const auto metrics = analysis::groupMetricsByFamily(comparisons, settings);
     for (const auto& [family, group] : byFamily) {
-        bars.families.push_back(family);
-        const auto found = metrics.find(family);
-        bars.lift.push_back(found != metrics.end() ? scoreOf(found->second.all.lift) : std::nullopt);
+        bars.families.emplace_back(family);
+        bars.lift.push_back(scoreOf(analysis::groupMetrics(group, settings).all.lift));
         bars.harmRate.push_back(analysis::outcomeCounts(group, settings).harmedShare);
     }
     return bars;

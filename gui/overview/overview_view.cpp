@@ -102,6 +102,7 @@ void OverviewView::setProjectData(ProjectData* data) {
     }
     data_ = data;
     if (data_) {
+        connect(data_, &ProjectData::summaryLoaded, this, &OverviewView::refresh); // shown before the trials are in
         connect(data_, &ProjectData::loaded, this, &OverviewView::refresh);
         connect(data_, &ProjectData::settingsChanged, this, &OverviewView::refresh);
     }
@@ -109,12 +110,13 @@ void OverviewView::setProjectData(ProjectData* data) {
 }
 
 void OverviewView::refresh() {
+    // ProjectData computes the rows and bars with the data (off the GUI thread): showing them costs no analysis.
     static const std::vector<analysis::Comparison> none;
+    static const FamilyBars noBars;
     const std::vector<analysis::Comparison>& comparisons = data_ ? data_->comparisons() : none;
-    const analysis::AnalysisSettings settings = data_ ? data_->settings() : analysis::AnalysisSettings{};
-    model_->setRows(overviewRows(comparisons, settings));
+    model_->setRows(data_ ? data_->overviewRows() : std::vector<OverviewRow>{});
     resizeColumnsUnlessRestored(table_);
-    const FamilyBars bars = familyBars(comparisons, settings);
+    const FamilyBars& bars = data_ ? data_->familyBars() : noBars;
     fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
     summary_->setText(comparisons.empty() ? tr("No comparisons yet: run a transfer study to fill this page.")

@@ -1,13 +1,16 @@
-// ProjectData: each load opens its own Store in a worker thread (a Store is single-threaded), reads the live trials,
-// builds comparisons there, and hands the result back to the GUI thread, where only the newest load is taken in.
+// ProjectData: each load opens its own Store in a worker thread (a Store is single-threaded) and hands its results
+// back to the GUI thread in two stages, the comparisons and the overview first, then the trials; only the newest load
+// is taken in.
 #include "gui/project/project_data.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QThread>
 
+#include "core/io/attempt_loader.h"
 #include "core/store/store.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace mkb::gui {
@@ -16,8 +19,25 @@ struct ProjectData::LoadResult {
     bool ok = false;
     QString error;
     std::vector<TrialRecord> trials;
-    std::vector<analysis::Comparison> comparisons;
 };
+
+/// The first stage of a load: what the overview and every number need, read without holding the trials.
+struct ProjectData::Summary {
+    std::vector<analysis::Comparison> comparisons;
+    std::vector<OverviewRow> overviewRows;
+    FamilyBars familyBars;
+    int settingsRevision = 0; // the settings the overview was computed for
+};
+
+namespace {
+
+/// The comparisons over trials with their attempts built once, in one vector the comparisons share.
+std::vector<analysis::Comparison> comparisonsOf(const std::vector<TrialRecord>& trials) {
+    const auto attempts = std::make_shared<const std::vector<analysis::Attempt>>(analysis::attemptsFromTrials(trials));
+    return analysis::buildComparisons(trials, attempts);
+}
+
+} // namespace
 
 ProjectData::ProjectData(QObject* parent) : QObject(parent) {}
 
@@ -49,21 +69,37 @@ void ProjectData::startLoad() {
     const int ticket = ++latestTicket_;
     const std::filesystem::path path(storePath_.toStdString());
     auto result = std::make_shared<LoadResult>();
-    QThread* thread = QThread::create([path, result] {
-        auto store = Store::open(path, OpenMode::ReadExisting); // a reader: no page-by-page check on open
-        if (!store) {
-            result->error = QString::fromStdString(store.error().message);
-            return;
-        }
-        auto trials = (*store)->loadTrials({}, TrialDetail::Lean); // the inspector reads one trial in full
-        if (!trials) {
-            result->error = QString::fromStdString(trials.error().message);
-            return;
-        }
-        result->trials = std::move(trials.value());
-        result->comparisons = analysis::buildComparisons(result->trials);
-        result->ok = true;
-    });
+    QThread* thread = QThread::create(
+        [this, path, result, ticket, settings = settings_, settingsRevision = settingsRevision_] {
+            auto store = Store::open(path, OpenMode::ReadExisting); // a reader: no page-by-page check on open
+            if (!store) {
+                result->error = QString::fromStdString(store.error().message);
+                return;
+            }
+            // Stage 1, the summary first: comparisons and the overview, read row by row into attempts (with every
+            // column, the default, so they equal the attempts built from the trials).
+            Result<io::LoadedAttempts> attempts = io::loadAttempts(**store, io::AttemptLoadOptions{});
+            if (!attempts) {
+                result->error = QString::fromStdString(attempts.error().message);
+                return;
+            }
+            auto summary = std::make_shared<Summary>();
+            summary->comparisons = std::move(attempts->comparisons);
+            summary->overviewRows = gui::overviewRows(summary->comparisons, settings);
+            summary->familyBars = gui::familyBars(summary->comparisons, settings);
+            summary->settingsRevision = settingsRevision;
+            // Queued to the GUI thread, where it arrives before the thread's finished(); dropped with this object.
+            QMetaObject::invokeMethod(this, [this, ticket, summary] { takeSummary(ticket, summary); },
+                                      Qt::QueuedConnection);
+            // Stage 2: the trials themselves, for the views that list or open trials.
+            auto trials = (*store)->loadTrials({}, TrialDetail::Lean); // the inspector reads one trial in full
+            if (!trials) {
+                result->error = QString::fromStdString(trials.error().message);
+                return;
+            }
+            result->trials = std::move(trials.value());
+            result->ok = true;
+        });
     thread->setParent(this);
     ++runningThreads_;
     connect(thread, &QThread::finished, this, [this, thread, ticket, result] {
@@ -79,6 +115,21 @@ void ProjectData::startLoad() {
     }
 }
 
+void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summary) {
+    if (ticket != latestTicket_) {
+        return; // superseded
+    }
+    summaryTicket_ = ticket;
+    comparisons_ = std::move(summary->comparisons);
+    if (summary->settingsRevision == settingsRevision_) {
+        overviewRows_ = std::move(summary->overviewRows);
+        familyBars_ = std::move(summary->familyBars);
+    } else {
+        computeOverview(); // the settings changed while loading
+    }
+    emit summaryLoaded();
+}
+
 void ProjectData::takeResult(int ticket, const std::shared_ptr<LoadResult>& result) {
     if (ticket != latestTicket_) {
         return; // superseded by a newer load (or by clearing the path)
@@ -91,20 +142,33 @@ void ProjectData::takeResult(int ticket, const std::shared_ptr<LoadResult>& resu
     }
     lastError_.clear();
     trials_ = std::move(result->trials);
-    comparisons_ = std::move(result->comparisons);
+    trialsSortedById_ = true; // the store loads them in id order
+    if (summaryTicket_ != ticket) {
+        comparisons_ = comparisonsOf(trials_); // not reached: the summary arrives first
+        computeOverview();
+    }
     ++generation_;
     emit loaded();
 }
 
 void ProjectData::setTrials(std::vector<TrialRecord> trials) {
     trials_ = std::move(trials);
-    comparisons_ = analysis::buildComparisons(trials_);
+    trialsSortedById_ =
+        std::is_sorted(trials_.begin(), trials_.end(),
+                       [](const TrialRecord& left, const TrialRecord& right) { return left.id < right.id; });
+    comparisons_ = comparisonsOf(trials_);
+    computeOverview();
     lastError_.clear();
     ++generation_;
     emit loaded();
 }
 
 const TrialRecord* ProjectData::trial(std::int64_t trialId) const {
+    if (trialsSortedById_) {
+        auto found = std::lower_bound(trials_.begin(), trials_.end(), trialId,
+                                      [](const TrialRecord& record, std::int64_t id) { return record.id < id; });
+        return found != trials_.end() && found->id == trialId ? &*found : nullptr;
+    }
     for (const TrialRecord& record : trials_) {
         if (record.id == trialId) {
             return &record;
@@ -115,7 +179,14 @@ const TrialRecord* ProjectData::trial(std::int64_t trialId) const {
 
 void ProjectData::setSettings(const analysis::AnalysisSettings& settings) {
     settings_ = settings;
+    ++settingsRevision_;
+    computeOverview();
     emit settingsChanged();
+}
+
+void ProjectData::computeOverview() {
+    overviewRows_ = gui::overviewRows(comparisons_, settings_);
+    familyBars_ = gui::familyBars(comparisons_, settings_);
 }
 
 bool ProjectData::waitUntilIdle(int timeoutMs) {

@@ -1,10 +1,11 @@
-// The loaded analysis inputs of one project store (trials and comparisons), read off the GUI thread and shared by
-// every view that shows numbers.
+// The loaded analysis inputs of one project store (comparisons with the overview first, then the trials), read off the
+// GUI thread and shared by every view that shows numbers.
 #pragma once
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 #include "core/records/trial.h"
+#include "gui/overview/overview_model.h"
 
 #include <QObject>
 #include <QString>
@@ -39,8 +40,13 @@ public:
     const std::vector<TrialRecord>& trials() const { return trials_; }
     /// analysis::buildComparisons over trials(): every comparison, resolved or not.
     const std::vector<analysis::Comparison>& comparisons() const { return comparisons_; }
-    /// The trial with that id, or nullptr.
+    /// The trial with that id, or nullptr (a binary search when trials() ascend by id, as the store loads them).
     const TrialRecord* trial(std::int64_t trialId) const;
+
+    /// The overview's rows and family bars over comparisons() for settings(): computed with the data (off the GUI
+    /// thread when loading) and again when the settings change, so showing the overview costs no analysis.
+    const std::vector<OverviewRow>& overviewRows() const { return overviewRows_; }
+    const FamilyBars& familyBars() const { return familyBars_; }
 
     /// The settings every view passes to the analysis functions (ladder thresholds, δ, clipping).
     const analysis::AnalysisSettings& settings() const { return settings_; }
@@ -55,6 +61,9 @@ public:
 
 signals:
     void loadingStarted();
+    /// The first stage of a load arrived: comparisons(), overviewRows() and familyBars() hold the new data, while
+    /// trials() still hold the previous load's (loaded() follows when they are in too).
+    void summaryLoaded();
     /// A load finished and its data replaced the previous data.
     void loaded();
     /// A load failed; the previous data is kept.
@@ -63,17 +72,25 @@ signals:
 
 private:
     struct LoadResult;
+    struct Summary;
     void startLoad();
+    void takeSummary(int ticket, const std::shared_ptr<Summary>& summary);
     void takeResult(int ticket, const std::shared_ptr<LoadResult>& result);
+    void computeOverview();
 
     QString storePath_;
     std::vector<TrialRecord> trials_;
+    bool trialsSortedById_ = true;
     std::vector<analysis::Comparison> comparisons_;
+    std::vector<OverviewRow> overviewRows_;
+    FamilyBars familyBars_;
     analysis::AnalysisSettings settings_;
+    int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
     QString lastError_;
     bool loading_ = false;
     int generation_ = 0;
     int latestTicket_ = 0;   // the ticket of the newest load started; older tickets are superseded
+    int summaryTicket_ = 0;  // the ticket of the load whose summary (comparisons, overview) was taken in last
     int runningThreads_ = 0; // loads whose threads have not yet finished
 };
 

@@ -141,6 +141,63 @@ private slots:
         QVERIFY(attempts.use_count() > 1); // and they keep it alive
     }
 
+    // comparisons: from the attempts plus the trials that fill no arm, they equal those built from the trials
+    void comparisonsFromAttemptsAndArmlessTrialsEqualThoseFromTrials() {
+        TrialRecord archived = finishedTrial(9, 7, 1, "solo_cuda", "cuda", true, 3.0);
+        archived.archived = true;
+        TrialRecord running = finishedTrial(10, 7, 3, "cuda2triton_skill", "triton", false, 0);
+        running.status = TrialStatus::Running;
+        TrialRecord errored = finishedTrial(11, 9, 1, "triton2cuda_skill", "cuda", false, 0);
+        errored.status = TrialStatus::InfrastructureError; // problem 9 is known from this trial only
+        const std::vector<TrialRecord> trials{
+            finishedTrial(1, 7, 1, "solo_triton", "triton", true, 1.5),
+            finishedTrial(2, 7, 1, "solo_cuda", "cuda", true, 1.0),
+            finishedTrial(3, 7, 1, "triton2cuda_skill", "cuda", true, 2.0),
+            skippedTrial(4, 7, 1, "cuda2triton_skill", "triton"),
+            finishedTrial(5, 7, 2, "solo_triton", "triton", true, 1.2),
+            finishedTrial(6, 8, 1, "solo_cuda", "cuda", false, 0),
+            finishedTrial(7, 7, 2, "triton2cuda_skill", "cuda", true, 1.1),
+            finishedTrial(8, 7, 1, "solo_cuda", "cuda", true, 0.8), // newer than trial 2 at the same coordinate
+            archived,                                               // newest at that coordinate, but archived
+            running,                                                // replicate 3 is known from a running trial only
+            errored,
+        };
+        std::vector<TrialRecord> armless;
+        for (const TrialRecord& trial : trials) {
+            if (!fillsArm(trial)) {
+                armless.push_back(trial);
+            }
+        }
+        QCOMPARE(armless.size(), std::size_t(3));
+        const auto attempts = std::make_shared<const std::vector<Attempt>>(attemptsFromTrials(trials));
+        const std::vector<Comparison> fromTrials = buildComparisons(trials);
+        const std::vector<Comparison> fromParts = buildComparisons(attempts, armless);
+        QCOMPARE(fromTrials.size(), std::size_t(7)); // problem 7: 2 directions × replicates 1-3; problem 9: one
+        QCOMPARE(fromParts.size(), fromTrials.size());
+        auto sameArm = [](const std::shared_ptr<const Attempt>& a, const std::shared_ptr<const Attempt>& b) {
+            return (!a && !b) || (a && b && a->trialId == b->trialId && a->speedup == b->speedup &&
+                                  a->skipped == b->skipped && a->arm == b->arm);
+        };
+        for (std::size_t i = 0; i < fromTrials.size(); ++i) {
+            const Comparison& a = fromTrials[i];
+            const Comparison& b = fromParts[i];
+            QCOMPARE(b.model, a.model);
+            QCOMPARE(b.problemNumber, a.problemNumber);
+            QCOMPARE(b.problemSlug, a.problemSlug);
+            QCOMPARE(b.family, a.family);
+            QCOMPARE(b.direction, a.direction);
+            QCOMPARE(b.replicate, a.replicate);
+            QVERIFY(sameArm(a.source, b.source));
+            QVERIFY(sameArm(a.base, b.base));
+            QVERIFY(sameArm(a.skill, b.skill));
+        }
+        QCOMPARE(fromParts[2].replicate, 3);                   // from the running trial
+        QVERIFY(!fromParts[2].skill);                          // which fills no arm
+        QCOMPARE(fromParts[3].base->trialId, std::int64_t(8)); // the newest live trial wins, the archived one not
+        QCOMPARE(fromParts[6].problemNumber, 9);               // from the errored trial
+        QVERIFY(!fromParts[6].resolved());
+    }
+
     // comparisons: attempts that are not the trials' own are ignored, and the arms built from the trials
     void comparisonsOverForeignAttemptsFallBackToTheTrials() {
         const std::vector<TrialRecord> trials{finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),

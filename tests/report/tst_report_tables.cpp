@@ -1,6 +1,7 @@
 // Report tables on the fixture store (report_fixtures.h): hand-checked ladder, coverage, transfer, standing, reverse,
 // usage and refinement numbers, splits and filters, and option parsing.
 #include "core/io/report_model.h"
+#include "core/io/report_writers.h"
 #include "report_fixtures.h"
 
 #include <QTemporaryDir>
@@ -84,6 +85,54 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         store_ = mkbtest::openFixtureStore(std::filesystem::path(dir_.path().toStdString()) / "fixture.sqlite");
+    }
+
+    // report: read row by row from the store, it equals the report over the trials loaded whole, for every split
+    void report_readRowByRowEqualsTheReportOverLoadedTrials() {
+        // Two trials that fill no arm: a running one (a replicate of its own) and an archived one.
+        mkb::TrialRecord running;
+        running.model = "m1";
+        running.suite = "fixture";
+        running.problemNumber = 1;
+        running.problemSlug = "attn";
+        running.family = "attention";
+        running.replicate = 7;
+        running.arm = "triton2cuda_skill";
+        running.dsl = "cuda";
+        running.coordinate = "p01_r7_triton2cuda_skill";
+        QVERIFY(store_->insertTrial(running).ok());
+        int checked = 0;
+        for (ReportSplit split : {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family,
+                                  ReportSplit::WithSkill, ReportSplit::SourceVerdict, ReportSplit::Model}) {
+            for (int filter = 0; filter < 3; ++filter) {
+                ReportOptions options;
+                options.metrics = *parseMetricSets("all");
+                options.split = split;
+                if (filter == 1) {
+                    options.model = "m1";
+                } else if (filter == 2) {
+                    options.direction = "triton2cuda";
+                }
+                mkb::TrialFilter trialFilter;
+                trialFilter.model = options.model;
+                auto trials = store_->loadTrials(trialFilter, mkb::TrialDetail::Metrics, metricColumns(options));
+                auto submissions = loadSubmissionSummaries(*store_);
+                QVERIFY(trials && submissions);
+                const std::string whole =
+                    toMarkdown(buildReport(selectTrials(*trials, options), *submissions, options));
+                const std::string rowByRow = toMarkdown(build(options));
+                QCOMPARE(rowByRow, whole);
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, 18);
+        auto runningTrials = store_->loadTrials({std::string("m1"), {}, false});
+        QVERIFY(runningTrials);
+        for (const mkb::TrialRecord& trial : *runningTrials) {
+            if (trial.replicate == 7) {
+                QVERIFY(store_->archiveTrial(trial.id).ok()); // leave the fixture as the other tests expect it
+            }
+        }
     }
 
     void report_overallLadderMatchesTheHandComputedRates() {

@@ -309,6 +309,77 @@ private slots:
                  std::size_t(0));
     }
 
+    // store: visitTrials hands over, one at a time, exactly the trials a Metrics load returns
+    void visitTrialsHandsOverWhatAMetricsLoadReturns() {
+        mkb::Result<std::int64_t> id = store_->insertTrial(sampleTrial("model-a", 3, 1, "solo_triton"));
+        QVERIFY(id);
+        mkb::TrialOutcome outcome;
+        outcome.verdict = fullVerdict();
+        outcome.usage = {12345, 678, 910, 1.25, 333.5};
+        outcome.skillText = "# Skill\nTile by 128.\n";
+        QVERIFY(store_->finishTrial(*id, outcome));
+        QVERIFY(store_->insertTrial(sampleTrial("model-a", 3, 1, "triton2cuda_skill"))); // running: no verdict
+        mkb::Result<std::int64_t> other = store_->insertTrial(sampleTrial("model-b", 4, 2, "solo_cuda"));
+        QVERIFY(other);
+        mkb::TrialOutcome failed;
+        failed.verdict = mkb::Verdict{};
+        failed.verdict->deviceName = "gpu-b";
+        QVERIFY(store_->finishTrial(*other, failed));
+        mkb::Result<std::int64_t> redone = store_->insertTrial(sampleTrial("model-b", 5, 1, "solo_cuda"));
+        QVERIFY(redone);
+        QVERIFY(store_->finishTrial(*redone, outcome));
+        QVERIFY(store_->archiveTrial(*redone));
+
+        for (const bool archived : {false, true}) {
+            for (const mkb::MetricColumns columns : {mkb::MetricColumns{}, mkb::MetricColumns{false, false, false},
+                                                     mkb::MetricColumns{true, false, true}}) {
+                const mkb::TrialFilter filter{{}, {}, archived};
+                mkb::Result<std::vector<mkb::TrialRecord>> loaded =
+                    store_->loadTrials(filter, mkb::TrialDetail::Metrics, columns);
+                QVERIFY(loaded);
+                std::vector<mkb::TrialRecord> visited;
+                QVERIFY(store_->visitTrials(filter, columns,
+                                            [&](const mkb::TrialRecord& trial) { visited.push_back(trial); }));
+                QCOMPARE(visited.size(), loaded->size());
+                QCOMPARE(store_->countTrials(filter).value(), loaded->size());
+                QCOMPARE(loaded->size(), std::size_t(archived ? 4 : 3));
+                for (std::size_t i = 0; i < visited.size(); ++i) {
+                    const mkb::TrialRecord& a = loaded->at(i);
+                    const mkb::TrialRecord& b = visited[i];
+                    QCOMPARE(b.id, a.id);
+                    QCOMPARE(b.model, a.model);
+                    QCOMPARE(b.problemNumber, a.problemNumber);
+                    QCOMPARE(b.problemSlug, a.problemSlug);
+                    QCOMPARE(b.family, a.family);
+                    QCOMPARE(b.replicate, a.replicate);
+                    QCOMPARE(b.arm, a.arm);
+                    QCOMPARE(b.dsl, a.dsl);
+                    QCOMPARE(b.status, a.status);
+                    QCOMPARE(b.skipped, a.skipped);
+                    QCOMPARE(b.archived, a.archived);
+                    QCOMPARE(b.lean, a.lean);
+                    QCOMPARE(b.skillWritten, a.skillWritten);
+                    QCOMPARE(b.usage.inputTokens, a.usage.inputTokens);
+                    QCOMPARE(b.usage.agentSeconds, a.usage.agentSeconds);
+                    QCOMPARE(b.finalVerdict.has_value(), a.finalVerdict.has_value());
+                    if (a.finalVerdict) {
+                        compareVerdicts(*b.finalVerdict, *a.finalVerdict);
+                    }
+                }
+                // The record is refilled row after row: a trial without a verdict shows none.
+                QVERIFY(!visited[1].finalVerdict);
+                QCOMPARE(visited[0].skillWritten, columns.skillWritten);
+            }
+        }
+        // The filters hold.
+        int count = 0;
+        QVERIFY(store_->visitTrials({std::string("model-b"), {}, false}, {}, [&](const mkb::TrialRecord& trial) {
+            QCOMPARE(trial.model, std::string("model-b"));
+            ++count;
+        }));
+        QCOMPARE(count, 1);
+    }
+
     void finishedTrialWithUnknownUsageKeepsNulls() {
         mkb::Result<std::int64_t> id = store_->insertTrial(sampleTrial("m", 1, 1, "solo_cuda"));
         QVERIFY(id);

@@ -1,0 +1,45 @@
+// Reads a store's trials row by row straight into the attempts and comparisons the metrics read, without holding the
+// trials themselves (a TrialRecord is over a kilobyte; 100,000 of them cost more than the analysis).
+#pragma once
+
+#include "core/analysis/attempt.h"
+#include "core/analysis/comparison.h"
+#include "core/records/trial.h"
+#include "core/store/store.h"
+#include "core/util/result.h"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace mkb::io {
+
+/// What the metrics read of a selection of trials.
+struct LoadedAttempts {
+    std::size_t trials = 0; // trials kept by the selection
+    /// attemptsFromTrials of the kept trials, in trial id order (submissions attached when asked for).
+    std::shared_ptr<const std::vector<analysis::Attempt>> attempts;
+    /// The kept trials that fill no arm (archived, or running, errored or interrupted), whole, in trial id order.
+    std::vector<TrialRecord> armless;
+    /// buildComparisons over the kept trials, sharing the attempts.
+    std::vector<analysis::Comparison> comparisons;
+};
+
+struct AttemptLoadOptions {
+    TrialFilter filter;
+    MetricColumns columns;
+    bool withSubmissions = false; // attach every submission (refinement trajectories, final kernels)
+    /// Keeps a trial in the selection; every trial when empty.
+    std::function<bool(const TrialRecord&)> keep;
+};
+
+/// Reads the trials of the store once (Store::visitTrials) and builds the attempts and comparisons from them.
+Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& options);
+
+/// Every submission of the store in trial id then index order, with the verdict fields the metrics read (rewards,
+/// stage, error, mismatch, compliance, device; no verdict JSON), handed to visit one at a time: visit sees one record
+/// refilled from row to row (it copies what it keeps).
+Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit);
+
+} // namespace mkb::io
