@@ -8,19 +8,27 @@
 #include <QSplitter>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mkb::gui {
 namespace {
 
-constexpr double kWeightScale = 1e6; // setSizes shares the length by the sizes' relative weights
-
+/// Sizes summing to the splitter's present length: setSizes shrinks an oversized list towards the panes' minimums,
+/// not in proportion.
 void applyProportions(QSplitter* splitter, const QList<double>& proportions) {
-    QList<int> weights;
-    for (double proportion : proportions) {
-        weights << int(std::lround(proportion * kWeightScale));
+    int length = 0;
+    for (int size : splitter->sizes()) {
+        length += size;
     }
-    splitter->setSizes(weights);
+    QList<int> sizes;
+    int given = 0;
+    for (qsizetype i = 0; i < proportions.size(); ++i) {
+        const int size = i + 1 == proportions.size() ? length - given : int(std::lround(proportions[i] * length));
+        sizes << std::max(0, size);
+        given += size;
+    }
+    splitter->setSizes(sizes);
 }
 
 /// Applies the proportions at each show or resize of the splitter until the event loop has run once after the

@@ -2,6 +2,7 @@
 #include "gui/runs/runs_view.h"
 
 #include "gui/common/background.h"
+#include "gui/common/splitter_state.h"
 #include "gui/common/table_copy.h"
 #include "gui/runs/run_progress.h"
 #include "gui/runs/run_session.h"
@@ -37,7 +38,7 @@
 namespace mkb::gui {
 namespace {
 
-constexpr quint32 kLayoutMagic = 0x4D4B5256; // 'MKRV'
+constexpr quint32 kLayoutMagic = 0x4D4B5232; // 'MKR2': splitters as proportions (the 'MKRV' states are ignored)
 constexpr int kLogLines = 5000;
 
 const QStringList kKnownDsls = {QStringLiteral("triton"), QStringLiteral("cuda"), QStringLiteral("cutedsl"),
@@ -529,7 +530,7 @@ void RunsView::appendLog(const QString& text) {
 QByteArray RunsView::saveLayout() const {
     QByteArray layout;
     QDataStream stream(&layout, QIODevice::WriteOnly);
-    stream << kLayoutMagic << splitter_->saveState() << rightSplitter_->saveState()
+    stream << kLayoutMagic << splitterProportions(splitter_) << splitterProportions(rightSplitter_)
            << table_->horizontalHeader()->saveState();
     return layout;
 }
@@ -544,7 +545,8 @@ bool RunsView::restoreLayout(const QByteArray& layout) {
     if (stream.status() != QDataStream::Ok || magic != kLayoutMagic) {
         return false;
     }
-    return splitter_->restoreState(outer) && rightSplitter_->restoreState(inner) &&
+    // Proportions, applied once the splitters are laid out: the view is restored before it is first shown.
+    return restoreSplitterProportions(splitter_, outer) && restoreSplitterProportions(rightSplitter_, inner) &&
            table_->horizontalHeader()->restoreState(header);
 }
 

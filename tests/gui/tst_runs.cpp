@@ -13,6 +13,7 @@
 #include "gui/runs/runs_view.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -22,9 +23,11 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <set>
 
 using namespace mkb;
@@ -300,6 +303,37 @@ private slots:
         QVERIFY(problem.contains("--problems"));
         QVERIFY(view.statusLabel()->text().contains(problem));
         QCOMPARE(view.session()->state(), RunSession::State::Idle);
+    }
+
+    void splitterProportionsAreRestoredBeforeTheViewIsShown() {
+        QByteArray saved;
+        QList<int> shownSizes;
+        {
+            RunsView view;
+            view.resize(1000, 700);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            auto* splitter = view.findChild<QSplitter*>();
+            QVERIFY(splitter && splitter->count() == 2);
+            const int total = splitter->sizes()[0] + splitter->sizes()[1];
+            splitter->setSizes({total / 2, total - total / 2});
+            shownSizes = splitter->sizes();
+            saved = view.saveLayout();
+        }
+        RunsView restored; // restored hidden, as the window does at start
+        QVERIFY(restored.restoreLayout(saved));
+        restored.resize(1000, 700);
+        restored.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&restored));
+        QApplication::processEvents();
+        const QList<int> sizes = restored.findChild<QSplitter*>()->sizes();
+        QVERIFY2(sizes.size() == 2 && std::abs(sizes[0] - shownSizes[0]) <= 2,
+                 qPrintable(QString("%1 : %2, saved %3 : %4")
+                                .arg(sizes.value(0))
+                                .arg(sizes.value(1))
+                                .arg(shownSizes.value(0))
+                                .arg(shownSizes.value(1))));
+        QVERIFY(!restored.restoreLayout("not a layout"));
     }
 
     void referenceRunIsFollowedToItsEnd() {
