@@ -8,6 +8,7 @@
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_check.h"
+#include "core/grading/suite_resume.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
@@ -18,7 +19,9 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace mkb::cli {
@@ -50,7 +53,8 @@ options:
                        extra, 0 = skip the check)
   --flakiness MODE     separate (default): each repeat is its own evaluation in a fresh child; pooled: the N-1
                        repeats run as one correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed,
-                       and grading k counts as correct when its 5 draws held (same draws, one import and compile)
+                       and grading k counts as correct when its 5 draws held (same draws, one import and compile;
+                       the one evaluation is bounded by N-1 x --timeout)
   --device DEV         cuda:N (default cuda:0) or cpu
   --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
   --timeout S          bound of each validation and grading in seconds (default 600)
@@ -58,6 +62,11 @@ options:
   --dsl-dir DIR        an extra folder of DSL descriptors, searched first (repeatable)
   --json FILE          write everything (validation reports and verdicts included) as JSON to FILE
   --table FILE         write the markdown suite table (docs/suite.md) to FILE
+                       (both files are rewritten after every problem; an interrupted run leaves a partial report
+                       that says which problems are left)
+  --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
+                       solution files, grader, device, DSLs and flakiness settings are unchanged and that had no
+                       infrastructure error; check the rest (typically --resume R --json R)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
@@ -247,18 +256,63 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     }
     std::cout << "; " << *gradings << " gradings each" << (options.pooledFlakiness ? ", repeats pooled" : "") << ")\n"
               << std::flush;
+    std::optional<EarlierSuiteReport> earlier;
+    if (auto resumePath = args.option("resume")) {
+        auto loaded = loadEarlierSuiteReport(*resumePath);
+        if (!loaded) {
+            return fail(kExitBadInput, loaded.error().message);
+        }
+        earlier = std::move(loaded).value();
+    }
+
+    // The files are rewritten after every problem, so an interrupt, a kill or a lost machine costs one problem at
+    // most; a partial report says so and lists what is left (continue with --resume).
+    auto writeReports = [&]() -> Status {
+        if (auto jsonPath = args.option("json")) {
+            if (Status written = writeFileAtomically(*jsonPath, suiteReportJson(report)); !written) {
+                return makeError("cannot write --json " + *jsonPath + ": " + written.error().message);
+            }
+        }
+        if (auto tablePath = args.option("table")) {
+            if (Status written = writeFileAtomically(*tablePath, suiteTableMarkdown(report)); !written) {
+                return makeError("cannot write --table " + *tablePath + ": " + written.error().message);
+            }
+        }
+        return Ok{};
+    };
+    auto remainingAfter = [&](std::size_t done) {
+        report.unchecked.clear();
+        for (std::size_t i = done; i < selected.size(); ++i) {
+            report.unchecked.push_back(selected[i]->name());
+        }
+    };
+
     bool showStages = ::isatty(STDERR_FILENO);
-    for (const Problem* problem : selected) {
+    int reusedCount = 0;
+    std::map<std::string, int> recheckReasons;
+    for (std::size_t index = 0; index < selected.size(); ++index) {
+        const Problem* problem = selected[index];
         if (interrupted.load()) {
             break;
+        }
+        std::optional<ProblemCheck> reused;
+        if (earlier) {
+            auto previous = reusableCheck(*earlier, *problem, options, report.graderFingerprint);
+            if (previous) {
+                reused = std::move(previous).value();
+                ++reusedCount;
+            } else if (previous.error().message != "not in the earlier report") {
+                ++recheckReasons[previous.error().message];
+            }
         }
         auto progress = [&](const std::string& what) {
             if (showStages) {
                 std::cerr << "mkb suite: " << problem->name() << ": " << what << "...\n";
             }
         };
-        ProblemCheck check = checkProblem(grader, *problem, options, progress, &interrupted);
-        if (interrupted.load()) {
+        ProblemCheck check =
+            reused ? std::move(*reused) : checkProblem(grader, *problem, options, progress, &interrupted);
+        if (interrupted.load() && !check.reused) {
             break;
         }
         if (report.deviceName.empty()) {
@@ -270,23 +324,33 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         }
         std::cout << std::flush;
         report.problems.push_back(std::move(check));
+        remainingAfter(index + 1);
+        if (Status written = writeReports(); !written) {
+            grader.stop();
+            return fail(kExitBadInput, written.error().message);
+        }
     }
     grader.stop();
+    remainingAfter(report.problems.size());
+    if (earlier) {
+        std::cout << "resumed from " << earlier->path.string() << ": " << reusedCount << " problems reused";
+        for (const auto& [why, count] : recheckReasons) {
+            std::cout << "; " << count << " checked again (" << why << ")";
+        }
+        std::cout << "\n";
+    }
     if (interrupted.load()) {
+        Status written = writeReports();
+        std::string where = args.option("json") ? "; the partial report is in " + *args.option("json") +
+                                                      " (continue with --resume " + *args.option("json") + ")"
+                                                : "; nothing was written (no --json)";
         return fail(kExitInterrupted, "suite check interrupted after " + std::to_string(report.problems.size()) +
-                                          " problems; nothing was written");
+                                          " of " + std::to_string(selected.size()) + " problems" +
+                                          (written ? where : "; " + written.error().message));
     }
     std::cout << suiteSummary(report) << "\n";
-
-    if (auto jsonPath = args.option("json")) {
-        if (Status written = writeFileAtomically(*jsonPath, suiteReportJson(report)); !written) {
-            return fail(kExitBadInput, "cannot write --json " + *jsonPath + ": " + written.error().message);
-        }
-    }
-    if (auto tablePath = args.option("table")) {
-        if (Status written = writeFileAtomically(*tablePath, suiteTableMarkdown(report)); !written) {
-            return fail(kExitBadInput, "cannot write --table " + *tablePath + ": " + written.error().message);
-        }
+    if (Status written = writeReports(); !written) {
+        return fail(kExitBadInput, written.error().message);
     }
     if (report.clean()) {
         return kExitOk;
@@ -297,7 +361,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
 int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
-                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store"};
+                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
     spec.repeatable = {"dsl-dir"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {

@@ -4,6 +4,8 @@
 #include "core/catalog/catalog.h"
 #include "core/grading/gpu_lock.h"
 #include "core/grading/verdict_json.h"
+#include "core/util/sha256.h"
+#include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -262,6 +264,11 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         solution.path = solutionPath(problem, dsl);
         std::error_code ec;
         solution.present = std::filesystem::is_regular_file(solution.path, ec);
+        if (solution.present) {
+            if (auto bytes = readFile(solution.path)) {
+                solution.sha256 = sha256Hex(*bytes);
+            }
+        }
         if (!options.descriptors.count(dsl)) {
             auto why = options.descriptorErrors.find(dsl);
             solution.problem = name + " [" + dsl + "]: cannot grade: " +
@@ -307,6 +314,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                 const int repeats = options.gradings - 1;
                 GradeSettings pooled = correctnessOnly;
                 pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+                pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
                 say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) +
                     " pooled (" + std::to_string(pooled.correctnessDraws) + " draws)");
                 Verdict verdict = gradeOnce(*chosen, pooled);
@@ -340,7 +348,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
 }
 
 bool SuiteCheckReport::clean() const {
-    if (!catalogIssues.empty() || problems.empty()) {
+    if (!catalogIssues.empty() || problems.empty() || !unchecked.empty()) {
         return false;
     }
     for (const ProblemCheck& check : problems) {
@@ -400,6 +408,9 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
              << check.flakiness->dsl << (check.flakiness->pooled ? ", pooled" : "") << ")";
     } else if (gradings > 0) {
         line << "; flakiness not checked";
+    }
+    if (check.reused) {
+        line << " [reused]";
     }
     return line.str();
 }
@@ -505,6 +516,8 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["flakiness_mode"] = report.pooledFlakiness ? "pooled" : "separate";
     root["eager_target_ms"] = report.eagerTargetMs;
     root["clean"] = report.clean();
+    root["complete"] = report.unchecked.empty();
+    root["unchecked"] = report.unchecked;
     root["summary"] = suiteSummary(report);
     root["catalog_issues"] = report.catalogIssues;
     Json problems = Json::array();
@@ -519,6 +532,8 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
         entry["path"] = check.problem.path.string();
         entry["problem_fingerprint"] = check.problem.fingerprint;
         entry["clean"] = check.clean();
+        entry["reused"] = check.reused;
+        entry["infrastructure_error"] = check.infrastructureError;
         entry["issues"] = check.problems;
         Json validation = Json::parse(check.validation.json, nullptr, false);
         entry["validation"] = validation.is_discarded() ? Json(nullptr) : validation;
@@ -528,6 +543,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
             item["dsl"] = solution.dsl;
             item["path"] = solution.path.string();
             item["present"] = solution.present;
+            item["sha256"] = solution.sha256;
             item["passed"] = solution.verdict && solution.verdict->passed;
             item["problem"] = solution.problem;
             item["verdict"] = solution.verdict ? verdictObject(*solution.verdict) : Json(nullptr);
@@ -600,7 +616,12 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     out << "- grader fingerprint: `" << report.graderFingerprint << "`\n";
     out << "- peaks: " << (report.peaksNote.empty() ? "none" : report.peaksNote) << "\n";
     out << "- command: `" << report.command << "`\n";
-    out << "- flakiness: " << flakinessMethod(report) << "\n\n";
+    out << "- flakiness: " << flakinessMethod(report) << "\n";
+    if (!report.unchecked.empty()) {
+        out << "- **partial**: " << report.problems.size() << " of " << report.problems.size() + report.unchecked.size()
+            << " problems checked; not yet checked: " << report.unchecked.size() << " (continue with --resume)\n";
+    }
+    out << "\n";
     out << "| problem | family | tags | eager ms |";
     for (const std::string& dsl : report.dsls) {
         out << " " << displayDsl(dsl) << " speedup | " << displayDsl(dsl) << " IOU / MFU |";

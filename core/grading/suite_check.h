@@ -83,6 +83,7 @@ struct SolutionCheck {
     std::string dsl;
     std::filesystem::path path;
     bool present = false;
+    std::string sha256;  // of the solution file's bytes, when present
     std::string problem; // one line when this solution could not be graded or failed ("" when it passed)
     std::optional<Verdict> verdict;
 };
@@ -111,6 +112,7 @@ struct ProblemCheck {
     std::optional<FlakinessCheck> flakiness;
     std::vector<std::string> problems; // every issue, one line each, naming the problem (and DSL where one applies)
     bool infrastructureError = false;
+    bool reused = false; // taken from an earlier report (--resume) rather than checked in this run
 
     bool clean() const { return problems.empty(); }
 };
@@ -150,6 +152,7 @@ struct SuiteCheckReport {
     double eagerTargetMs = 0.05;
     bool pooledFlakiness = false;
     int drawsPerGrading = 5;
+    std::vector<std::string> unchecked; // selected problems not (yet) checked: the report is partial when any
 
     bool clean() const;
     bool anyInfrastructureError() const;

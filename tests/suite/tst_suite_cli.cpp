@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+
 namespace {
 
 struct CliRun {
@@ -224,6 +226,84 @@ private slots:
         QCOMPARE(none.gradings, 3);
         QCOMPARE(none.held, 0);
         QCOMPARE(none.failures.size(), size_t(3));
+    }
+
+    void resumeReusesUnchangedProblemsAndRechecksChangedOnes() {
+        // "suite check --resume: unchanged problems are reused without grading; a changed solution is checked again"
+        QTemporaryDir copy;
+        QVERIFY(copy.isValid());
+        const QString suite = copy.path() + "/suite";
+        QVERIFY(QProcess::execute("cp", {"-r", src("tests/suite/fixtures/suite"), suite}) == 0);
+        auto args = [&](const QString& json) {
+            QStringList list = cpuArgs("checks/0[12]*", "2");
+            list[3] = suite;
+            list << "--json" << json;
+            return list;
+        };
+        const QString first = copy.path() + "/first.json";
+        CliRun initial = runMkb(args(first));
+        QVERIFY2(initial.exitCode == 1, qPrintable(initial.out + initial.err)); // 02 has its insensitive input
+
+        const QString second = copy.path() + "/second.json";
+        CliRun resumed = runMkb(args(second) << "--resume" << first);
+        QVERIFY2(resumed.exitCode == 1, qPrintable(resumed.out + resumed.err));
+        QVERIFY2(resumed.out.contains(QRegularExpression("^ok    checks/01_vector_add: .*\\[reused\\]$",
+                                                         QRegularExpression::MultilineOption)),
+                 qPrintable(resumed.out));
+        QVERIFY(resumed.out.contains(
+            QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
+        QVERIFY(resumed.out.contains("resumed from " + first + ": 2 problems reused\n"));
+        QCOMPARE(issueLines(resumed.out), issueLines(initial.out));
+
+        QFile solution(suite + "/checks/_solutions/01_vector_add.cpusim.py");
+        QVERIFY(solution.open(QIODevice::Append));
+        solution.write("\n# edited\n");
+        solution.close();
+        CliRun again = runMkb(args(copy.path() + "/third.json") << "--resume" << second);
+        QVERIFY2(again.out.contains("resumed from " + second +
+                                    ": 1 problems reused; 1 checked again (the cpusim solution changed)"),
+                 qPrintable(again.out));
+        QVERIFY(again.out.contains(
+            QRegularExpression("^ok    checks/01_vector_add: .*\\(cpusim\\)$", QRegularExpression::MultilineOption)));
+        QVERIFY(again.out.contains(
+            QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
+
+        CliRun broken = runMkb(args(copy.path() + "/fourth.json") << "--resume" << suite + "/checks/01_vector_add.py");
+        QCOMPARE(broken.exitCode, 3);
+        QVERIFY2(broken.err.contains("not a report of `mkb suite check --json`"), qPrintable(broken.err));
+    }
+
+    void interruptLeavesAPartialReport() {
+        // "suite check: Ctrl+C after the first problem leaves a partial JSON and table naming what is left; exit 130"
+        const QString json = temp.path() + "/partial.json";
+        const QString table = temp.path() + "/partial.md";
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MKB_PYTHON", QString::fromStdString(mkbtest::testPython()));
+        env.insert("MKB_STORE", "/nonexistent/mkb-suite-test/store.sqlite");
+        process.setProcessEnvironment(env);
+        process.start(QString::fromStdString(mkbtest::cliPath()), cpuArgs("*", "3")
+                                                                      << "--json" << json << "--table" << table);
+        QByteArray out;
+        while (!out.contains("checks/01_vector_add:") && process.waitForReadyRead(120000)) {
+            out += process.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("checks/01_vector_add:"), out.constData());
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitCode(), 130);
+        QVERIFY2(err.contains("suite check interrupted after 1 of 4 problems; the partial report is in " + json),
+                 qPrintable(err));
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(root["complete"].toBool(true), false);
+        QCOMPARE(root["problems"].toArray().size(), 1);
+        QCOMPARE(root["unchecked"].toArray().size(), 3);
+        QFile markdown(table);
+        QVERIFY(markdown.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(markdown.readAll()).contains("- **partial**: 1 of 4 problems checked"));
     }
 
     void unknownDslIsOneLinePerProblemAndTheRunGoesOn() {

@@ -1,0 +1,155 @@
+// Resuming a suite check: reads an earlier --json report back into ProblemChecks and decides which still hold.
+#include "core/grading/suite_resume.h"
+
+#include "core/grading/verdict_json.h"
+#include "core/util/sha256.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+namespace mkb {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string textOr(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool boolOr(const Json& object, const char* key, bool fallback) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+int intOr(const Json& object, const char* key, int fallback) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
+std::vector<std::string> textsOf(const Json& object, const char* key) {
+    std::vector<std::string> texts;
+    auto it = object.find(key);
+    if (it != object.end() && it->is_array()) {
+        for (const Json& item : *it) {
+            if (item.is_string()) {
+                texts.push_back(item.get<std::string>());
+            }
+        }
+    }
+    return texts;
+}
+
+std::string currentSha256(const std::filesystem::path& path) {
+    auto bytes = readFile(path);
+    return bytes ? sha256Hex(*bytes) : std::string();
+}
+
+} // namespace
+
+Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path) {
+    auto text = readFile(path);
+    if (!text) {
+        return makeError("--resume " + path.string() + ": " + text.error().message);
+    }
+    Json root = Json::parse(*text, nullptr, false);
+    if (root.is_discarded() || !root.is_object() || !root.contains("problems") || !root["problems"].is_array()) {
+        return makeError("--resume " + path.string() +
+                         ": not a report of `mkb suite check --json` (no JSON object with a \"problems\" list)");
+    }
+    EarlierSuiteReport earlier;
+    earlier.path = path;
+    earlier.graderFingerprint = textOr(root, "grader_fingerprint");
+    earlier.device = textOr(root, "device");
+    earlier.dsls = textsOf(root, "dsls");
+    earlier.gradings = intOr(root, "gradings", -1);
+    earlier.pooledFlakiness = textOr(root, "flakiness_mode") == "pooled";
+    for (const Json& entry : root["problems"]) {
+        std::string name = entry.is_object() ? textOr(entry, "name") : std::string();
+        if (!name.empty()) {
+            earlier.entries[name] = entry.dump();
+        }
+    }
+    return earlier;
+}
+
+Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Problem& problem,
+                                   const SuiteCheckOptions& options, const std::string& graderFingerprint) {
+    auto found = earlier.entries.find(problem.name());
+    if (found == earlier.entries.end()) {
+        return makeError("not in the earlier report");
+    }
+    if (earlier.graderFingerprint != graderFingerprint) {
+        return makeError("the grader changed");
+    }
+    if (earlier.device != options.device || earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
+        earlier.pooledFlakiness != options.pooledFlakiness) {
+        return makeError("the device, DSLs or flakiness settings differ");
+    }
+    const Json entry = Json::parse(found->second);
+    if (textOr(entry, "problem_fingerprint") != problem.fingerprint) {
+        return makeError("the problem file changed");
+    }
+    if (boolOr(entry, "infrastructure_error", true)) {
+        return makeError("it ended with an infrastructure error");
+    }
+
+    ProblemCheck check;
+    check.problem = problem;
+    check.reused = true;
+    check.problems = textsOf(entry, "issues");
+    auto validation = entry.find("validation");
+    if (validation == entry.end() || !validation->is_object()) {
+        return makeError("its validation is missing");
+    }
+    auto parsed = validationFromJson(validation->dump());
+    if (!parsed) {
+        return makeError("its validation is unreadable");
+    }
+    check.validation = *parsed;
+    check.validation.json = validation->dump();
+    auto solutions = entry.find("solutions");
+    if (solutions == entry.end() || !solutions->is_array()) {
+        return makeError("its solutions are missing");
+    }
+    for (const Json& item : *solutions) {
+        SolutionCheck solution;
+        solution.dsl = textOr(item, "dsl");
+        solution.path = textOr(item, "path");
+        solution.present = boolOr(item, "present", false);
+        solution.sha256 = textOr(item, "sha256");
+        solution.problem = textOr(item, "problem");
+        if (solution.present != std::filesystem::is_regular_file(solution.path) ||
+            (solution.present && (solution.sha256.empty() || currentSha256(solution.path) != solution.sha256))) {
+            return makeError("the " + solution.dsl + " solution changed");
+        }
+        if (auto verdict = item.find("verdict"); verdict != item.end() && verdict->is_object()) {
+            auto read = verdictFromJson(verdict->dump());
+            if (!read) {
+                return makeError("a verdict is unreadable");
+            }
+            solution.verdict = *read;
+        }
+        check.solutions.push_back(std::move(solution));
+    }
+    std::vector<std::string> dsls;
+    for (const SolutionCheck& solution : check.solutions) {
+        dsls.push_back(solution.dsl);
+    }
+    if (dsls != options.dsls) {
+        return makeError("its solutions are not those of the chosen DSLs");
+    }
+    if (auto flakiness = entry.find("flakiness"); flakiness != entry.end() && flakiness->is_object()) {
+        FlakinessCheck repeat;
+        repeat.dsl = textOr(*flakiness, "dsl");
+        repeat.gradings = intOr(*flakiness, "gradings", 0);
+        repeat.held = intOr(*flakiness, "correct", 0);
+        repeat.failures = textsOf(*flakiness, "failures");
+        repeat.pooled = boolOr(*flakiness, "pooled", false);
+        repeat.drawsPerGrading = intOr(*flakiness, "draws_per_grading", 0);
+        check.flakiness = std::move(repeat);
+    }
+    return check;
+}
+
+} // namespace mkb

@@ -1,0 +1,36 @@
+// Resuming `mkb suite check` from an earlier --json report: which problems' results still hold and can be reused.
+#pragma once
+
+#include "core/grading/suite_check.h"
+#include "core/records/problem.h"
+#include "core/util/result.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mkb {
+
+/// An earlier suite report, as far as resuming needs it.
+struct EarlierSuiteReport {
+    std::filesystem::path path;
+    std::string graderFingerprint;
+    std::string device;
+    std::vector<std::string> dsls;
+    int gradings = 0;
+    bool pooledFlakiness = false;
+    std::map<std::string, std::string> entries; // problem name → its entry (JSON text)
+};
+
+/// Reads a report written by `mkb suite check --json` (complete or partial). The error names the file and what is
+/// wrong with it.
+Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path);
+
+/// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, device, DSLs, number
+/// of gradings and flakiness method, the same problem fingerprint, every solution file unchanged, and no
+/// infrastructure error. Otherwise an error saying in a few words why it must be checked again.
+Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Problem& problem,
+                                   const SuiteCheckOptions& options, const std::string& graderFingerprint);
+
+} // namespace mkb
