@@ -4,6 +4,7 @@
 // The naive baseline computes one table only: the overall ladder's base R@t (one SELECT per arm of every skill cell).
 // So the like-for-like ratio is naive ladder vs `mkb report --metrics ladder`; the full report (every metric set) is
 // timed too, but it computes far more than the baseline, so its ratio against the baseline is printed as such.
+// Each timing runs in a forked child process, so that none reuses a heap another one warmed.
 //
 // usage: bench_report_scale [--trials N] [--store PATH] [--keep] [--mkb PATH]
 // The store is generated data: every model is named "synthetic-model-<k>" so it can never pass for real results.
@@ -15,16 +16,20 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -196,6 +201,66 @@ mkb::Status buildSyntheticStore(mkb::Store& store, int target, int& written, int
     });
 }
 
+/// One timing taken in a child process: wall and CPU milliseconds of work, the numbers it returns, or its error.
+struct Measured {
+    double wallMs = 0;
+    double cpuMs = 0;
+    std::vector<double> values;
+    std::string error;
+};
+
+/// Runs work in a forked child (a fresh heap, as a new `mkb` process has) and reads back its timing and values.
+Measured measureInChild(const std::function<std::string(std::vector<double>& values)>& work) {
+    Measured measured;
+    int channel[2];
+    if (::pipe(channel) != 0) {
+        measured.error = "cannot create a pipe for the child process";
+        return measured;
+    }
+    std::fflush(stdout);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(channel[0]);
+        const auto start = Clock::now();
+        const double cpuStart = processCpuMs();
+        std::vector<double> values;
+        const std::string error = work(values);
+        std::string reply = error.empty() ? "ok" : "error " + error;
+        char number[64];
+        for (double value : {millisecondsSince(start), processCpuMs() - cpuStart}) {
+            std::snprintf(number, sizeof number, " %.17g", value);
+            reply += error.empty() ? number : "";
+        }
+        for (double value : values) {
+            std::snprintf(number, sizeof number, " %.17g", value);
+            reply += error.empty() ? number : "";
+        }
+        [[maybe_unused]] const ssize_t written = ::write(channel[1], reply.data(), reply.size());
+        ::close(channel[1]);
+        ::_exit(0);
+    }
+    ::close(channel[1]);
+    std::string reply;
+    char buffer[4096];
+    ssize_t got = 0;
+    while ((got = ::read(channel[0], buffer, sizeof buffer)) > 0) {
+        reply.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(channel[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (reply.rfind("ok", 0) != 0) {
+        measured.error = reply.empty() ? "the child process failed" : reply.substr(6);
+        return measured;
+    }
+    std::istringstream numbers(reply.substr(2));
+    numbers >> measured.wallMs >> measured.cpuMs;
+    for (double value = 0; numbers >> value;) {
+        measured.values.push_back(value);
+    }
+    return measured;
+}
+
 /// The naive baseline: the overall ladder recomputed with one SELECT per cell arm.
 struct NaiveLadder {
     std::size_t resolved = 0;
@@ -326,148 +391,129 @@ int main(int argc, char** argv) {
         }
     }
 
-    // (a) the full report path in process, as `mkb report --metrics all` runs it: open, read the trials row by row into
-    // attempts, submissions, every metric set, Markdown.
+    // Every timing runs in a child process of its own (fork), so none finds a heap warmed by another: each pays its
+    // page faults as `mkb report` does.
+
+    // (a) the full report path, as `mkb report --metrics all` runs it: open, read the trials row by row into attempts,
+    // submissions, every metric set, Markdown.
     mkb::report::ReportOptions options;
     options.metrics = *mkb::report::parseMetricSets("all");
-    std::string markdown;
-    double reportMs = 0;
-    double reportCpuMs = 0;
-    std::optional<mkb::analysis::LadderRates> reportBase;
-    std::size_t reportTables = 0;
-    {
-        const auto start = Clock::now();
-        const double cpuStart = processCpuMs();
+    const Measured full = measureInChild([&](std::vector<double>& values) -> std::string {
         auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
         if (!store) {
-            std::cerr << "bench: " << store.error().message << '\n';
-            return 4;
+            return store.error().message;
         }
-        const double openMs = millisecondsSince(start);
-        const auto buildStart = Clock::now();
         auto report = mkb::report::buildReportFromStore(**store, options);
         if (!report) {
-            std::cerr << "bench: " << report.error().message << '\n';
-            return 4;
+            return report.error().message;
         }
-        const double buildMs = millisecondsSince(buildStart);
-        const auto renderStart = Clock::now();
-        markdown = mkb::report::toMarkdown(*report);
-        const double renderMs = millisecondsSince(renderStart);
-        reportMs = millisecondsSince(start);
-        reportCpuMs = processCpuMs() - cpuStart;
-        reportTables = report->tables.size();
-        std::printf("report phases: open %.0f ms, read + analyse %.0f ms, markdown %.0f ms (%zu tables, %zu bytes)\n",
-                    openMs, buildMs, renderMs, report->tables.size(), markdown.size());
+        const std::string markdown = mkb::report::toMarkdown(*report);
+        values = {double(report->tables.size()), double(markdown.size())};
+        return {};
+    });
+    if (!full.error.empty()) {
+        std::cerr << "bench: " << full.error << '\n';
+        return 4;
+    }
+    std::printf("full report: %.0f ms wall, %.0f ms cpu (%.0f tables, %.0f bytes of Markdown)\n", full.wallMs,
+                full.cpuMs, full.values.at(0), full.values.at(1));
 
-        // The ladder the naive baseline must match, from the trials loaded whole (not timed).
-        auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Metrics, mkb::report::metricColumns(options));
-        if (!trials) {
-            std::cerr << "bench: " << trials.error().message << '\n';
-            return 4;
-        }
-        reportBase = mkb::analysis::contrast(mkb::analysis::buildComparisons(*trials)).base;
-
-        // Where the time goes: `mkb report --metrics <set>` for each set alone, in process (each reads what it needs).
+    // Where the time goes: the report with one metric set (reading included), each in its own process.
+    {
         std::string breakdown;
         for (mkb::report::MetricSet set : options.metrics) {
             mkb::report::ReportOptions one = options;
             one.metrics = {set};
-            const double setStart = processCpuMs();
-            (void)mkb::report::buildReportFromStore(**store, one);
-            char part[64];
-            std::snprintf(part, sizeof part, "%s%s %.0f", breakdown.empty() ? "" : ", ", mkb::report::toString(set),
-                          processCpuMs() - setStart);
-            breakdown += part;
+            const Measured part = measureInChild([&](std::vector<double>&) -> std::string {
+                auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
+                if (!store) {
+                    return store.error().message;
+                }
+                auto report = mkb::report::buildReportFromStore(**store, one);
+                return report ? std::string() : report.error().message;
+            });
+            char text[64];
+            std::snprintf(text, sizeof text, "%s%s %.0f", breakdown.empty() ? "" : ", ", mkb::report::toString(set),
+                          part.cpuMs);
+            breakdown += text;
         }
         std::printf("CPU ms of the report with one metric set (reading included): %s\n", breakdown.c_str());
     }
 
-    // What the lean load saves: the same trials read with every field.
+    // What `mkb report` no longer does: hold the trials whole (for comparison; TrialDetail::Metrics is the leanest).
     {
-        auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
-        if (!store) {
-            std::cerr << "bench: " << store.error().message << '\n';
-            return 4;
-        }
-        const double fullStart = processCpuMs();
-        auto full = (*store)->loadTrials();
-        const double fullCpuMs = processCpuMs() - fullStart;
-        const std::size_t fullCount = full ? full->size() : 0;
-        full = std::vector<mkb::TrialRecord>{};
-        const double leanStart = processCpuMs();
-        auto lean = (*store)->loadTrials({}, mkb::TrialDetail::Lean);
-        const double leanCpuMs = processCpuMs() - leanStart;
-        const std::size_t leanCount = lean ? lean->size() : 0;
-        lean = std::vector<mkb::TrialRecord>{};
-        const double metricsStart = processCpuMs();
-        auto metrics = (*store)->loadTrials({}, mkb::TrialDetail::Metrics);
-        const double metricsCpuMs = processCpuMs() - metricsStart;
-        const std::size_t metricsCount = metrics ? metrics->size() : 0;
-        std::printf("loadTrials CPU: full %.0f ms (%zu trials), lean %.0f ms (%zu trials), metrics (what report reads) "
-                    "%.0f ms (%zu trials)\n",
-                    fullCpuMs, fullCount, leanCpuMs, leanCount, metricsCpuMs, metricsCount);
+        const Measured held = measureInChild([&](std::vector<double>& values) -> std::string {
+            auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
+            if (!store) {
+                return store.error().message;
+            }
+            auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Metrics, mkb::report::metricColumns(options));
+            values = {trials ? double(trials->size()) : 0.0};
+            return {};
+        });
+        std::printf("loading the trials whole instead (TrialDetail::Metrics, %.0f trials, no analysis): %.0f ms cpu\n",
+                    held.values.empty() ? 0.0 : held.values[0], held.cpuMs);
     }
 
-    // (a') the same path with --metrics ladder only: the like-for-like comparison with the naive baseline.
-    double ladderMs = 0;
-    double ladderCpuMs = 0;
-    {
-        const auto start = Clock::now();
-        const double cpuStart = processCpuMs();
+    // (a') the same path with --metrics ladder only: the like-for-like comparison with the naive baseline. It also
+    // returns the base ladder the naive one must match.
+    const Measured ladder = measureInChild([&](std::vector<double>& values) -> std::string {
         mkb::report::ReportOptions ladderOnly;
         ladderOnly.metrics = {mkb::report::MetricSet::Ladder};
         auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
         if (!store) {
-            std::cerr << "bench: " << store.error().message << '\n';
-            return 4;
+            return store.error().message;
         }
         auto report = mkb::report::buildReportFromStore(**store, ladderOnly);
         if (!report) {
-            std::cerr << "bench: " << report.error().message << '\n';
-            return 4;
+            return report.error().message;
         }
         (void)mkb::report::toMarkdown(*report);
-        ladderMs = millisecondsSince(start);
-        ladderCpuMs = processCpuMs() - cpuStart;
-    }
+        // Row "all / base": group, arm, resolved, then R@t for each threshold.
+        for (const auto& row : report->tables.at(0).rows) {
+            if (row.at(1).text == "base") {
+                for (std::size_t i = 3; i < 3 + options.settings.thresholds.size(); ++i) {
+                    values.push_back(row.at(i).number);
+                }
+            }
+        }
+        return {};
+    });
 
     // (b) the naive baseline: the overall ladder from one SELECT per cell arm.
-    double naiveMs = 0;
-    double naiveCpuMs = 0;
-    NaiveLadder naive;
-    {
-        const auto start = Clock::now();
-        const double cpuStart = processCpuMs();
+    const Measured naive = measureInChild([&](std::vector<double>& values) -> std::string {
         auto store = mkb::Store::open(storePath, mkb::OpenMode::ReadExisting);
         if (!store) {
-            std::cerr << "bench: " << store.error().message << '\n';
-            return 4;
+            return store.error().message;
         }
         auto computed = naiveOverallLadder((*store)->handle(), options.settings.thresholds);
         if (!computed) {
-            std::cerr << "bench: " << computed.error().message << '\n';
-            return 1;
+            return computed.error().message;
         }
-        naive = *computed;
-        naiveMs = millisecondsSince(start);
-        naiveCpuMs = processCpuMs() - cpuStart;
+        values = {double(computed->resolved)};
+        values.insert(values.end(), computed->base.begin(), computed->base.end());
+        return {};
+    });
+    if (!ladder.error.empty() || !naive.error.empty()) {
+        std::cerr << "bench: " << ladder.error << naive.error << '\n';
+        return 1;
     }
-    bool agree = reportBase.has_value();
-    for (std::size_t i = 0; agree && i < naive.base.size(); ++i) {
-        agree = std::fabs(naive.base[i] - reportBase->rates[i]) < 1e-12;
+    bool agree = ladder.values.size() + 1 == naive.values.size() && !ladder.values.empty();
+    for (std::size_t i = 0; agree && i < ladder.values.size(); ++i) {
+        agree = std::fabs(naive.values[i + 1] - ladder.values[i]) < 1e-12;
     }
-    std::printf("naive baseline: %zu resolved cell-replicates, base R@0 %.4f (report's ladder %s)\n", naive.resolved,
-                naive.base.empty() ? 0.0 : naive.base[0], agree ? "agrees" : "DISAGREES");
+    std::printf("naive baseline: %.0f resolved cell-replicates, base R@0 %.4f (report's ladder %s)\n",
+                naive.values.empty() ? 0.0 : naive.values[0], naive.values.size() > 1 ? naive.values[1] : 0.0,
+                agree ? "agrees" : "DISAGREES");
 
     std::printf("like for like (the naive baseline computes only the overall ladder): report --metrics ladder: %.0f ms "
                 "(cpu %.0f ms), naive ladder: %.0f ms (cpu %.0f ms), ratio naive/report: wall %.2f, cpu %.2f\n",
-                ladderMs, ladderCpuMs, naiveMs, naiveCpuMs, ladderMs > 0 ? naiveMs / ladderMs : 0.0,
-                ladderCpuMs > 0 ? naiveCpuMs / ladderCpuMs : 0.0);
-    std::printf("full report (every metric set, %zu tables; NOT like for like: the baseline computes 1 table): "
+                ladder.wallMs, ladder.cpuMs, naive.wallMs, naive.cpuMs, naive.wallMs / std::max(1e-9, ladder.wallMs),
+                naive.cpuMs / std::max(1e-9, ladder.cpuMs));
+    std::printf("full report (every metric set, %.0f tables; NOT like for like: the baseline computes 1 table): "
                 "%.0f ms (cpu %.0f ms), naive ladder: %.0f ms (cpu %.0f ms), ratio naive/report: wall %.2f, cpu %.2f\n",
-                reportTables, reportMs, reportCpuMs, naiveMs, naiveCpuMs, reportMs > 0 ? naiveMs / reportMs : 0.0,
-                reportCpuMs > 0 ? naiveCpuMs / reportCpuMs : 0.0);
+                full.values.at(0), full.wallMs, full.cpuMs, naive.wallMs, naive.cpuMs,
+                naive.wallMs / std::max(1e-9, full.wallMs), naive.cpuMs / std::max(1e-9, full.cpuMs));
 
     // (c) the CLI itself as a subprocess.
     if (fs::exists(cli)) {
