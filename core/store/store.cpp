@@ -1,6 +1,7 @@
 // The project store's implementation: opening and recognising the file, migrations, and every query of store.h.
 #include "core/store/store.h"
 
+#include "core/store/bulk_memory.h"
 #include "core/store/migrations.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
@@ -1314,6 +1315,7 @@ Result<std::vector<TrialRecord>> Store::loadTrials(const TrialFilter& filter, Tr
             return impl_->failure(operation);
         }
         trials.reserve(static_cast<std::size_t>(count.int64(0)));
+        adviseHugePages(trials.data(), trials.capacity() * sizeof(TrialRecord));
     }
     Statement row(*prepared);
     row.bind(1, filter.model);
@@ -1364,6 +1366,7 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
             return impl_->failure(operation);
         }
         trials.reserve(static_cast<std::size_t>(count.int64(0)));
+        adviseHugePages(trials.data(), trials.capacity() * sizeof(TrialRecord));
     }
     {
         Result<sqlite3_stmt*> prepared = impl_->prepare(
