@@ -69,8 +69,8 @@ void ProjectData::startLoad() {
     const int ticket = ++latestTicket_;
     const std::filesystem::path path(storePath_.toStdString());
     auto result = std::make_shared<LoadResult>();
-    QThread* thread = QThread::create(
-        [this, path, result, ticket, settings = settings_, settingsRevision = settingsRevision_] {
+    QThread* thread =
+        QThread::create([this, path, result, ticket, settings = settings_, settingsRevision = settingsRevision_] {
             auto store = Store::open(path, OpenMode::ReadExisting); // a reader: no page-by-page check on open
             if (!store) {
                 result->error = QString::fromStdString(store.error().message);
@@ -89,8 +89,8 @@ void ProjectData::startLoad() {
             summary->familyBars = gui::familyBars(summary->comparisons, settings);
             summary->settingsRevision = settingsRevision;
             // Queued to the GUI thread, where it arrives before the thread's finished(); dropped with this object.
-            QMetaObject::invokeMethod(this, [this, ticket, summary] { takeSummary(ticket, summary); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, ticket, summary] { takeSummary(ticket, summary); }, Qt::QueuedConnection);
             // Stage 2: the trials themselves, for the views that list or open trials.
             auto trials = (*store)->loadTrials({}, TrialDetail::Lean); // the inspector reads one trial in full
             if (!trials) {
