@@ -115,8 +115,10 @@ std::string attemptKey(const Attempt& attempt, ReportSplit split) {
     }
 }
 
+/// withAttempts: fill each group's attempts (only the usage, kbx, refinement and portability tables read them); the
+/// groups themselves are the same either way.
 std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const std::vector<Attempt>& attempts,
-                              ReportSplit split) {
+                              ReportSplit split, bool withAttempts) {
     std::vector<Group> groups;
     if (split == ReportSplit::Overall) {
         groups.push_back(Group{"all", {}, {}, &comparisons, &attempts, {}});
@@ -128,9 +130,12 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
     }
     if (groupsAttemptsDirectly(split)) {
         for (const Attempt& attempt : attempts) {
-            byKey[attemptKey(attempt, split)].ownAttempts.push_back(attempt);
+            Group& group = byKey[attemptKey(attempt, split)]; // a group of attempts alone is a group too
+            if (withAttempts) {
+                group.ownAttempts.push_back(attempt);
+            }
         }
-    } else {
+    } else if (withAttempts) {
         std::unordered_map<std::int64_t, const Attempt*> attemptById;
         attemptById.reserve(attempts.size());
         for (const Attempt& attempt : attempts) {
@@ -524,7 +529,12 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
     report.notes.push_back(note);
     report.notes.push_back(formatSettings(options.settings));
 
-    std::vector<Group> groups = makeGroups(comparisons, attempts, options.split);
+    auto wants = [&](MetricSet set) {
+        return std::find(options.metrics.begin(), options.metrics.end(), set) != options.metrics.end();
+    };
+    const bool groupsNeedAttempts = wants(MetricSet::Usage) || wants(MetricSet::KernelBenchX) ||
+                                    wants(MetricSet::Refinement) || wants(MetricSet::Portability);
+    std::vector<Group> groups = makeGroups(comparisons, attempts, options.split, groupsNeedAttempts);
     if (std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Usage) != options.metrics.end()) {
         collectArms(groups, attempts, selection.armless, comparisons, options.split);
     }
