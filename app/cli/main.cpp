@@ -1,6 +1,7 @@
 // The mkb entry point: dispatches to the verb's command and turns any escaped exception into one line.
 #include "app/cli/command.h"
 
+#include "mkb/commit.h"
 #include "mkb/version.h"
 
 #include <algorithm>
@@ -48,7 +49,9 @@ bool registerCommand(Command command) {
     return true;
 }
 
-const std::vector<Command>& commands() { return commandTable(); }
+const std::vector<Command>& commands() {
+    return commandTable();
+}
 
 int fail(int code, const std::string& message) {
     std::cerr << "mkb: " << message << '\n';
@@ -83,8 +86,8 @@ int main(int argc, char** argv) {
             try {
                 return command.run(rest);
             } catch (const std::exception& error) {
-                return fail(kExitInfrastructure, std::string("internal error in '") + verb + "': " + error.what() +
-                                                     " (please report this)");
+                return fail(kExitInfrastructure,
+                            std::string("internal error in '") + verb + "': " + error.what() + " (please report this)");
             }
         }
     }

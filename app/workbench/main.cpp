@@ -4,6 +4,7 @@
 #include "gui/inspector/inspector_view.h"
 #include "gui/project/project_data.h"
 #include "gui/shell/main_window.h"
+#include "mkb/commit.h"
 #include "mkb/version.h"
 
 #include <QApplication>

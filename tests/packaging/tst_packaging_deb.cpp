@@ -1,6 +1,8 @@
 // The Debian package: cpack builds it, it unpacks into a scratch root, and both binaries run from there on its data.
 #include "support/testpaths.h"
 
+#include "mkb/commit.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -192,8 +194,9 @@ void PackagingTest::installsBinariesDataAndDesktopFiles() {
 void PackagingTest::mkbReportsVersionAndCommit() {
     const Ran version = run(installed(QStringLiteral("bin/mkb")), {QStringLiteral("--version")});
     QCOMPARE(version.exitCode, 0);
-    QCOMPARE(version.output.trimmed(),
-             QStringLiteral("mkb %1 (commit %2)").arg(QStringLiteral(MKB_VERSION), QStringLiteral(MKB_GIT_COMMIT)));
+    QCOMPARE(
+        version.output.trimmed(),
+        QStringLiteral("mkb %1 (commit %2)").arg(QStringLiteral(MKB_VERSION), QString::fromLatin1(mkb::kGitCommit)));
     const QRegularExpression commit(QStringLiteral("\\(commit ([0-9a-f]{12}|unknown)\\)"));
     QVERIFY2(commit.match(version.output).hasMatch(), qPrintable(version.output));
 }
