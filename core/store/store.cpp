@@ -532,6 +532,27 @@ struct Store::Impl {
         return Ok{};
     }
 
+    /// Model names by id, for the bulk trial readers.
+    Result<std::unordered_map<std::int64_t, std::string>> modelNamesById(const std::string& operation) {
+        Result<sqlite3_stmt*> prepared = prepare("SELECT id, name FROM models", operation);
+        if (!prepared) {
+            return prepared.error();
+        }
+        std::unordered_map<std::int64_t, std::string> names;
+        Statement row(*prepared);
+        int rc;
+        while ((rc = row.step()) == SQLITE_ROW) {
+            names.emplace(row.int64(0), row.text(1));
+        }
+        if (rc != SQLITE_DONE) {
+            return failure(operation);
+        }
+        return names;
+    }
+
+    /// Whether each trial's skill is non-blank, as (trial id, non-blank) sorted by trial id.
+    Result<std::vector<std::pair<std::int64_t, bool>>> skillsWrittenByTrial(const std::string& operation);
+
     /// Runs a statement that returns no rows.
     Status run(Statement& statement, const std::string& operation) {
         if (statement.step() != SQLITE_DONE) {
@@ -1204,6 +1225,12 @@ void readLeanTrial(const Statement& row, const std::unordered_map<std::int64_t, 
 }
 
 /// TrialDetail::Metrics: only the trial columns the metrics and the report's filters read (usage last, optional).
+/// The WHERE clause of the bulk trial readers: ?1 the model's name or NULL, ?2 the suite or NULL.
+std::string trialFilterWhere(const TrialFilter& filter) {
+    return std::string("WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE name = ?1)) ") +
+           "AND (?2 IS NULL OR t.suite = ?2) " + (filter.includeArchived ? "" : "AND t.archived = 0 ");
+}
+
 std::string metricsTrialSelect(const MetricColumns& columns) {
     return std::string("SELECT t.id, t.model_id, t.problem_number, t.problem_slug, t.family, t.replicate, t.arm, "
                        "t.dsl, t.status, t.skipped, t.archived") +
@@ -1334,24 +1361,12 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
                                                        const MetricColumns& columns) {
     const bool metricsOnly = detail == TrialDetail::Metrics;
     const std::string operation = "loading trials";
-    std::unordered_map<std::int64_t, std::string> modelNames;
-    {
-        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT id, name FROM models", operation);
-        if (!prepared) {
-            return prepared.error();
-        }
-        Statement row(*prepared);
-        int rc;
-        while ((rc = row.step()) == SQLITE_ROW) {
-            modelNames.emplace(row.int64(0), row.text(1));
-        }
-        if (rc != SQLITE_DONE) {
-            return impl_->failure(operation);
-        }
+    auto names = impl_->modelNamesById(operation);
+    if (!names) {
+        return names.error();
     }
-    const std::string where =
-        std::string("WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE name = ?1)) ") +
-        "AND (?2 IS NULL OR t.suite = ?2) " + (filter.includeArchived ? "" : "AND t.archived = 0 ");
+    const std::unordered_map<std::int64_t, std::string>& modelNames = *names;
+    const std::string where = trialFilterWhere(filter);
     std::vector<TrialRecord> trials;
     {
         // Reserving up front avoids moving 100k large records through repeated reallocations.
@@ -1420,32 +1435,41 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
         }
     }
     if (!metricsOnly || columns.skillWritten) {
-        // Skills in their own order; only whether each is non-blank is kept.
-        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
-        if (!prepared) {
-            return prepared.error();
+        auto skills = impl_->skillsWrittenByTrial(operation);
+        if (!skills) {
+            return skills.error();
         }
-        Statement row(*prepared);
-        int rc;
-        while ((rc = row.step()) == SQLITE_ROW) {
-            if (TrialRecord* trial = trialWithId(trials, row.int64(0))) {
-                trial->skillWritten = nonBlank(row, 1);
+        for (const auto& [trialId, written] : *skills) {
+            if (TrialRecord* trial = trialWithId(trials, trialId)) {
+                trial->skillWritten = written;
             }
-        }
-        if (rc != SQLITE_DONE) {
-            return impl_->failure(operation + " (skills)");
         }
     }
     return trials;
 }
 
+Result<std::vector<std::pair<std::int64_t, bool>>> Store::Impl::skillsWrittenByTrial(const std::string& operation) {
+    Result<sqlite3_stmt*> prepared = prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
+    if (!prepared) {
+        return prepared.error();
+    }
+    std::vector<std::pair<std::int64_t, bool>> written;
+    Statement row(*prepared);
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        written.emplace_back(row.int64(0), nonBlank(row, 1));
+    }
+    if (rc != SQLITE_DONE) {
+        return failure(operation + " (skills)");
+    }
+    std::sort(written.begin(), written.end());
+    return written;
+}
+
 Result<std::size_t> Store::countTrials(const TrialFilter& filter) {
     const std::string operation = "counting trials";
-    Result<sqlite3_stmt*> prepared = impl_->prepare(
-        std::string("SELECT count(*) FROM trials t WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE "
-                    "name = ?1)) AND (?2 IS NULL OR t.suite = ?2) ") +
-            (filter.includeArchived ? "" : "AND t.archived = 0 "),
-        operation);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT count(*) FROM trials t " + trialFilterWhere(filter), operation);
     if (!prepared) {
         return prepared.error();
     }
@@ -1461,40 +1485,20 @@ Result<std::size_t> Store::countTrials(const TrialFilter& filter) {
 Status Store::visitTrials(const TrialFilter& filter, const MetricColumns& columns,
                           const std::function<void(const TrialRecord&)>& visit) {
     const std::string operation = "reading trials";
-    std::unordered_map<std::int64_t, std::string> modelNames;
-    {
-        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT id, name FROM models", operation);
-        if (!prepared) {
-            return prepared.error();
-        }
-        Statement row(*prepared);
-        int rc;
-        while ((rc = row.step()) == SQLITE_ROW) {
-            modelNames.emplace(row.int64(0), row.text(1));
-        }
-        if (rc != SQLITE_DONE) {
-            return impl_->failure(operation);
-        }
+    auto names = impl_->modelNamesById(operation);
+    if (!names) {
+        return names.error();
     }
+    const std::unordered_map<std::int64_t, std::string>& modelNames = *names;
     std::vector<std::pair<std::int64_t, bool>> skillWritten; // (trial id, non-blank), sorted by trial id
     if (columns.skillWritten) {
-        Result<sqlite3_stmt*> prepared = impl_->prepare("SELECT trial_id, text FROM skills", operation + " (skills)");
-        if (!prepared) {
-            return prepared.error();
+        auto skills = impl_->skillsWrittenByTrial(operation);
+        if (!skills) {
+            return skills.error();
         }
-        Statement row(*prepared);
-        int rc;
-        while ((rc = row.step()) == SQLITE_ROW) {
-            skillWritten.emplace_back(row.int64(0), nonBlank(row, 1));
-        }
-        if (rc != SQLITE_DONE) {
-            return impl_->failure(operation + " (skills)");
-        }
-        std::sort(skillWritten.begin(), skillWritten.end());
+        skillWritten = std::move(skills).value();
     }
-    const std::string where =
-        std::string("WHERE (?1 IS NULL OR t.model_id = (SELECT id FROM models WHERE name = ?1)) ") +
-        "AND (?2 IS NULL OR t.suite = ?2) " + (filter.includeArchived ? "" : "AND t.archived = 0 ");
+    const std::string where = trialFilterWhere(filter);
     Result<sqlite3_stmt*> trialsPrepared =
         impl_->prepare(metricsTrialSelect(columns) + where + "ORDER BY t.id", operation);
     if (!trialsPrepared) {
