@@ -390,12 +390,15 @@ private:
             return;
         }
         for (const TrialRecord& trial : *trials) {
-            if (!trial.origin.empty()) {
-                knownOrigins_.insert(trial.origin);
+            if (trial.archived) {
+                if (!trial.origin.empty()) {
+                    archivedOrigins_.insert(trial.origin);
+                }
+                continue;
             }
-            if (!trial.archived) {
-                liveTrials_[liveKey(trial.problemNumber, trial.replicate, trial.arm)] = trial.id;
-            }
+            const std::string key = liveKey(trial.problemNumber, trial.replicate, trial.arm);
+            liveTrials_[key] = trial.id;
+            liveOrigins_[key] = trial.origin;
         }
     }
 
@@ -486,11 +489,16 @@ private:
             return;
         }
         TrialRecord& trial = parsed->record;
-        if (knownOrigins_.count(trial.origin)) {
+        const std::string key = liveKey(trial.problemNumber, trial.replicate, trial.arm);
+        // Unchanged means: this content is already stored in the same role. A live folder whose content equals an
+        // archived trial's (a redo that came out byte-identical) is still imported as the live trial.
+        auto liveOrigin = liveOrigins_.find(key);
+        const bool unchanged = folder.archived ? archivedOrigins_.count(trial.origin) > 0
+                                               : liveOrigin != liveOrigins_.end() && liveOrigin->second == trial.origin;
+        if (unchanged) {
             ++summary_.trialsUnchanged;
             return;
         }
-        const std::string key = liveKey(trial.problemNumber, trial.replicate, trial.arm);
         if (folder.coordinate.arm.isSkill()) {
             auto source = liveTrials_.find(
                 liveKey(trial.problemNumber, trial.replicate, soloArm(folder.coordinate.arm.sourceDsl).name()));
@@ -526,9 +534,14 @@ private:
             issue(folder.dir, "could not be stored: " + written.error().message);
             return;
         }
-        knownOrigins_.insert(trial.origin);
-        if (!folder.archived) {
+        if (folder.archived) {
+            archivedOrigins_.insert(trial.origin);
+        } else {
+            if (replacing && liveOrigin != liveOrigins_.end()) {
+                archivedOrigins_.insert(liveOrigin->second); // the replaced live trial is history now
+            }
             liveTrials_[key] = newId;
+            liveOrigins_[key] = trial.origin;
         }
         summary_.submissionsImported += static_cast<int>(parsed->submissions.size());
         if (replacing) {
@@ -547,8 +560,9 @@ private:
     json createdAt_;
     std::vector<TrialFolder> folders_;
     std::map<std::string, std::string> families_;
-    std::set<std::string> knownOrigins_;
-    std::map<std::string, std::int64_t> liveTrials_;
+    std::set<std::string> archivedOrigins_;          // content of the archived trials
+    std::map<std::string, std::int64_t> liveTrials_; // live trial id per (problem, replicate, arm)
+    std::map<std::string, std::string> liveOrigins_; // its content's origin
     std::set<std::string> warnedFamilies_;
 };
 

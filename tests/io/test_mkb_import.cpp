@@ -156,6 +156,36 @@ private slots:
         mkb::TrialFilter all;
         all.includeArchived = true;
         QCOMPARE(static_cast<int>((*store)->loadTrials(all)->size()), 6);
+        auto third = mkb::importMetaKernelBenchResults(**store, results); // the replaced trial is history now
+        QVERIFY(third.ok());
+        QCOMPARE(third->trialsImported + third->trialsReplaced, 0);
+        QCOMPARE(static_cast<int>((*store)->loadTrials(all)->size()), 6);
+    }
+
+    void aLiveTrialIdenticalToItsArchivedCopyIsStillImportedLive() {
+        // A redo that came out byte-identical (e.g. a skipped arm skipped again) must not be taken for the archive.
+        QTemporaryDir dir;
+        const fs::path results = makeResultsFolder(dir.path().toStdString());
+        const fs::path model = results / "glm-5";
+        writeText(model / "archive" / "2026-01-01__10-00-00__abc123_p01_r1_solo_tirx" / "record.json",
+                  recordJson(0.0, 0.0)); // the same bytes as the live solo_tirx record
+        auto store = mkb::Store::open(fs::path(dir.path().toStdString()) / "p.sqlite");
+        QVERIFY(store.ok());
+        auto first = mkb::importMetaKernelBenchResults(**store, results);
+        QVERIFY(first.ok());
+        QCOMPARE(first->trialsImported, 5);
+        auto live = (*store)->loadTrials();
+        QVERIFY(live.ok());
+        QCOMPARE(static_cast<int>(live->size()), 4);
+        bool liveTirx = false;
+        for (const mkb::TrialRecord& trial : *live) {
+            liveTirx = liveTirx || trial.arm == "solo_tirx";
+        }
+        QVERIFY(liveTirx);
+        auto again = mkb::importMetaKernelBenchResults(**store, results);
+        QVERIFY(again.ok());
+        QCOMPARE(again->trialsUnchanged, 5);
+        QCOMPARE(again->trialsImported + again->trialsReplaced, 0);
     }
 
     void aMissingFolderIsOneClearError() {
