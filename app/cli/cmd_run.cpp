@@ -1,6 +1,7 @@
 // `mkb run`: executes the transfer protocol for a model over problems × a DSL pair × replicates, convergently.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/run_selection.h"
 
 #include "core/grading/device_probe.h"
@@ -11,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -69,19 +69,7 @@ exit codes: 0 every planned trial finished or was skipped, 2 bad command line, u
             ended with an infrastructure error (run again to redo them), 130 interrupted (run again to resume)
 )";
 
-std::atomic<bool> stopRequested{false};
-
-void onStopSignal(int) {
-    stopRequested.store(true);
-}
-
-void installStopHandler() {
-    struct sigaction action = {};
-    action.sa_handler = onStopSignal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-}
+std::atomic<bool>& stopRequested = interruptRequested();
 
 std::string joinedArgs(const std::vector<std::string>& args) {
     std::string line = "mkb run";
@@ -238,7 +226,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
                                                        : fs::absolute(storePath, ec).parent_path() /
                                                              (storePath.stem().string() + ".attempts");
 
-    installStopHandler();
+    installInterruptHandler();
     TextProgress textProgress(stderr);
     JsonProgress jsonProgress(stdout);
     ProgressSink& progress = progressMode == "json" ? static_cast<ProgressSink&>(jsonProgress) : textProgress;

@@ -1370,17 +1370,11 @@ Result<std::vector<TrialRecord>> Store::loadLeanTrials(const TrialFilter& filter
     std::vector<TrialRecord> trials;
     {
         // Reserving up front avoids moving 100k large records through repeated reallocations.
-        Result<sqlite3_stmt*> counting = impl_->prepare("SELECT count(*) FROM trials t " + where, operation);
-        if (!counting) {
-            return counting.error();
+        Result<std::size_t> count = countTrials(filter);
+        if (!count) {
+            return count.error();
         }
-        Statement count(*counting);
-        count.bind(1, filter.model);
-        count.bind(2, filter.suite);
-        if (count.step() != SQLITE_ROW) {
-            return impl_->failure(operation);
-        }
-        trials.reserve(static_cast<std::size_t>(count.int64(0)));
+        trials.reserve(*count);
         adviseHugePages(trials.data(), trials.capacity() * sizeof(TrialRecord));
     }
     {

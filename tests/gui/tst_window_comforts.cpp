@@ -2,6 +2,7 @@
 // folder imports it in the background (with progress to the total, and a cancel between trials), palettes are applied
 // and remembered, every view's table header, splitters and tabs are saved with the layout, every view answers its
 // keyboard shortcuts with none bound twice, and the problems view shows the project's last gradings once loaded.
+#include "support/results_folder.h"
 #include "tst_project_data_fixture.h"
 
 #include "gui/charts/charts_view.h"
@@ -48,17 +49,8 @@ using namespace mkb::gui;
 
 namespace {
 
-void writeText(const std::filesystem::path& path, const std::string& text) {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string recordJson(double passed, double speedup) {
-    return R"({"rewards": {"imported": 1.0, "correct": )" + std::to_string(passed) + R"(, "speedup_vs_eager": )" +
-           std::to_string(speedup) + R"(, "passed": )" + std::to_string(passed) +
-           R"(}, "timed_out": false, "error": null, "skipped": null,
-              "stamps": {"task_fingerprint": "fp1", "skill_sha256": null}})";
-}
+using mkbtest::recordJson;
+using mkbtest::writeText;
 
 /// A MetaKernelBench results folder: one model, one problem, two solos and one skill arm.
 QString makeResultsFolder(const QString& root) {
@@ -409,8 +401,7 @@ private slots:
         QVERIFY(showTransfers(window));
         QCOMPARE(tabsOf(window)->currentIndex(), 0);
         const QList<int> sizes = skillSizesShown(window);
-        QVERIFY2(sizes == defaultSizes,
-                 qPrintable(QString("%1 : %2").arg(sizes.value(0)).arg(sizes.value(1))));
+        QVERIFY2(sizes == defaultSizes, qPrintable(QString("%1 : %2").arg(sizes.value(0)).arg(sizes.value(1))));
     }
 
     void everyViewAnswersItsShortcutsAndNoneIsAmbiguous() {

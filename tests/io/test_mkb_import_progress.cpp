@@ -2,6 +2,7 @@
 // cancel between trials leaves a consistent store that a later import completes.
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
+#include "support/results_folder.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -15,17 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeText(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string recordJson(double passed, double speedup) {
-    return R"({"rewards": {"imported": 1.0, "correct": )" + std::to_string(passed) + R"(, "speedup_vs_eager": )" +
-           std::to_string(speedup) + R"(, "passed": )" + std::to_string(passed) +
-           R"(}, "timed_out": false, "error": null, "skipped": null,
-              "stamps": {"task_fingerprint": "fp1", "skill_sha256": null}})";
-}
+using mkbtest::recordJson;
+using mkbtest::writeText;
 
 /// One model's folder: per problem two solos (the cutedsl one with two submissions and its kernel) and the skill arm
 /// cutedsl→tirx; problem 01 also has an archived solo_tirx.
