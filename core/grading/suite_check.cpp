@@ -189,6 +189,11 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     return std::move(validation).value();
 }
 
+std::string solutionFileSha256(const std::filesystem::path& path) {
+    auto bytes = readFile(path);
+    return bytes ? sha256Hex(*bytes) : std::string();
+}
+
 void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGrading, int firstNumber,
                           FlakinessCheck& into) {
     const bool completed = !pooled.infrastructureError && !pooled.timedOut && pooled.compliant &&
@@ -265,9 +270,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         std::error_code ec;
         solution.present = std::filesystem::is_regular_file(solution.path, ec);
         if (solution.present) {
-            if (auto bytes = readFile(solution.path)) {
-                solution.sha256 = sha256Hex(*bytes);
-            }
+            solution.sha256 = solutionFileSha256(solution.path);
         }
         if (!options.descriptors.count(dsl)) {
             auto why = options.descriptorErrors.find(dsl);
@@ -310,30 +313,33 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
             flakiness.pooled = options.pooledFlakiness;
             flakiness.drawsPerGrading = options.settings.correctnessDraws;
-            if (options.pooledFlakiness && options.gradings > 1 && !(cancel && cancel->load())) {
-                const int repeats = options.gradings - 1;
-                GradeSettings pooled = correctnessOnly;
-                pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
-                pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
-                say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) +
-                    " pooled (" + std::to_string(pooled.correctnessDraws) + " draws)");
-                Verdict verdict = gradeOnce(*chosen, pooled);
-                creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
-                check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
-            }
-            for (int round = 1; !options.pooledFlakiness && round < options.gradings; ++round) {
-                if (cancel && cancel->load()) {
-                    break;
-                }
-                say("flakiness " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
-                Verdict verdict = gradeOnce(*chosen, correctnessOnly);
-                ++flakiness.gradings;
-                if (correctnessHeld(verdict)) {
-                    ++flakiness.held;
-                } else if (flakiness.failures.size() < 3) {
-                    std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
-                    flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " + shortError(why));
+            if (options.pooledFlakiness) {
+                if (options.gradings > 1 && !(cancel && cancel->load())) {
+                    const int repeats = options.gradings - 1;
+                    GradeSettings pooled = correctnessOnly;
+                    pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+                    pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
+                    say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) +
+                        " pooled (" + std::to_string(pooled.correctnessDraws) + " draws)");
+                    Verdict verdict = gradeOnce(*chosen, pooled);
+                    creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
                     check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+                }
+            } else {
+                for (int round = 1; round < options.gradings; ++round) {
+                    if (cancel && cancel->load()) {
+                        break;
+                    }
+                    say("flakiness " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
+                    Verdict verdict = gradeOnce(*chosen, correctnessOnly);
+                    ++flakiness.gradings;
+                    if (correctnessHeld(verdict)) {
+                        ++flakiness.held;
+                    } else if (flakiness.failures.size() < 3) {
+                        std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
+                        flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " + shortError(why));
+                        check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+                    }
                 }
             }
             if (flakiness.held != flakiness.gradings) {

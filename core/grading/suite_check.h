@@ -88,6 +88,9 @@ struct SolutionCheck {
     std::optional<Verdict> verdict;
 };
 
+/// SHA-256 of a solution file's bytes; "" when it cannot be read.
+std::string solutionFileSha256(const std::filesystem::path& path);
+
 /// The repeated correctness-only gradings of one solution ("20/20").
 struct FlakinessCheck {
     std::string dsl;

@@ -2,7 +2,6 @@
 #include "core/grading/suite_resume.h"
 
 #include "core/grading/verdict_json.h"
-#include "core/util/sha256.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -38,11 +37,6 @@ std::vector<std::string> textsOf(const Json& object, const char* key) {
         }
     }
     return texts;
-}
-
-std::string currentSha256(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    return bytes ? sha256Hex(*bytes) : std::string();
 }
 
 } // namespace
@@ -120,7 +114,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
         solution.sha256 = textOr(item, "sha256");
         solution.problem = textOr(item, "problem");
         if (solution.present != std::filesystem::is_regular_file(solution.path) ||
-            (solution.present && (solution.sha256.empty() || currentSha256(solution.path) != solution.sha256))) {
+            (solution.present && (solution.sha256.empty() || solutionFileSha256(solution.path) != solution.sha256))) {
             return makeError("the " + solution.dsl + " solution changed");
         }
         if (auto verdict = item.find("verdict"); verdict != item.end() && verdict->is_object()) {
