@@ -296,12 +296,12 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
             break;
         }
         std::optional<ProblemCheck> reused;
-        if (earlier) {
+        if (earlier && earlier->entries.count(problem->name())) {
             auto previous = reusableCheck(*earlier, *problem, options, report.graderFingerprint);
             if (previous) {
                 reused = std::move(previous).value();
                 ++reusedCount;
-            } else if (previous.error().message != "not in the earlier report") {
+            } else {
                 ++recheckReasons[previous.error().message];
             }
         }
