@@ -66,7 +66,9 @@ options:
                        that says which problems are left)
   --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
                        solution files, grader, device, DSLs and flakiness settings are unchanged and that had no
-                       infrastructure error; check the rest (typically --resume R --json R)
+                       infrastructure error; check the rest (typically --resume R --json R). Repeatable: the
+                       reports of a suite split across GPUs (--problems) merge into one (the first that holds a
+                       problem is used)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
@@ -256,13 +258,15 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     }
     std::cout << "; " << *gradings << " gradings each" << (options.pooledFlakiness ? ", repeats pooled" : "") << ")\n"
               << std::flush;
-    std::optional<EarlierSuiteReport> earlier;
-    if (auto resumePath = args.option("resume")) {
-        auto loaded = loadEarlierSuiteReport(*resumePath);
+    std::vector<EarlierSuiteReport> earlier;
+    std::string earlierPaths;
+    for (const std::string& resumePath : args.all("resume")) {
+        auto loaded = loadEarlierSuiteReport(resumePath);
         if (!loaded) {
             return fail(kExitBadInput, loaded.error().message);
         }
-        earlier = std::move(loaded).value();
+        earlierPaths += (earlier.empty() ? "" : ", ") + resumePath;
+        earlier.push_back(std::move(loaded).value());
     }
 
     // The files are rewritten after every problem, so an interrupt, a kill or a lost machine costs one problem at
@@ -295,15 +299,24 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         if (interrupted.load()) {
             break;
         }
+        // The first earlier report whose check of this problem still holds; else the last one's reason.
         std::optional<ProblemCheck> reused;
-        if (earlier && earlier->entries.count(problem->name())) {
-            auto previous = reusableCheck(*earlier, *problem, options, report.graderFingerprint);
+        std::optional<std::string> recheckReason;
+        for (const EarlierSuiteReport& candidate : earlier) {
+            if (reused || !candidate.entries.count(problem->name())) {
+                continue;
+            }
+            auto previous = reusableCheck(candidate, *problem, options, report.graderFingerprint);
             if (previous) {
                 reused = std::move(previous).value();
-                ++reusedCount;
             } else {
-                ++recheckReasons[previous.error().message];
+                recheckReason = previous.error().message;
             }
+        }
+        if (reused) {
+            ++reusedCount;
+        } else if (recheckReason) {
+            ++recheckReasons[*recheckReason];
         }
         auto progress = [&](const std::string& what) {
             if (showStages) {
@@ -332,8 +345,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     }
     grader.stop();
     remainingAfter(report.problems.size());
-    if (earlier) {
-        std::cout << "resumed from " << earlier->path.string() << ": " << reusedCount << " problems reused";
+    if (!earlier.empty()) {
+        std::cout << "resumed from " << earlierPaths << ": " << reusedCount << " problems reused";
         for (const auto& [why, count] : recheckReasons) {
             std::cout << "; " << count << " checked again (" << why << ")";
         }
@@ -362,7 +375,7 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
                     "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
-    spec.repeatable = {"dsl-dir"};
+    spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb suite --help)");

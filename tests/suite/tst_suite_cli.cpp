@@ -268,6 +268,27 @@ private slots:
         QVERIFY(again.out.contains(
             QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
 
+        // Halves checked apart (as on two GPUs) merge into one report through a repeated --resume.
+        const QString half1 = copy.path() + "/half1.json";
+        const QString half2 = copy.path() + "/half2.json";
+        auto halfArgs = [&](const QString& problems, const QString& json) {
+            QStringList list = cpuArgs(problems, "2");
+            list[3] = suite;
+            list << "--json" << json;
+            return list;
+        };
+        runMkb(halfArgs("checks/01*", half1));
+        runMkb(halfArgs("checks/02*", half2));
+        const QString merged = copy.path() + "/merged.json";
+        CliRun joined = runMkb(args(merged) << "--resume" << half1 << "--resume" << half2);
+        QVERIFY2(joined.out.contains("resumed from " + half1 + ", " + half2 + ": 2 problems reused\n"),
+                 qPrintable(joined.out + joined.err));
+        QFile mergedFile(merged);
+        QVERIFY(mergedFile.open(QIODevice::ReadOnly));
+        QJsonObject mergedRoot = QJsonDocument::fromJson(mergedFile.readAll()).object();
+        QCOMPARE(mergedRoot["problems"].toArray().size(), 2);
+        QCOMPARE(mergedRoot["complete"].toBool(false), true);
+
         CliRun broken = runMkb(args(copy.path() + "/fourth.json") << "--resume" << suite + "/checks/01_vector_add.py");
         QCOMPARE(broken.exitCode, 3);
         QVERIFY2(broken.err.contains("not a report of `mkb suite check --json`"), qPrintable(broken.err));
