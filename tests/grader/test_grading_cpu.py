@@ -60,6 +60,18 @@ class CpuGradingTest(unittest.TestCase):
             verdict = grade(ADD, solution("01_vector_add_copies.cpusim.py"))
             self.assertTrue(verdict["passed"], verdict["error"])
 
+    def test_launch_reading_an_earlier_launchs_indices_passes(self) -> None:
+        verdict = grade(problem("03_argmax_rows.py"), solution("03_argmax_rows_two_launches.cpusim.py"))
+        self.assertTrue(verdict["passed"], verdict["error"])
+        self.assertTrue(verdict["compliant"])
+
+    def test_discarded_integer_launch_is_unused(self) -> None:
+        verdict = grade(problem("03_argmax_rows.py"), hostile("discarded_index_launch"))
+        self.assertFalse(verdict["passed"])
+        self.assertEqual(verdict["compliance_rule"], "launch_unused", verdict["error"])
+        self.assertIn("no returned output depends", verdict["error"])
+        self.assert_good_still_grades()
+
     def test_quant_problem_reports_metrics(self) -> None:
         verdict = grade(problem("04_quantize_rows.py"), solution("04_quantize_rows.cpusim.py"))
         self.assertTrue(verdict["quant"]["passed"])

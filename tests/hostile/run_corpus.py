@@ -58,6 +58,12 @@ class Grader:
         except (OSError, subprocess.SubprocessError):
             return ""
 
+    def bound_s(self) -> int:
+        """How long one grading command may take: its own evaluation and start-up, plus (with --jobs N, through mkb)
+        the wait for the GPU lock behind up to N - 1 other gradings, each bounded by mkb at the timeout + 30 s."""
+        waiting = 0 if self.options.direct else (max(1, self.options.jobs) - 1) * (self.options.timeout + 30)
+        return self.options.timeout + GRACE_S + waiting
+
     def command(self, kernel: str, dsl: str, reduced: bool) -> List[str]:
         options = self.options
         if options.direct:
@@ -97,13 +103,13 @@ class Grader:
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.work_dir,
                                    env=env, start_new_session=True)
+        bound = self.bound_s()
         try:
-            stdout, stderr = process.communicate(timeout=self.options.timeout + GRACE_S)
+            stdout, stderr = process.communicate(timeout=bound)
         except subprocess.TimeoutExpired:
             _kill_group(process.pid)
             stdout, stderr = process.communicate()
-            return None, f"the grading command ran past {self.options.timeout + GRACE_S} s and was killed", \
-                time.monotonic() - started
+            return None, f"the grading command ran past {bound} s and was killed", time.monotonic() - started
         finally:
             _kill_group(process.pid)  # nothing a kernel left behind may outlive its grading
         seconds = time.monotonic() - started

@@ -4,10 +4,15 @@ Output dependence (DSL launch → returned output) is checked by a probe run: `s
 fresh clone of a correctness draw's inputs. Every observed launch is followed by a device-wide sync; tensor
 arguments it changed count as written (floating arguments that look unchanged are checked by a second launch from
 the same state with those arguments shifted, since stale memory may already hold the values written). Written
-arguments are then poisoned (floats → NaN, integers → bitwise not, booleans → not). If every returned output is bit-identical to the
-normal run, no returned output depends on what the DSL kernels wrote, so the launches were decoration (e.g. the
-eager result returned and the kernel's result discarded). Limits, stated honestly: an eager result routed through
-a DSL copy kernel does depend on the launch and passes this check; nondeterministic kernels always pass it.
+floating arguments are poisoned (NaN) right after their launch. Written integer and boolean arguments are poisoned
+(bitwise not, not) only once `solve` has returned: a later launch of the same call may use them as indices or
+offsets (a histogram, a scan, a sort), and poisoned indices would make it fault rather than answer. If every
+returned output is bit-identical to the normal run, no returned output depends on what the DSL kernels wrote, so
+the launches were decoration (e.g. the eager result returned and the kernel's result discarded). Limits, stated
+honestly: an eager result routed through a DSL copy kernel does depend on the launch and passes this check;
+nondeterministic kernels always pass it; an integer kernel result that eager code copies or casts after the last
+launch does not carry the (late) poison, so a solution whose outputs are all such copies is reported as
+launch_unused (write the final integer outputs from the kernel).
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class RuntimeGuard:
         self.launches = 0
         self.probing = False
         self.in_launch = False
+        self.deferred_poison: list[torch.Tensor] = []  # integer/boolean arguments written during a probe run
         self.input_storages: set[int] = set()
         self._restore: list[tuple[Any, str, Any]] = []
         self._libraries = _library_prefixes()
@@ -149,7 +155,7 @@ class RuntimeGuard:
             if ambiguous:
                 for tensor, old in zip(tensors, before):
                     tensor.copy_(old)
-                shifted = {i: before[i] + 1 + before[i].abs() for i in ambiguous}
+                shifted = {i: _shifted(before[i]) for i in ambiguous}
                 for i in ambiguous:
                     tensors[i].copy_(shifted[i])
                 run()
@@ -158,11 +164,23 @@ class RuntimeGuard:
                     written[i] = not _bitwise_equal(tensors[i], shifted[i])
             for tensor, state, was_written in zip(tensors, after, written):
                 tensor.copy_(state)
-                if was_written:
+                if not was_written:
+                    continue
+                if tensor.is_floating_point() or tensor.is_complex():
                     _poison(tensor)
+                else:
+                    self.deferred_poison.append(tensor)
         finally:
             self.in_launch = False
         return result
+
+    def poison_deferred(self) -> None:
+        """Poisons the integer and boolean arguments the probe run's launches wrote (call once `solve` returned)."""
+        self._sync()
+        for tensor in self.deferred_poison:
+            _poison(tensor)
+        self.deferred_poison.clear()
+        self._sync()
 
     # ----- tampering ------------------------------------------------------------------------------------
     def watch(self, owner: Any, name: str) -> None:
@@ -198,17 +216,35 @@ class RuntimeGuard:
         return threading.active_count()
 
 
+def _is_fp8(tensor: torch.Tensor) -> bool:
+    """One-byte floats (float8_e4m3fn, float8_e5m2, ...): casts work on them, arithmetic kernels mostly do not."""
+    return tensor.is_floating_point() and tensor.element_size() == 1
+
+
 def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.is_floating_point():
+        if _is_fp8(a):
+            a, b = a.float(), b.float()  # exact: every fp8 value is a float32 value
         return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
     return torch.equal(a, b)
 
 
+def _shifted(tensor: torch.Tensor) -> torch.Tensor:
+    """A copy of a floating tensor that differs from it in every element (NaN elements become 1)."""
+    if _is_fp8(tensor):
+        # v + 1 + |v| would leave fp8's range (and fp8 has no add kernel); the negation is exact, zero becomes one.
+        wide = tensor.float()
+        return torch.where(wide == 0, torch.ones_like(wide), -wide).nan_to_num(1.0).to(tensor.dtype)
+    return (tensor + 1 + tensor.abs()).nan_to_num(1.0)
+
+
 def _poison(tensor: torch.Tensor) -> None:
     with torch.no_grad():
-        if tensor.is_floating_point() or tensor.is_complex():
+        if _is_fp8(tensor):
+            tensor.copy_(torch.full(tensor.shape, float("nan"), device=tensor.device))
+        elif tensor.is_floating_point() or tensor.is_complex():
             tensor.fill_(float("nan"))
         elif tensor.dtype == torch.bool:
             tensor.logical_not_()

@@ -238,8 +238,10 @@ class Evaluation:
                         probed = self.call_solve(draws.clone_tree(inputs))
                 else:
                     probed = self.call_solve(draws.clone_tree(inputs))
+                self.guard.poison_deferred()
             finally:
                 self.guard.probing = False
+                self.guard.deferred_poison.clear()
             if compliance_runtime.outputs_identical(output, probed):
                 raise self.guard.violate("launch_unused", f"no returned output depends on what the {self.dsl} "
                                          "kernels wrote (poisoning their results changed nothing)")
