@@ -3,7 +3,7 @@
 
 namespace mkb::analysis {
 
-AccuracySummary accuracySummary(const std::vector<Attempt>& attempts) {
+AccuracySummary accuracySummary(const AttemptSet& attempts) {
     AccuracySummary result;
     std::size_t called = 0;
     std::size_t executed = 0;
@@ -32,7 +32,7 @@ AccuracySummary accuracySummary(const std::vector<Attempt>& attempts) {
     return result;
 }
 
-std::vector<FastP> fastP(const std::vector<Attempt>& attempts, const AnalysisSettings& settings) {
+std::vector<FastP> fastP(const AttemptSet& attempts, const AnalysisSettings& settings) {
     std::vector<FastP> result;
     for (double p : settings.fastPThresholds) {
         std::size_t graded = 0;
@@ -49,7 +49,7 @@ std::vector<FastP> fastP(const std::vector<Attempt>& attempts, const AnalysisSet
     return result;
 }
 
-static std::vector<double> correctTimedSpeedups(const std::vector<Attempt>& attempts) {
+static std::vector<double> correctTimedSpeedups(const AttemptSet& attempts) {
     std::vector<double> speedups;
     for (const Attempt& attempt : attempts) {
         if (attempt.graded && attempt.correct && attempt.speedup > 0) {
@@ -59,7 +59,7 @@ static std::vector<double> correctTimedSpeedups(const std::vector<Attempt>& atte
     return speedups;
 }
 
-SpeedupSummary speedupSummary(const std::vector<Attempt>& attempts) {
+SpeedupSummary speedupSummary(const AttemptSet& attempts) {
     const std::vector<double> speedups = correctTimedSpeedups(attempts);
     SpeedupSummary result;
     result.correctTimed = speedups.size();
@@ -72,7 +72,7 @@ SpeedupSummary speedupSummary(const std::vector<Attempt>& attempts) {
     return result;
 }
 
-static Distribution distributionOfField(const std::vector<Attempt>& attempts, std::optional<double> Attempt::*field) {
+static Distribution distributionOfField(const AttemptSet& attempts, std::optional<double> Attempt::*field) {
     std::vector<double> values;
     for (const Attempt& attempt : attempts) {
         if (attempt.graded && attempt.*field) {
@@ -82,15 +82,15 @@ static Distribution distributionOfField(const std::vector<Attempt>& attempts, st
     return distributionOf(std::move(values));
 }
 
-Distribution iouDistribution(const std::vector<Attempt>& attempts) {
+Distribution iouDistribution(const AttemptSet& attempts) {
     return distributionOfField(attempts, &Attempt::iou);
 }
 
-Distribution mfuDistribution(const std::vector<Attempt>& attempts) {
+Distribution mfuDistribution(const AttemptSet& attempts) {
     return distributionOfField(attempts, &Attempt::mfu);
 }
 
-KernelBenchXSummary kernelBenchXSummary(const std::vector<Attempt>& attempts, const AnalysisSettings& settings) {
+KernelBenchXSummary kernelBenchXSummary(const AttemptSet& attempts, const AnalysisSettings& settings) {
     return KernelBenchXSummary{accuracySummary(attempts), fastP(attempts, settings), speedupSummary(attempts),
                                iouDistribution(attempts), mfuDistribution(attempts)};
 }

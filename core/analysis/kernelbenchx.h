@@ -2,7 +2,7 @@
 // IOU/MFU distributions.
 #pragma once
 
-#include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/stats.h"
 
@@ -43,13 +43,13 @@ struct KernelBenchXSummary {
     Distribution mfu;
 };
 
-AccuracySummary accuracySummary(const std::vector<Attempt>& attempts);
+AccuracySummary accuracySummary(const AttemptSet& attempts);
 /// One entry per p of settings.fastPThresholds, in order; speedup strictly above p as in KernelBench.
-std::vector<FastP> fastP(const std::vector<Attempt>& attempts, const AnalysisSettings& settings = {});
-SpeedupSummary speedupSummary(const std::vector<Attempt>& attempts);
+std::vector<FastP> fastP(const AttemptSet& attempts, const AnalysisSettings& settings = {});
+SpeedupSummary speedupSummary(const AttemptSet& attempts);
 /// Distributions of the roofline utilisations over graded attempts that report them.
-Distribution iouDistribution(const std::vector<Attempt>& attempts);
-Distribution mfuDistribution(const std::vector<Attempt>& attempts);
-KernelBenchXSummary kernelBenchXSummary(const std::vector<Attempt>& attempts, const AnalysisSettings& settings = {});
+Distribution iouDistribution(const AttemptSet& attempts);
+Distribution mfuDistribution(const AttemptSet& attempts);
+KernelBenchXSummary kernelBenchXSummary(const AttemptSet& attempts, const AnalysisSettings& settings = {});
 
 } // namespace mkb::analysis

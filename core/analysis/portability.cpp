@@ -10,7 +10,7 @@
 
 namespace mkb::analysis {
 
-std::vector<PortabilityGroup> portability(const std::vector<Attempt>& attempts) {
+std::vector<PortabilityGroup> portability(const AttemptSet& attempts) {
     // Identical sources are grouped by the text itself (views into the attempts); only the groups that are reported
     // pay for a SHA-256.
     using Key = std::tuple<int, std::string_view, std::string_view>; // problem, dsl, kernel source

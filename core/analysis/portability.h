@@ -1,7 +1,7 @@
 // Portability (DESIGN §8): the same kernel source graded on several devices, and how far its speedup moves.
 #pragma once
 
-#include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 #include "core/analysis/stats.h"
 
 #include <optional>
@@ -31,7 +31,7 @@ struct PortabilityGroup {
 
 /// Groups graded attempts with a known final kernel source and device name; groups on one device are left out.
 /// Sorted by problem, DSL, kernel hash.
-std::vector<PortabilityGroup> portability(const std::vector<Attempt>& attempts);
+std::vector<PortabilityGroup> portability(const AttemptSet& attempts);
 
 /// Distribution of maxOverMin over the groups that have one.
 Distribution portabilitySpread(const std::vector<PortabilityGroup>& groups);

@@ -6,7 +6,7 @@
 
 namespace mkb::analysis {
 
-std::vector<IndexRates> ratesBySubmissionIndex(const std::vector<Attempt>& attempts) {
+std::vector<IndexRates> ratesBySubmissionIndex(const AttemptSet& attempts) {
     struct Tally {
         std::size_t attempts = 0;
         std::size_t compiled = 0;
@@ -30,7 +30,7 @@ std::vector<IndexRates> ratesBySubmissionIndex(const std::vector<Attempt>& attem
     return rows;
 }
 
-RescueSummary rescueSummary(const std::vector<Attempt>& attempts) {
+RescueSummary rescueSummary(const AttemptSet& attempts) {
     RescueSummary result;
     std::vector<double> fromStart;
     std::vector<double> rescued;
@@ -68,7 +68,7 @@ const char* toString(EditKind kind) {
     return kind == EditKind::LocalFix ? "local_fix" : "structural_rewrite";
 }
 
-std::vector<FixingEdit> fixingEdits(const std::vector<Attempt>& attempts, const AnalysisSettings& settings) {
+std::vector<FixingEdit> fixingEdits(const AttemptSet& attempts, const AnalysisSettings& settings) {
     std::vector<FixingEdit> edits;
     for (const Attempt& attempt : attempts) {
         for (std::size_t i = 1; i < attempt.submissions.size(); ++i) {

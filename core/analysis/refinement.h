@@ -2,7 +2,7 @@
 // correct-from-the-start ones, and the size of each fixing edit.
 #pragma once
 
-#include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 #include "core/analysis/linediff.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/stats.h"
@@ -23,7 +23,7 @@ struct IndexRates {
 };
 
 /// One row per submission index present in any attempt, ascending.
-std::vector<IndexRates> ratesBySubmissionIndex(const std::vector<Attempt>& attempts);
+std::vector<IndexRates> ratesBySubmissionIndex(const AttemptSet& attempts);
 
 /// Attempts with at least one submission split by their first submission: correct from the start, rescued (first
 /// failed, a later one correct) or never correct. Speedups are of the final verdicts that passed.
@@ -39,7 +39,7 @@ struct RescueSummary {
     std::optional<double> rescuedGeometricMean;
 };
 
-RescueSummary rescueSummary(const std::vector<Attempt>& attempts);
+RescueSummary rescueSummary(const AttemptSet& attempts);
 
 enum class EditKind { LocalFix, StructuralRewrite };
 const char* toString(EditKind kind);
@@ -60,7 +60,7 @@ struct FixingEdit {
 };
 
 /// Every fixing edit, attempt by attempt, in submission order.
-std::vector<FixingEdit> fixingEdits(const std::vector<Attempt>& attempts, const AnalysisSettings& settings = {});
+std::vector<FixingEdit> fixingEdits(const AttemptSet& attempts, const AnalysisSettings& settings = {});
 
 struct FixingEditSummary {
     std::size_t edits = 0;

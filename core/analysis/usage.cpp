@@ -66,7 +66,7 @@ std::map<std::string, ArmUsage> usageOf(const std::vector<const Attempt*>& attem
 
 } // namespace
 
-std::map<std::string, ArmUsage> usageByArm(const std::vector<Attempt>& attempts) {
+std::map<std::string, ArmUsage> usageByArm(const AttemptSet& attempts) {
     std::vector<const Attempt*> pointers;
     for (const Attempt& attempt : attempts) {
         pointers.push_back(&attempt);

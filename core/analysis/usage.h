@@ -1,7 +1,7 @@
 // Token, cost and time usage per arm (DESIGN §8): counts, sums that turn null when any counted record lacks a number.
 #pragma once
 
-#include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 #include "core/analysis/comparison.h"
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct ArmUsage {
 bool carriesUsage(const Usage& usage);
 
 /// Usage per arm name over the attempts given, each counted once.
-std::map<std::string, ArmUsage> usageByArm(const std::vector<Attempt>& attempts);
+std::map<std::string, ArmUsage> usageByArm(const AttemptSet& attempts);
 
 /// Usage per arm name over the distinct attempts of the comparisons (a solo serves as source in one direction and base
 /// in the other but counts once), resolved or not.

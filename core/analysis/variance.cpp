@@ -77,7 +77,7 @@ std::optional<double> etaSquared(const std::vector<double>& values, const std::v
     return etaSquaredOf(grouped);
 }
 
-CorrectnessVariance correctnessVariance(const std::vector<Attempt>& attempts) {
+CorrectnessVariance correctnessVariance(const AttemptSet& attempts) {
     // Labels are views into the attempts: no string is copied per attempt.
     GroupedValues byFamily;
     GroupedValues byModel;

@@ -1,7 +1,7 @@
 // Share of variance in correctness explained by a grouping (η², DESIGN §8): family against model.
 #pragma once
 
-#include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 
 #include <optional>
 #include <string>
@@ -19,6 +19,6 @@ struct CorrectnessVariance {
     std::optional<double> byModel;  // η² of the 0/1 correctness grouped by model
 };
 
-CorrectnessVariance correctnessVariance(const std::vector<Attempt>& attempts);
+CorrectnessVariance correctnessVariance(const AttemptSet& attempts);
 
 } // namespace mkb::analysis

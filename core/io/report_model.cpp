@@ -3,6 +3,7 @@
 #include "core/io/report_model.h"
 
 #include "core/analysis/attempt.h"
+#include "core/analysis/attempt_set.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/kernelbenchx.h"
 #include "core/analysis/ladder.h"
@@ -37,11 +38,11 @@ constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Cove
 struct Group {
     std::string key;
     std::vector<Comparison> ownComparisons;
-    std::vector<Attempt> ownAttempts;
+    std::vector<const Attempt*> chosenAttempts; // while the groups are made; then in `attempts`
     // The whole selection for the overall split (no copy), else the group's own.
     const std::vector<Comparison>* comparisons = &ownComparisons;
-    const std::vector<Attempt>* attempts = &ownAttempts;
-    std::set<std::string> arms; // every arm of the group's live trials, with a verdict or not (the usage rows)
+    analysis::AttemptSet attempts; // views of the selection's attempts, never copies
+    std::set<std::string> arms;    // every arm of the group's live trials, with a verdict or not (the usage rows)
 };
 
 const std::string kAllKey = "all";
@@ -121,7 +122,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
                               ReportSplit split, bool withAttempts) {
     std::vector<Group> groups;
     if (split == ReportSplit::Overall) {
-        groups.push_back(Group{"all", {}, {}, &comparisons, &attempts, {}});
+        groups.push_back(Group{"all", {}, {}, &comparisons, analysis::AttemptSet(attempts), {}});
         return groups;
     }
     std::map<std::string, Group> byKey;
@@ -132,7 +133,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
         for (const Attempt& attempt : attempts) {
             Group& group = byKey[attemptKey(attempt, split)]; // a group of attempts alone is a group too
             if (withAttempts) {
-                group.ownAttempts.push_back(attempt);
+                group.chosenAttempts.push_back(&attempt);
             }
         }
     } else if (withAttempts) {
@@ -147,7 +148,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
                 for (const auto* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
                     if (*arm && seen.insert((*arm)->trialId).second) {
                         auto found = attemptById.find((*arm)->trialId);
-                        group.ownAttempts.push_back(found != attemptById.end() ? *found->second : **arm);
+                        group.chosenAttempts.push_back(found != attemptById.end() ? found->second : &**arm);
                     }
                 }
             }
@@ -160,7 +161,7 @@ std::vector<Group> makeGroups(const std::vector<Comparison>& comparisons, const 
     for (Group& group : groups) {
         // The addresses settle only after the moves into the vector.
         group.comparisons = &group.ownComparisons;
-        group.attempts = &group.ownAttempts;
+        group.attempts = analysis::AttemptSet(std::move(group.chosenAttempts));
     }
     return groups;
 }
@@ -332,7 +333,7 @@ ReportTable usageTable(const std::vector<Group>& groups, const ReportOptions& op
     table.columns = withGroupColumn(options.split, {"arm", "attempts", "with usage", "input tokens", "cache tokens",
                                                     "output tokens", "cost USD", "mean agent s", "note"});
     for (const Group& group : groups) {
-        std::map<std::string, analysis::ArmUsage> byArm = analysis::usageByArm(*group.attempts);
+        std::map<std::string, analysis::ArmUsage> byArm = analysis::usageByArm(group.attempts);
         for (const std::string& arm : group.arms) {
             byArm.try_emplace(arm); // no verdict yet: zero attempts, every sum null
         }
@@ -371,7 +372,7 @@ std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, co
                          withGroupColumn(options.split, {"graded", "η² family", "η² model"}),
                          {}};
     for (const Group& group : groups) {
-        const analysis::KernelBenchXSummary summary = analysis::kernelBenchXSummary(*group.attempts, options.settings);
+        const analysis::KernelBenchXSummary summary = analysis::kernelBenchXSummary(group.attempts, options.settings);
         std::vector<ReportCell> row{textCell(group.key),
                                     countCell(summary.accuracy.attempts),
                                     percentCell(summary.accuracy.callAccuracy),
@@ -388,7 +389,7 @@ std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, co
         row.push_back(percentCell(summary.mfu.median));
         accuracy.rows.push_back(std::move(row));
 
-        const analysis::CorrectnessVariance explained = analysis::correctnessVariance(*group.attempts);
+        const analysis::CorrectnessVariance explained = analysis::correctnessVariance(group.attempts);
         variance.rows.push_back({textCell(group.key), countCell(explained.attempts), numberCell(explained.byFamily, 3),
                                  numberCell(explained.byModel, 3)});
     }
@@ -413,18 +414,18 @@ std::vector<ReportTable> refinementTables(const std::vector<Group>& groups, cons
                                                       "local share", "median changed-line share"}),
                       {}};
     for (const Group& group : groups) {
-        for (const analysis::IndexRates& rates : analysis::ratesBySubmissionIndex(*group.attempts)) {
+        for (const analysis::IndexRates& rates : analysis::ratesBySubmissionIndex(group.attempts)) {
             byIndex.rows.push_back({textCell(group.key), countCell(static_cast<std::size_t>(rates.index)),
                                     countCell(rates.attempts), percentCell(rates.compileRate),
                                     percentCell(rates.correctRate)});
         }
-        const analysis::RescueSummary summary = analysis::rescueSummary(*group.attempts);
+        const analysis::RescueSummary summary = analysis::rescueSummary(group.attempts);
         rescue.rows.push_back(
             {textCell(group.key), countCell(summary.withSubmissions), countCell(summary.correctFromStart),
              countCell(summary.rescued), countCell(summary.neverCorrect), percentCell(summary.rescuedShare),
              numberCell(summary.fromStartGeometricMean, 3), numberCell(summary.rescuedGeometricMean, 3)});
         const analysis::FixingEditSummary fixes =
-            analysis::summarizeFixingEdits(analysis::fixingEdits(*group.attempts, options.settings));
+            analysis::summarizeFixingEdits(analysis::fixingEdits(group.attempts, options.settings));
         edits.rows.push_back({textCell(group.key), countCell(fixes.edits), countCell(fixes.localFixes),
                               countCell(fixes.structuralRewrites), percentCell(fixes.localFixShare),
                               percentCell(fixes.changedLineShare.median)});
@@ -439,7 +440,7 @@ ReportTable portabilityTable(const std::vector<Group>& groups, const ReportOptio
         withGroupColumn(options.split, {"problem", "DSL", "kernel", "devices", "max/min", "fastest", "slowest"}),
         {}};
     for (const Group& group : groups) {
-        for (const analysis::PortabilityGroup& kernel : analysis::portability(*group.attempts)) {
+        for (const analysis::PortabilityGroup& kernel : analysis::portability(group.attempts)) {
             table.rows.push_back({textCell(group.key), textCell(problemKey(kernel.problemNumber, kernel.problemSlug)),
                                   textCell(kernel.dsl), textCell(kernel.kernelSha256.substr(0, 12)),
                                   countCell(kernel.devices.size()), numberCell(kernel.maxOverMin, 3),

@@ -76,6 +76,37 @@ private slots:
         MKB_NEAR_OPT(summary.quantPassRate, 0.5);        // K2 of {K2, K3}
     }
 
+    // a report group's chosen attempts (views, no copies) give the same figures as a copy of those attempts
+    void chosenAttemptsEqualACopyOfThem() {
+        const std::vector<Attempt> all = kernelBenchXFixture();
+        const std::vector<std::size_t> picks{4, 0, 2}; // K5, K1, K3 (out of order on purpose)
+        std::vector<const Attempt*> chosen;
+        std::vector<Attempt> copied;
+        for (std::size_t index : picks) {
+            chosen.push_back(&all[index]);
+            copied.push_back(all[index]);
+        }
+        const AttemptSet view(chosen);
+        QCOMPARE(view.size(), std::size_t(3));
+        QCOMPARE(view[0].speedup, 1.0);
+        std::size_t visited = 0;
+        for (const Attempt& attempt : view) {
+            QCOMPARE(&attempt, chosen[visited++]);
+        }
+        QCOMPARE(visited, std::size_t(3));
+        QVERIFY(AttemptSet().empty());
+        QCOMPARE(AttemptSet(all).size(), all.size());
+
+        const AccuracySummary fromView = accuracySummary(view);
+        const AccuracySummary fromCopy = accuracySummary(copied);
+        QCOMPARE(fromView.attempts, std::size_t(3));
+        QCOMPARE(fromView.attempts, fromCopy.attempts);
+        QCOMPARE(fromView.callAccuracy, fromCopy.callAccuracy);
+        QCOMPARE(fromView.quantPassRate, fromCopy.quantPassRate);
+        QCOMPARE(speedupSummary(view).geometricMeanSpeedup, speedupSummary(copied).geometricMeanSpeedup);
+        QCOMPARE(iouDistribution(view).count, iouDistribution(copied).count);
+    }
+
     // fast_p: correct and strictly faster than p, over graded attempts
     void fastPStrictlyAboveP() {
         const std::vector<FastP> rows = fastP(kernelBenchXFixture());
@@ -186,7 +217,7 @@ private slots:
     // portability: one passing device gives no ratio
     void portabilityNeedsTwoPassingDevices() {
         const std::vector<PortabilityGroup> groups =
-            portability({onDevice(passing(2.0), "H100", "k"), onDevice(failing(), "L4", "k")});
+            portability(std::vector<Attempt>{onDevice(passing(2.0), "H100", "k"), onDevice(failing(), "L4", "k")});
         QCOMPARE(groups.size(), std::size_t(1));
         QVERIFY(!groups.front().maxOverMin);
         QCOMPARE(portabilitySpread(groups).count, std::size_t(0));

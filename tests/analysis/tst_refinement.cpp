@@ -138,7 +138,7 @@ private slots:
         QVERIFY(edits[3].kind == EditKind::StructuralRewrite);
         AnalysisSettings lenient;
         lenient.structuralRewriteShare = 0.6;
-        QVERIFY(fixingEdits({swapped}, lenient).front().kind == EditKind::LocalFix);
+        QVERIFY(fixingEdits(std::vector<Attempt>{swapped}, lenient).front().kind == EditKind::LocalFix);
 
         const FixingEditSummary summary = summarizeFixingEdits(edits);
         QCOMPARE(summary.edits, std::size_t(4));

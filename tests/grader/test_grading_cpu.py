@@ -117,10 +117,11 @@ class CpuGradingTest(unittest.TestCase):
             self.assertTrue(verdict["passed"], verdict["error"])
 
     def test_spinning_kernel_times_out_with_its_stage(self) -> None:
-        verdict = grade(ADD, hostile("spin_forever"), timeout_s=3.0)
+        # The bound leaves room for the child's start-up on a busy machine (at 3 s it sometimes died in "import").
+        verdict = grade(ADD, hostile("spin_forever"), timeout_s=10.0)
         self.assertTrue(verdict["timed_out"])
-        self.assertEqual(verdict["stage"], "correctness")
-        self.assertIn("exceeded 3 s during stage correctness", verdict["error"])
+        self.assertEqual(verdict["stage"], "correctness", verdict["error"])
+        self.assertIn("exceeded 10 s during stage correctness", verdict["error"])
         self.assert_good_still_grades()
 
     def test_megabytes_of_stdout_still_pass(self) -> None:
