@@ -1,6 +1,8 @@
 // Command-line parsing for every mkb verb.
 #include "app/cli/args.h"
 
+#include "core/util/shell_words.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -102,6 +104,12 @@ Result<ParsedArgs> parseArgs(const std::vector<std::string>& args, const ArgSpec
         }
     }
     return parsed;
+}
+
+std::string recordedCommandLine(const std::string& verb, const std::vector<std::string>& args) {
+    std::vector<std::string> words{"mkb", verb};
+    words.insert(words.end(), args.begin(), args.end());
+    return shellCommandLine(words);
 }
 
 } // namespace mkb::cli

@@ -12,9 +12,9 @@
 namespace mkb::cli {
 
 struct ArgSpec {
-    std::set<std::string> flags;    // options without a value, e.g. "json", "dry-run"
-    std::set<std::string> options;  // options that take a value, e.g. "problems", "dsls"
-    std::set<std::string> repeatable;  // options that may be given several times (subset of options)
+    std::set<std::string> flags;      // options without a value, e.g. "json", "dry-run"
+    std::set<std::string> options;    // options that take a value, e.g. "problems", "dsls"
+    std::set<std::string> repeatable; // options that may be given several times (subset of options)
 };
 
 class ParsedArgs {
@@ -35,5 +35,9 @@ public:
 
 /// Parses args against the spec. `--help`/`-h` is always accepted.
 Result<ParsedArgs> parseArgs(const std::vector<std::string>& args, const ArgSpec& spec);
+
+/// The command line as recorded in stores and reports: "mkb VERB ARGS...", each word shell-quoted, so that it reads
+/// back (shellWords) into the same words.
+std::string recordedCommandLine(const std::string& verb, const std::vector<std::string>& args);
 
 } // namespace mkb::cli

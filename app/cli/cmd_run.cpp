@@ -71,14 +71,6 @@ exit codes: 0 every planned trial finished or was skipped, 2 bad command line, u
 
 std::atomic<bool>& stopRequested = interruptRequested();
 
-std::string joinedArgs(const std::vector<std::string>& args) {
-    std::string line = "mkb run";
-    for (const std::string& arg : args) {
-        line += " " + arg;
-    }
-    return line;
-}
-
 void printDryRun(const RunSummary& summary) {
     std::size_t width = 0;
     for (const PlanEntry& entry : summary.plan.entries) {
@@ -135,7 +127,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
     RunSettings settings;
     settings.model = *args.option("model");
     settings.driverKind = *args.option("driver");
-    settings.commandLine = joinedArgs(rawArgs);
+    settings.commandLine = recordedCommandLine("run", rawArgs);
     settings.device = args.optionOr("device", "cuda:0");
     if (Status valid = validateDevice(settings.device); !valid) {
         return fail(kExitUsage, valid.error().message);

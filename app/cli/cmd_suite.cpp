@@ -87,27 +87,6 @@ std::string utcNow() {
     return text;
 }
 
-std::string shellQuoted(const std::string& word) {
-    bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789-_./:=,+@%") == std::string::npos;
-    if (plain) {
-        return word;
-    }
-    std::string quoted = "'";
-    for (char c : word) {
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return quoted + "'";
-}
-
-std::string commandLine(const std::vector<std::string>& rawArgs) {
-    std::string line = "mkb suite";
-    for (const std::string& arg : rawArgs) {
-        line += " " + shellQuoted(arg);
-    }
-    return line;
-}
-
 /// Peaks for the run: the store's latest probe of the device, else a fresh probe (saved when a store is open).
 std::string resolvePeaks(GraderProcess& grader, const std::string& device, Store* store, const fs::path& storePath,
                          std::string& note, std::string& deviceName) {
@@ -229,7 +208,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     report.drawsPerGrading = options.settings.correctnessDraws;
     report.device = device;
     report.date = utcNow();
-    report.command = commandLine(rawArgs);
+    report.command = recordedCommandLine("suite", rawArgs);
     report.eagerTargetMs = *eagerTarget;
     for (const CatalogIssue& issue : catalog.issues) {
         report.catalogIssues.push_back(issue.path.string() + ": " + issue.message);

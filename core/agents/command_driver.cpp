@@ -2,6 +2,7 @@
 #include "core/agents/command_driver.h"
 
 #include "core/agents/workspace.h"
+#include "core/util/shell_words.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -34,14 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string shellQuoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return out + "'";
 }
 
 void replaceAll(std::string& text, const std::string& from, const std::string& to) {

@@ -3,6 +3,7 @@
 #include "gui/runs/run_session.h"
 
 #include "core/store/store.h"
+#include "core/util/shell_words.h"
 #include "gui/runs/run_request.h"
 
 #include <QDateTime>
@@ -154,7 +155,10 @@ std::optional<LiveRun> findLiveRun(const QString& storePath) {
 }
 
 QStringList argumentsFromCommandLine(const QString& commandLine) {
-    QStringList words = commandLine.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QStringList words;
+    for (const std::string& word : shellWords(commandLine.toStdString())) {
+        words << QString::fromStdString(word);
+    }
     if (!words.isEmpty() && QFileInfo(words.first()).fileName().startsWith(QLatin1String("mkb"))) {
         words.removeFirst();
     }

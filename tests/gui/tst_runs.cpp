@@ -187,6 +187,14 @@ private slots:
         QCOMPARE(mkbRunArguments(back, "/p/s.sqlite", {}), mkbRunArguments(request, "/p/s.sqlite", {}));
     }
 
+    void recordedCommandLineReadsBackIntoItsWords() {
+        // a run found in the store is followed with the arguments of its recorded (shell-quoted) command line
+        QCOMPARE(argumentsFromCommandLine("mkb run --agent-command 'codex exec {prompt}' --store '/tmp/a b.mkb'"),
+                 (QStringList{"run", "--agent-command", "codex exec {prompt}", "--store", "/tmp/a b.mkb"}));
+        QCOMPARE(argumentsFromCommandLine("/usr/bin/mkb run --problems p0*"),
+                 (QStringList{"run", "--problems", "p0*"}));
+    }
+
     void progressLinesOfCoresWriterParse() {
         Plan plan;
         ProgressEvent planEvent;

@@ -3,6 +3,7 @@
 #include "core/agents/reference_driver.h"
 #include "core/agents/workspace.h"
 #include "core/protocol/progress.h"
+#include "core/util/shell_words.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -102,6 +103,21 @@ private slots:
         QCOMPARE(formatDuration(70), std::string("01:10"));
         QCOMPARE(formatDuration(3723), std::string("1:02:03"));
         QCOMPARE(formatDuration(-5), std::string("00:00"));
+    }
+
+    void shellWordsReadBackWhatWasQuoted() {
+        const std::vector<std::string> words{
+            "mkb", "run", "--agent-command", "codex exec {prompt}", "--store", "/tmp/a b's.mkb",
+            "",    "p0*", "--x=\"y\""};
+        const std::string line = shellCommandLine(words);
+        QCOMPARE(line, std::string("mkb run --agent-command 'codex exec {prompt}' --store '/tmp/a b'\\''s.mkb' '' "
+                                   "'p0*' '--x=\"y\"'"));
+        QCOMPARE(shellWords(line), words);
+        QCOMPARE(shellWords("  a \"b c\"\\ d \"e\\\"f\" g\\ h  "),
+                 (std::vector<std::string>{"a", "b c d", "e\"f", "g h"}));
+        QCOMPARE(shellWords("mkb run --problems p0* --store old.mkb"),
+                 (std::vector<std::string>{"mkb", "run", "--problems", "p0*", "--store", "old.mkb"}));
+        QCOMPARE(shellQuoted("plain-word_1.0"), std::string("plain-word_1.0"));
     }
 
     void commandLinePlaceholdersAreQuoted() {
