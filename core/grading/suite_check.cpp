@@ -333,12 +333,12 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                     say("flakiness " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
                     Verdict verdict = gradeOnce(*chosen, correctnessOnly);
                     ++flakiness.gradings;
+                    check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
                     if (correctnessHeld(verdict)) {
                         ++flakiness.held;
                     } else if (flakiness.failures.size() < 3) {
                         std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
                         flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " + shortError(why));
-                        check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
                     }
                 }
             }
