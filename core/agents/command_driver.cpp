@@ -3,6 +3,7 @@
 
 #include "core/agents/workspace.h"
 #include "core/util/shell_words.h"
+#include "core/util/signals.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -162,7 +163,7 @@ void serveOneSubmission(int client, SubmissionGate& gate, int maxKernelBytes) {
 }
 
 void killGroup(pid_t group, double graceSeconds, pid_t child, bool& reaped, int& waitStatus) {
-    ::kill(-group, SIGTERM);
+    signalGroup(group, SIGTERM);
     const auto start = Clock::now();
     while (!reaped && secondsSince(start) < graceSeconds) {
         if (::waitpid(child, &waitStatus, WNOHANG) == child) {
@@ -171,7 +172,7 @@ void killGroup(pid_t group, double graceSeconds, pid_t child, bool& reaped, int&
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    ::kill(-group, SIGKILL);
+    signalGroup(group, SIGKILL);
     if (!reaped && ::waitpid(child, &waitStatus, 0) == child) {
         reaped = true;
     }
@@ -310,7 +311,7 @@ public:
                 }
             }
         }
-        ::kill(-child, SIGKILL); // leftovers of the group (background jobs the agent started)
+        signalGroup(child, SIGKILL); // leftovers of the group (background jobs the agent started)
         for (std::thread& handler : handlers) {
             handler.join();
         }

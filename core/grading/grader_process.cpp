@@ -5,6 +5,7 @@
 #include "core/grading/grade_request.h"
 #include "core/grading/verdict_json.h"
 #include "core/util/paths.h"
+#include "core/util/signals.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -543,14 +544,14 @@ void GraderProcess::killTree() {
     if (pid_ > 0) {
         // Freeze the server's group first so nothing forks while the tree is collected, then kill every
         // descendant (and the groups they lead: evaluation children run in process groups of their own).
-        ::killpg(pid_, SIGSTOP);
+        signalGroup(pid_, SIGSTOP);
         std::set<pid_t> tree;
         for (int round = 0; round < 3; ++round) {
             std::set<pid_t> found = descendantsOf(pid_, processTable());
             bool grew = false;
             for (pid_t pid : found) {
                 if (tree.insert(pid).second) {
-                    ::kill(pid, SIGSTOP);
+                    signalProcess(pid, SIGSTOP);
                     grew = true;
                 }
             }
@@ -562,14 +563,14 @@ void GraderProcess::killTree() {
         for (pid_t pid : tree) {
             auto it = table.find(pid);
             if (it != table.end() && it->second.group == pid) {
-                ::killpg(pid, SIGKILL);
+                signalGroup(pid, SIGKILL);
             }
-            ::kill(pid, SIGKILL);
+            signalProcess(pid, SIGKILL);
         }
-        ::killpg(pid_, SIGKILL);
-        ::kill(pid_, SIGKILL);
+        signalGroup(pid_, SIGKILL);
+        signalProcess(pid_, SIGKILL);
     } else if (pid_ < -1) {
-        ::killpg(-pid_, SIGKILL); // the server is gone; its group may still hold stragglers
+        signalGroup(-pid_, SIGKILL); // the server is gone; its group may still hold stragglers
     }
     reap();
 }

@@ -4,6 +4,7 @@
 
 #include "core/store/store.h"
 #include "core/util/shell_words.h"
+#include "core/util/signals.h"
 #include "gui/runs/run_request.h"
 
 #include <QDateTime>
@@ -260,7 +261,7 @@ bool RunSession::cancel() {
     if (state_ != State::Following || pid_ <= 0) {
         return false;
     }
-    return ::kill(pid_t(pid_), SIGINT) == 0;
+    return signalProcess(pid_t(pid_), SIGINT);
 }
 
 QString RunSession::resume() {

@@ -122,6 +122,8 @@ class Grader:
 
 
 def _kill_group(pid: int) -> None:
+    if pid <= 1:  # killpg(0) would signal our own group, killpg(1) init's
+        return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

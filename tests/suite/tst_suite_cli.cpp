@@ -1,4 +1,5 @@
 // `mkb suite check` on the CPU fixture suite: per-problem lines, exact issue reports, summary, JSON, table, exit codes.
+#include "support/process_signals.h"
 #include "support/testpaths.h"
 
 #include "core/grading/suite_check.h"
@@ -310,7 +311,7 @@ private slots:
             out += process.readAllStandardOutput();
         }
         QVERIFY2(out.contains("checks/01_vector_add:"), out.constData());
-        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(mkbtest::signalIfRunning(process, SIGINT));
         QVERIFY(process.waitForFinished(120000));
         const QString err = QString::fromUtf8(process.readAllStandardError());
         QCOMPARE(process.exitCode(), 130);

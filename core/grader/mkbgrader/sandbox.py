@@ -169,6 +169,8 @@ def _accept(line: bytes, outcome: ChildOutcome, on_message: Optional[Callable[[d
 
 
 def _kill_group(pid: int) -> None:
+    if pid <= 1:  # killpg(0) would signal our own group, killpg(1) init's
+        return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
