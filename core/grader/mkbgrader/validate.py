@@ -11,7 +11,7 @@ import inspect
 import time
 from typing import Any, Callable, Optional
 
-from mkbgrader import sandbox, timing
+from mkbgrader import memory, sandbox, timing
 from mkbgrader.settings import Settings
 
 # A reference's eager median below this is dominated by launch overhead (DESIGN §3: ≥ 50 µs on the target GPU).
@@ -123,123 +123,327 @@ def _largest_float_input(inputs: list) -> float:
     return largest
 
 
-def _validation_work(request: dict, settings: Settings, send: Send) -> None:
-    """Everything that touches the problem's code: load, determinism, sensitivity, eager timing."""
-    import torch
+class _NoRoom(RuntimeError):
+    """A step ran out of memory: reported as "cannot check X because ...", never as the validation's failure."""
 
-    from mkbgrader import compare, draws, quant
-    from mkbgrader.evaluate import load_module, one_line, set_reference_numerics
 
-    device = str(request.get("device") or "cpu")
-    stage = "load"
+class _Runner:
+    """The problem's code inside one child: loading it, drawing inputs, calling the reference and its anchor."""
 
-    def enter(name: str) -> None:
-        nonlocal stage
-        stage = name
-        send({"t": "stage", "stage": name})
+    def __init__(self, request: dict, send: Send) -> None:
+        self.request = request
+        self.send = send
+        self.device = str(request.get("device") or "cpu")
+        self.stage = "load"
 
-    def fail(message: str) -> None:
-        send({"t": "error", "stage": stage, "message": message})
-        send({"t": "final"})
+    def enter(self, name: str) -> None:
+        self.stage = name
+        self.send({"t": "stage", "stage": name})
 
-    enter("load")
-    set_reference_numerics()
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            return fail(f"device {device} requested but torch sees no CUDA device")
-        torch.cuda.set_device(torch.device(device))
-        send({"t": "device", "name": torch.cuda.get_device_name(torch.device(device))})
-    try:
-        problem = load_module(str(request["problem"]), "mkb_problem")
-    except BaseException as error:
-        return fail(f"problem {request['problem']} failed to load: {one_line(error)}")
-    reference = getattr(problem, "reference", None)
-    make_inputs = getattr(problem, "make_inputs", None)
-    if not callable(reference) or not callable(make_inputs):
-        return fail(f"problem {request['problem']} lacks reference() or make_inputs()")
-    meta = dict(getattr(problem, "MKB_META", {}) or {})
-    meta.update(request.get("problem_meta") or {})
-    send({"t": "meta", "meta": meta})
-    quantized = quant.thresholds_from_meta(meta) is not None
+    def fail(self, message: str) -> None:
+        self.send({"t": "error", "stage": self.stage, "message": message})
+        self.send({"t": "final"})
 
-    def draw(seed: int, what: str) -> list:
+    def open(self, announce: bool) -> None:
+        """Loads the problem; raises RuntimeError with the validation's error in words."""
+        import torch
+
+        from mkbgrader import quant
+        from mkbgrader.evaluate import load_module, one_line, set_reference_numerics
+
+        memory.configure_allocator(self.device)
+        set_reference_numerics()
+        if self.device.startswith("cuda"):
+            if not torch.cuda.is_available():
+                raise RuntimeError(f"device {self.device} requested but torch sees no CUDA device")
+            torch.cuda.set_device(torch.device(self.device))
+            if announce:
+                self.send({"t": "device", "name": torch.cuda.get_device_name(torch.device(self.device))})
+        self.budget = memory.Budget(self.device)
+        problem_path = str(self.request["problem"])
         try:
-            return draws.draw_inputs(make_inputs, device, seed)
+            problem = load_module(problem_path, "mkb_problem")
         except BaseException as error:
+            raise RuntimeError(f"problem {problem_path} failed to load: {one_line(error)}")
+        self.reference = getattr(problem, "reference", None)
+        self.make_inputs = getattr(problem, "make_inputs", None)
+        if not callable(self.reference) or not callable(self.make_inputs):
+            raise RuntimeError(f"problem {problem_path} lacks reference() or make_inputs()")
+        meta = dict(getattr(problem, "MKB_META", {}) or {})
+        meta.update(self.request.get("problem_meta") or {})
+        if announce:
+            self.send({"t": "meta", "meta": meta})
+        self.quantized = quant.thresholds_from_meta(meta) is not None
+
+    def draw(self, seed: int, what: str) -> list:
+        from mkbgrader import draws
+        from mkbgrader.evaluate import one_line
+
+        try:
+            return draws.draw_inputs(self.make_inputs, self.device, seed)
+        except BaseException as error:
+            if memory.is_out_of_memory(error):
+                raise _NoRoom(f"make_inputs ran out of memory ({what}): {memory.out_of_memory_words(error, self.budget)}")
             raise RuntimeError(f"make_inputs failed ({what}): {one_line(error)}")
 
-    def run_reference(inputs: list, what: str, anchor: bool = False) -> Any:
+    def call(self, inputs: list, what: str, anchor: bool = False) -> Any:
+        """The reference on `inputs` (promoted to float64 copies for the anchor); its failure in words."""
+        import torch
+
+        from mkbgrader import draws
+        from mkbgrader.evaluate import one_line
+
         try:
             with torch.no_grad():
-                given = draws.promote_to_float64(inputs) if anchor else draws.clone_tree(inputs)
-                return reference(*given)
+                if anchor:
+                    return self.reference(*draws.promote_to_float64(inputs))
+                return self.reference(*inputs)
         except BaseException as error:
+            if memory.is_out_of_memory(error):
+                raise _NoRoom(f"{memory.out_of_memory_words(error, self.budget)} while the reference ran ({what})")
             raise RuntimeError(f"reference failed ({what}): {one_line(error)}")
 
+    def call_keeping(self, inputs: list, what: str, keep: Optional[list], seed: int) -> Any:
+        """The reference on `inputs` without copying them: an input of `keep` (shared with `inputs`) that the
+        reference modified in place (its version counter moved) is drawn again from `seed`, so `keep` stays as
+        drawn. Copying every input for every call would hold a second input set."""
+        before = _versions(inputs)
+        output = self.call(inputs, what)
+        if keep is not None:
+            for position, version in enumerate(_versions(inputs)):
+                if version != before[position] and position < len(keep) and keep[position] is inputs[position]:
+                    fresh = self.draw(seed, f"restoring input {position} after the reference modified it")
+                    keep[position] = fresh[position]
+                    del fresh
+        return output
+
+
+def _versions(inputs: list) -> list[tuple]:
+    from mkbgrader import draws
+
+    result: list[tuple] = []
+    for value in inputs:
+        counts = []
+        for tensor in draws.tensors_in(value):
+            try:
+                counts.append(tensor._version)
+            except RuntimeError:  # inference tensors carry no version counter
+                counts.append(None)
+        result.append(tuple(counts))
+    return result
+
+
+def _digest(value: Any) -> str:
+    """SHA-256 over a value's bytes, read in chunks through the host: lets one draw be compared with another without
+    holding both on the device."""
+    import hashlib
+
+    import torch
+
+    from mkbgrader import draws
+
+    digest = hashlib.sha256()
+    for tensor in draws.tensors_in(value):
+        digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode())
+        flat = tensor.detach().reshape(-1)
+        if flat.is_complex():
+            flat = torch.view_as_real(flat).reshape(-1)
+        if flat.dtype == torch.bool:
+            flat = flat.to(torch.uint8)
+        same_width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[flat.element_size()]
+        step = max(1, (64 << 20) // flat.element_size())
+        for begin in range(0, flat.numel(), step):
+            digest.update(flat[begin:begin + step].view(same_width).cpu().numpy().tobytes())
+    if not draws.tensors_in(value):
+        digest.update(repr(value).encode())
+    return digest.hexdigest()
+
+
+def _first_phase(request: dict, seeds: dict, send: Send) -> None:
+    """Load, determinism and the near-zero check, holding one input set wherever one suffices."""
+    import torch
+
+    from mkbgrader import compare
+
+    runner = _Runner(request, send)
     try:
-        enter("determinism")
-        seed = draws.fresh_seed()
-        first_inputs = draw(seed, "first draw")
-        first_output = run_reference(first_inputs, "first draw")
-        second_inputs = draw(seed, "second draw with the same seed")
-        second_output = run_reference(second_inputs, "second draw with the same seed")
-        names = _input_names(reference, len(first_inputs))
-        descriptions = [f"input {i} ({names[i]}, {_describe(v)})" for i, v in enumerate(first_inputs)]
+        runner.enter("load")
+        runner.open(announce=True)
+        runner.enter("determinism")
+        seed = int(seeds["base"])
+        first = runner.draw(seed, "first draw")
+        first_output = runner.call_keeping(first, "first draw", first, seed)
+        names = _input_names(runner.reference, len(first))
+        descriptions = [f"input {i} ({names[i]}, {_describe(v)})" for i, v in enumerate(first)]
+        held = memory.tensor_bytes(first) + memory.tensor_bytes(first_output)
+        no_room = runner.budget.shortfall(memory.tensor_bytes(first), held, "a second draw")
         input_note = ""
-        if len(first_inputs) != len(second_inputs):
-            input_note = f"make_inputs returned {len(first_inputs)} then {len(second_inputs)} inputs"
+        if not no_room:
+            second = runner.draw(seed, "second draw with the same seed")
+            if len(first) != len(second):
+                input_note = f"make_inputs returned {len(first)} then {len(second)} inputs"
+            else:
+                for i, (a, b) in enumerate(zip(first, second)):
+                    if not _bitwise_equal(a, b):
+                        input_note = f"{descriptions[i]} differs between two draws with the same seed"
+                        break
         else:
-            for i, (a, b) in enumerate(zip(first_inputs, second_inputs)):
-                if not _bitwise_equal(a, b):
-                    input_note = f"{descriptions[i]} differs between two draws with the same seed"
-                    break
+            # Two draws do not fit: compare the second with the first's digests, then keep the second as the base.
+            send({"t": "note", "note": f"determinism: the two draws were compared by SHA-256 because {no_room}"})
+            digests = [_digest(v) for v in first]
+            count = len(first)
+            del first
+            memory.release(runner.device)
+            second = runner.draw(seed, "second draw with the same seed")
+            if count != len(second):
+                input_note = f"make_inputs returned {count} then {len(second)} inputs"
+            else:
+                for i, value in enumerate(second):
+                    if _digest(value) != digests[i]:
+                        input_note = f"{descriptions[i]} differs between two draws with the same seed (by SHA-256)"
+                        break
+            first = second
+        second_output = runner.call_keeping(second, "second draw with the same seed", None, seed)
         output_note = "" if input_note else _first_difference(first_output, second_output, "output")
+        del second, second_output
+        memory.release(runner.device)
         send({"t": "determinism", "input_note": input_note, "output_note": output_note,
               "inputs": [{"index": i, "name": names[i], "description": descriptions[i],
-                          "tensor": isinstance(v, torch.Tensor)} for i, v in enumerate(first_inputs)]})
+                          "tensor": isinstance(v, torch.Tensor)} for i, v in enumerate(first)]})
 
-        enter("sensitivity")
-        base_inputs = first_inputs
-        base_output = first_output
-        base_anchor = run_reference(base_inputs, "sensitivity base anchor", anchor=True)
-        zero_leaves = compare.compare_outputs(_zeros_like_tree(base_output), base_output, base_anchor, False)
-        send({"t": "near_zero", "leaves": zero_leaves, "largest_float_input": _largest_float_input(base_inputs)})
-        other_inputs = draw(draws.fresh_seed(), "redraw with another seed")
-        for i, value in enumerate(base_inputs):
-            if not isinstance(value, torch.Tensor):
-                continue
-            mixed = list(base_inputs)
-            mixed[i] = other_inputs[i]
-            if _bitwise_equal(value, other_inputs[i]):
-                send({"t": "redraw", "index": i, "identical_input": True, "leaves": []})
-                continue
+        runner.enter("sensitivity")
+        held = memory.tensor_bytes(first) + memory.tensor_bytes(first_output)
+        no_room = runner.budget.shortfall(memory.promoted_bytes(first), held, "its float64 anchor")
+        if no_room:
+            send({"t": "near_zero_skipped", "reason": no_room})
+        else:
             try:
-                mixed_output = run_reference(mixed, f"with input {i} redrawn")
-                mixed_anchor = run_reference(mixed, f"anchor with input {i} redrawn", anchor=True)
-            except RuntimeError as error:
-                send({"t": "redraw", "index": i, "identical_input": False, "leaves": [], "error": str(error)})
-                continue
-            # A stale answer (the output before the redraw) judged against the redrawn reference and anchor: the
-            # input matters iff that answer fails the grading contract.
-            leaves = compare.compare_outputs(base_output, mixed_output, mixed_anchor, quantized)
-            send({"t": "redraw", "index": i, "identical_input": False, "leaves": leaves})
-            del mixed, mixed_output, mixed_anchor
-        del first_output, second_output, second_inputs, base_output, base_anchor, other_inputs
+                anchor = runner.call(first, "near-zero anchor", anchor=True)
+            except _NoRoom as error:
+                send({"t": "near_zero_skipped", "reason": str(error)})
+            else:
+                leaves = compare.compare_outputs(_zeros_like_tree(first_output), first_output, anchor, False)
+                send({"t": "near_zero", "leaves": leaves, "largest_float_input": _largest_float_input(first)})
+                del anchor
+    except _NoRoom as error:
+        return runner.fail(f"cannot validate: {error}")
+    except RuntimeError as error:
+        return runner.fail(str(error))
+    send({"t": "final"})
 
-        enter("eager_timing")
-        clock = timing.Clock(device)
+
+def _sensitivity_phase(request: dict, seeds: dict, start: int, send: Send) -> None:
+    """Redraws each tensor input from index `start` on, one at a time. The reference on mixed inputs may break the
+    process (a device-side assert breaks the CUDA context for good), so after the first such failure this child
+    reports it and stops; the parent goes on in a fresh child from the next input."""
+    import torch
+
+    from mkbgrader import compare
+
+    runner = _Runner(request, send)
+    try:
+        runner.open(announce=False)
+        runner.enter("sensitivity")
+        base_seed, other_seed = int(seeds["base"]), int(seeds["other"])
+        base = runner.draw(base_seed, "sensitivity base draw")
+        base_output = runner.call_keeping(base, "sensitivity base draw", base, base_seed)
+    except _NoRoom as error:
+        return runner.fail(f"cannot check sensitivity: {error}")
+    except RuntimeError as error:
+        return runner.fail(str(error))
+    for i in range(start, len(base)):
+        if not isinstance(base[i], torch.Tensor):
+            continue
+        mixed_output = mixed_anchor = replacement = None  # the previous input's tensors, dropped before this draw
+        send({"t": "redraw_begin", "index": i})
+        memory.release(runner.device)
+
+        def skip(reason: str) -> None:
+            send({"t": "redraw", "index": i, "identical_input": False, "leaves": [], "skipped": reason})
+
+        held = memory.tensor_bytes(base) + memory.tensor_bytes(base_output)
+        no_room = runner.budget.shortfall(memory.tensor_bytes(base), held, "redrawing it (one more make_inputs draw)")
+        if no_room:
+            skip(no_room)
+            continue
+        try:
+            other = runner.draw(other_seed, "redraw with another seed")
+        except _NoRoom as error:
+            skip(str(error))
+            continue
+        except RuntimeError as error:
+            send({"t": "redraw", "index": i, "identical_input": False, "leaves": [], "error": str(error)})
+            send({"t": "final", "stopped_at": i})
+            return
+        replacement = other[i]
+        del other
+        memory.release(runner.device)
+        if _bitwise_equal(base[i], replacement):
+            send({"t": "redraw", "index": i, "identical_input": True, "leaves": []})
+            continue
+        mixed = list(base)
+        mixed[i] = replacement
+        stop = False
+        try:
+            mixed_output = runner.call_keeping(mixed, f"with input {i} redrawn", base, base_seed)
+            held += memory.tensor_bytes(replacement) + memory.tensor_bytes(mixed_output)
+            no_room = runner.budget.shortfall(memory.promoted_bytes(mixed), held, "its float64 anchor")
+            if no_room:
+                skip(no_room)
+                continue
+            mixed_anchor = runner.call(mixed, f"anchor with input {i} redrawn", anchor=True)
+        except _NoRoom as error:
+            skip(str(error))
+            continue
+        except RuntimeError as error:
+            send({"t": "redraw", "index": i, "identical_input": False, "leaves": [], "error": str(error)})
+            stop = True
+        finally:
+            del mixed
+        if stop:
+            send({"t": "final", "stopped_at": i})
+            return
+        # A stale answer (the output before the redraw) judged against the redrawn reference and anchor: the
+        # input matters iff that answer fails the grading contract.
+        leaves = compare.compare_outputs(base_output, mixed_output, mixed_anchor, runner.quantized)
+        send({"t": "redraw", "index": i, "identical_input": False, "leaves": leaves})
+    send({"t": "sensitivity_done"})
+    send({"t": "final"})
+
+
+def _eager_phase(request: dict, settings: Settings, send: Send) -> None:
+    """Eager timing of the reference on fresh inputs, one draw alive at a time, in a child of its own."""
+    import torch
+
+    from mkbgrader import draws
+    from mkbgrader.evaluate import one_line
+
+    runner = _Runner(request, send)
+    try:
+        runner.open(announce=False)
+        runner.enter("eager_timing")
+        clock = timing.Clock(runner.device)
         for _ in range(settings.warmup_draws):
-            run_reference(draw(draws.fresh_seed(), "warm-up"), "warm-up")
+            runner.call(runner.draw(draws.fresh_seed(), "warm-up"), "warm-up")
         samples: list[float] = []
         for _ in range(settings.timing_draws):
-            inputs = draw(draws.fresh_seed(), "timing")
-            with torch.no_grad():
-                elapsed, _ = clock.time_call(lambda: reference(*inputs))
+            inputs = runner.draw(draws.fresh_seed(), "timing")
+            try:
+                with torch.no_grad():
+                    elapsed, output = clock.time_call(lambda: runner.reference(*inputs))
+            except BaseException as error:
+                if memory.is_out_of_memory(error):
+                    raise _NoRoom(f"{memory.out_of_memory_words(error, runner.budget)} while the reference ran "
+                                  "(timing)")
+                raise RuntimeError(f"reference failed (timing): {one_line(error)}")
             samples.append(elapsed)
+            del inputs, output
         send({"t": "eager", "samples": samples})
+    except _NoRoom as error:
+        return runner.fail(f"cannot time the eager reference: {error}")
     except RuntimeError as error:
-        return fail(str(error))
-    enter("done")
+        return runner.fail(str(error))
+    runner.enter("done")
     send({"t": "final"})
 
 
@@ -307,12 +511,13 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
         "deterministic": None, "determinism_note": "", "near_zero": None, "near_zero_outputs": [],
         "sensitive": None, "inputs": [], "eager_median_ms": None, "eager_iqr_ms": None, "eager_samples": 0,
         "eager_target_ms": eager_target_ms, "eager_ok": None, "issues": [], "clean": False,
-        "seconds": round(outcome.seconds, 3), "log": outcome.log[-4096:],
+        "seconds": round(outcome.seconds, 3), "log": outcome.log[-4096:], "notes": [],
     }
     meta: dict = dict(request.get("problem_meta") or {})
     inputs: dict[int, dict] = {}
     redraws: list[dict] = []
     near_zero: Optional[dict] = None
+    near_zero_skipped = ""
     eager: Optional[list[float]] = None
     error: Optional[dict] = None
     final = False
@@ -332,10 +537,14 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
                                               "differ in " + output_note)
             for entry in message.get("inputs") or []:
                 inputs[int(entry["index"])] = {**entry, "changed": None, "exempt": False, "max_diff": None,
-                                               "allowance": None, "note": "not a tensor: not redrawn"
-                                               if not entry.get("tensor") else ""}
+                                               "allowance": None, "skipped": "", "error": False,
+                                               "note": "not a tensor: not redrawn" if not entry.get("tensor") else ""}
         elif kind == "near_zero":
             near_zero = message
+        elif kind == "near_zero_skipped":
+            near_zero_skipped = str(message.get("reason") or "")
+        elif kind == "note":
+            report["notes"].append(str(message.get("note") or ""))
         elif kind == "redraw":
             redraws.append(message)
         elif kind == "eager":
@@ -367,14 +576,23 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
                 report["near_zero_outputs"].append(f"{leaf['path']} ({leaf['dtype']}) is near zero: {what}")
         report["near_zero"] = bool(report["near_zero_outputs"])
         issues.extend(report["near_zero_outputs"])
+    elif near_zero_skipped:
+        issues.append(f"cannot check for near-zero outputs because {near_zero_skipped}")
 
     for message in redraws:
         index = int(message["index"])
         entry = inputs.setdefault(index, {"index": index, "name": f"arg{index}", "description": f"input {index}",
                                           "tensor": True, "changed": None, "exempt": False, "max_diff": None,
-                                          "allowance": None, "note": ""})
+                                          "allowance": None, "skipped": "", "error": False, "note": ""})
         entry["exempt"] = index in exempt
+        if message.get("skipped"):
+            entry["changed"] = None
+            entry["skipped"] = str(message["skipped"])
+            entry["note"] = f"not checked: {message['skipped']}"
+            issues.append(f"cannot check sensitivity of {entry['description']} because {message['skipped']}")
+            continue
         if message.get("error"):
+            entry["error"] = True
             entry["changed"] = None
             entry["note"] = str(message["error"])
             issues.append(f"{entry['description']}: cannot be redrawn alone: {message['error']}")
@@ -392,11 +610,14 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
                 issues.append(f"{entry['description']}: {entry['note']}; if the input is structural, list {index} "
                               "in MKB_META[\"insensitive\"]")
     report["inputs"] = [inputs[i] for i in sorted(inputs)]
-    if redraws or (inputs and not any(e.get("tensor") for e in inputs.values())):
-        report["sensitive"] = report["near_zero"] is False and all(
-            e["changed"] or (e["exempt"] and e["changed"] is False) for e in report["inputs"] if e.get("tensor"))
-    elif near_zero is not None:
-        report["sensitive"] = report["near_zero"] is False
+    if redraws or near_zero is not None or near_zero_skipped or (inputs and not any(
+            e.get("tensor") for e in inputs.values())):
+        tensors = [e for e in report["inputs"] if e.get("tensor")]
+        failed = report["near_zero"] is True or any(
+            e.get("error") or (e["changed"] is False and not e["exempt"]) for e in tensors)
+        unchecked = report["near_zero"] is None or any(e["changed"] is None for e in tensors)
+        # Not checked is not "insensitive": a step that could not run leaves the answer open (null).
+        report["sensitive"] = False if failed else (None if unchecked else True)
 
     if eager:
         report["eager_median_ms"] = timing.median(eager)
@@ -413,8 +634,7 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
     elif error is not None:
         report["error"] = f"{error.get('message')} (stage {error.get('stage')})"
     elif not final:
-        how = (f"was killed by signal {outcome.exit_signal}" if outcome.exit_signal is not None
-               else f"exited with code {outcome.exit_code}")
+        how = _how_it_ended(outcome)
         report["error"] = f"the validation process {how} during stage {report['stage']} without a result"
     elif outcome.garbage:
         report["error"] = "the validation child wrote unreadable results"
@@ -425,10 +645,33 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
     return report
 
 
+def _how_it_ended(outcome: sandbox.ChildOutcome) -> str:
+    if outcome.exit_signal is not None:
+        try:
+            import signal
+
+            name = signal.Signals(outcome.exit_signal).name
+        except ValueError:
+            name = str(outcome.exit_signal)
+        return f"was killed by signal {name}"
+    return f"exited with code {outcome.exit_code}"
+
+
+def _finished(outcome: sandbox.ChildOutcome) -> bool:
+    return any(m.get("t") == "final" for m in outcome.messages) and not any(
+        m.get("t") == "error" for m in outcome.messages)
+
+
 def validate(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
-    """Validates request["problem"] on request["device"]; always returns a report dict (never raises)."""
+    """Validates request["problem"] on request["device"]; always returns a report dict (never raises).
+
+    The steps run in separate forked children, so a step that breaks its process (a device-side assert leaves the
+    CUDA context unusable) cannot break the steps after it: load and determinism; sensitivity, restarted in a fresh
+    child after each input whose redraw made the reference fail; eager timing. Each child starts with an empty
+    CUDA allocator, so memory one step fragmented is not lost to the next."""
     import os
 
+    from mkbgrader import draws
     from mkbgrader.grade import _cpu_memory_limit, preload
 
     preload()
@@ -441,14 +684,77 @@ def validate(request: dict, settings: Settings, on_stage: Optional[Callable[[str
                                                   "message": f"problem file {problem_path} does not exist"}])
         return judge(outcome, request, target)
 
-    def on_message(message: dict) -> None:
-        if on_stage and message.get("t") == "stage":
-            on_stage(str(message.get("stage")))
+    forwarded: list[str] = []
+
+    def on_message(message: dict) -> None:  # each stage once, though several children enter "sensitivity"
+        stage = str(message.get("stage"))
+        if on_stage and message.get("t") == "stage" and (not forwarded or forwarded[-1] != stage):
+            forwarded.append(stage)
+            on_stage(stage)
 
     device = str(request.get("device") or "cpu")
     memory_limit = _cpu_memory_limit() if device == "cpu" else None
-    outcome = sandbox.run_in_child(lambda send: _validation_work(request, settings, send), settings.timeout_s,
-                                   settings.log_cap_bytes, on_message, memory_limit)
-    report = judge(outcome, {**request, "timeout_s": settings.timeout_s}, target)
+    deadline = started + settings.timeout_s
+    seeds = {"base": draws.fresh_seed(), "other": draws.fresh_seed()}
+    merged = sandbox.ChildOutcome()
+    logs: list[str] = []
+
+    def run_step(work: Callable[[Send], None]) -> Optional[sandbox.ChildOutcome]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            merged.timed_out = True
+            return None
+        outcome = sandbox.run_in_child(work, remaining, settings.log_cap_bytes, on_message, memory_limit)
+        logs.append(outcome.log)
+        merged.log_bytes += outcome.log_bytes
+        merged.garbage += outcome.garbage
+        merged.timed_out = merged.timed_out or outcome.timed_out
+        merged.last_stage = outcome.last_stage or merged.last_stage
+        merged.exit_code, merged.exit_signal = outcome.exit_code, outcome.exit_signal
+        return outcome
+
+    def keep(outcome: sandbox.ChildOutcome) -> None:
+        merged.messages.extend(m for m in outcome.messages if m.get("t") not in ("final", "sensitivity_done"))
+
+    completed = False
+    first = run_step(lambda send: _first_phase(request, seeds, send))
+    if first is not None:
+        keep(first)
+    if first is not None and _finished(first) and not first.timed_out:
+        start = 0
+        sensitivity_ok = True
+        while True:
+            step = run_step(lambda send, begin=start: _sensitivity_phase(request, seeds, begin, send))
+            if step is None:
+                sensitivity_ok = False
+                break
+            keep(step)
+            if step.timed_out or any(m.get("t") == "error" for m in step.messages):
+                sensitivity_ok = False
+                break
+            if any(m.get("t") == "sensitivity_done" for m in step.messages):
+                break
+            begun = [int(m["index"]) for m in step.messages if m.get("t") == "redraw_begin"]
+            reported = {int(m["index"]) for m in step.messages if m.get("t") == "redraw"}
+            if not begun:  # died before its first input: nothing to attribute it to
+                merged.messages.append({"t": "error", "stage": "sensitivity", "message": (
+                    f"the validation process {_how_it_ended(step)} during stage sensitivity without a result")})
+                sensitivity_ok = False
+                break
+            if begun[-1] not in reported:  # the child died inside this input's step: that input is the finding
+                merged.messages.append({"t": "redraw", "index": begun[-1], "identical_input": False, "leaves": [],
+                                        "error": f"the validation process {_how_it_ended(step)} while the "
+                                                 "reference ran on it"})
+            start = begun[-1] + 1
+        if sensitivity_ok:
+            eager = run_step(lambda send: _eager_phase(request, settings, send))
+            if eager is not None:
+                keep(eager)
+                completed = _finished(eager) and not eager.timed_out
+    if completed:
+        merged.messages.append({"t": "final"})
+    merged.log = "".join(logs)[-settings.log_cap_bytes:] if settings.log_cap_bytes else ""
+    merged.seconds = time.monotonic() - started
+    report = judge(merged, {**request, "timeout_s": settings.timeout_s}, target)
     report["seconds"] = round(time.monotonic() - started, 3)
     return report
