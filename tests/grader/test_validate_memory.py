@@ -95,7 +95,8 @@ class MemoryWordsTest(unittest.TestCase):
     def test_a_torch_allocation_failure_is_worded_with_its_size(self) -> None:
         error = RuntimeError("CUDA out of memory. Tried to allocate 57.00 GiB (GPU 0; 139.7 GiB total capacity)")
         self.assertTrue(memory.is_out_of_memory(error))
-        self.assertEqual(memory.out_of_memory_words(error), "the device ran out of memory (tried to allocate 57.00 GiB)")
+        self.assertEqual(memory.out_of_memory_words(error),
+                         "the device ran out of memory (tried to allocate 57.00 GiB)")
 
     def test_a_device_assert_is_known_to_break_the_context(self) -> None:
         self.assertTrue(memory.breaks_context(RuntimeError("CUDA error: device-side assert triggered")))

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from mkbgrader import compare, compliance_runtime, contract, draws, outliers, quant, roofline, timing
+from mkbgrader import compare, compliance_runtime, contract, draws, memory, outliers, quant, roofline, timing
 from mkbgrader.compliance_runtime import ComplianceViolation
 from mkbgrader.dsls import adapter_for
 from mkbgrader.settings import Settings
@@ -66,6 +66,7 @@ class Evaluation:
         self.device: str = request.get("device") or "cpu"
         self.stage = "load"
         self.imported = False
+        self.solve_ran = False  # from the first solve call on, a broken CUDA context is the candidate's doing
 
     def enter(self, stage: str) -> None:
         self.stage = stage
@@ -81,13 +82,19 @@ class Evaluation:
             self.send({"t": "error", "stage": self.stage, "message": str(failure),
                        "infrastructure": failure.infrastructure, "imported": self.imported})
         except BaseException as error:  # the grader's own bug: an infrastructure error, never a crash
-            self.send({"t": "error", "stage": self.stage, "message": "grader error: " + one_line(error),
-                       "infrastructure": True, "imported": self.imported})
+            if self.solve_ran and memory.breaks_context(error):
+                self.send({"t": "error", "stage": self.stage, "message": self._broken_by_candidate("the grader", error),
+                           "infrastructure": False, "imported": self.imported})
+            else:
+                self.send({"t": "error", "stage": self.stage, "message": "grader error: " + one_line(error),
+                           "infrastructure": True, "imported": self.imported})
         self.send({"t": "final"})
 
     # ----- stages ------------------------------------------------------------------------------------------
     def _run(self) -> None:
         self.enter("load")
+        memory.configure_allocator(self.device)
+        self.budget = memory.Budget(self.device)
         set_reference_numerics()
         if self.device.startswith("cuda"):
             if not torch.cuda.is_available():
@@ -169,6 +176,7 @@ class Evaluation:
     def _solve_checked(self, inputs: list, clock: Optional[Any]) -> tuple[Optional[float], Any]:
         guard = self.guard
         guard.launches = 0
+        self.solve_ran = True
         elapsed: Optional[float] = None
         try:
             with torch.no_grad():
@@ -196,22 +204,48 @@ class Evaluation:
             raise guard.violate("threads", "solve left background threads running")
         return elapsed, output
 
+    def _broken_by_candidate(self, what: str, error: BaseException) -> str:
+        return (f"the CUDA context was broken after the candidate's solve ran: {what} then failed with "
+                f"{one_line(error)}; a device-side assert or illegal access in the candidate's kernels (which "
+                "CUDA may report late) is the likely cause")
+
+    def _problem_failure(self, what: str, error: BaseException) -> StageFailure:
+        """A failure of the problem's own code, attributed honestly: after solve ran, a broken context is the
+        candidate's; an allocation failure is the device's room, in bytes; anything else is the problem's."""
+        if self.solve_ran and memory.breaks_context(error):
+            return StageFailure(self._broken_by_candidate(f"the problem's {what}", error))
+        if memory.is_out_of_memory(error):
+            return StageFailure(f"cannot grade: {memory.out_of_memory_words(error, self.budget)} while the "
+                                f"problem's {what} ran", True)
+        return StageFailure(f"the problem's {what} failed: {one_line(error)}", True)
+
     def _reference_pair(self, inputs: list) -> tuple[Any, Any]:
+        """The reference, then its float64 anchor once the memory for the anchor's inputs is known to be there."""
         try:
             with torch.no_grad():
                 reference = self.reference(*draws.clone_tree(inputs))
+        except BaseException as error:
+            raise self._problem_failure("reference", error)
+        memory.release(self.device)
+        no_room = self.budget.shortfall(memory.promoted_bytes(inputs), memory.tensor_bytes(inputs) +
+                                        memory.tensor_bytes(reference), "the problem's float64 anchor")
+        if no_room:
+            raise StageFailure(f"cannot grade: {no_room}", True)
+        try:
+            with torch.no_grad():
                 anchor = self.reference(*draws.promote_to_float64(inputs))
         except BaseException as error:
-            raise StageFailure(f"the problem's reference failed: {one_line(error)}", True)
+            raise self._problem_failure("reference (float64 anchor)", error)
         return reference, anchor
 
     def _draw(self, seed: int) -> list:
         try:
             return draws.draw_inputs(self.make_inputs, self.device, seed)
         except BaseException as error:
-            raise StageFailure(f"the problem's make_inputs failed: {one_line(error)}", True)
+            raise self._problem_failure("make_inputs", error)
 
     def _check_draw(self, phase: str, index: int, outlier_seed: Optional[int], probe_dependence: bool) -> bool:
+        memory.release(self.device)  # the previous draw's tensors go back before this draw allocates
         seed = draws.fresh_seed()
         inputs = self._draw(seed)
         if outlier_seed is not None:
@@ -222,6 +256,7 @@ class Evaluation:
         output = self.call_solve(given)
         launches = self.guard.launches
         mutation = draws.mutation_note(inputs, given)
+        del given  # the candidate's copy is spent: the anchor needs the room
         reference, anchor = self._reference_pair(inputs)
         leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
         self.send({"t": "draw", "phase": phase, "index": index, "leaves": leaves, "mutation": mutation,
@@ -268,24 +303,28 @@ class Evaluation:
         for index in range(settings.timing_draws):
             seed = draws.fresh_seed()
             inputs = self._draw(seed)
-            kept = draws.clone_tree(inputs) if index in recheck else None
+            kept = memory.moved(inputs, "cpu") if index in recheck else None  # on the host until the re-check
             elapsed, output = self.timed_solve(inputs)
+            del inputs
             kernel_ms.append(elapsed)
             clock, slow = self.sampler.sample()
             clocks.append(clock)
             throttled.append(slow)
             if kept is not None:
                 rechecked.append((index, kept, output))
+            del output
             eager_inputs = self._draw(seed)
             with torch.no_grad():
                 elapsed, _ = self.clock.time_call(lambda: self.reference(*eager_inputs))
             eager_ms.append(elapsed)
+            del eager_inputs
         self.send({"t": "timings", "kernel_ms": kernel_ms, "eager_ms": eager_ms, "clock_mhz": clocks,
                    "throttled": throttled, "kernel_only": settings.kernel_only_timing,
                    "persisting_l2_reset": self.clock.persisting_reset is not None})
         self.enter("recheck")
         for index, kept, output in rechecked:
-            reference, anchor = self._reference_pair(kept)
+            memory.release(self.device)
+            reference, anchor = self._reference_pair(memory.moved(kept, self.device))
             leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
             self.send({"t": "draw", "phase": "recheck", "index": index, "leaves": leaves, "mutation": "",
                        "launches": 1})

@@ -75,7 +75,7 @@ def tensor_bytes(value: Any) -> int:
 
 
 def promoted_bytes(value: Any) -> int:
-    """What draws.promote_to_float64(value) allocates: float32/16/bf16 tensors at 8 bytes an element, the rest cloned."""
+    """What draws.promote_to_float64(value) allocates: float32/16/bf16 at 8 bytes an element, the rest cloned."""
     import torch
 
     from mkbgrader import draws
@@ -159,3 +159,19 @@ def breaks_context(error: BaseException) -> bool:
 
 def sum_bytes(values: Iterable[Any]) -> int:
     return sum(tensor_bytes(v) for v in values)
+
+
+def moved(value: Any, device: str) -> Any:
+    """A copy of a tree of tensors on `device` (lists, tuples and dicts kept; other values as they are): the timing
+    stage parks the inputs it re-checks later on the host, so three spare input sets do not sit on the GPU."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(device, copy=True)
+    if isinstance(value, list):
+        return [moved(v, device) for v in value]
+    if isinstance(value, tuple):
+        return tuple(moved(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: moved(v, device) for k, v in value.items()}
+    return value

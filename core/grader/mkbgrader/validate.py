@@ -183,7 +183,8 @@ class _Runner:
             return draws.draw_inputs(self.make_inputs, self.device, seed)
         except BaseException as error:
             if memory.is_out_of_memory(error):
-                raise _NoRoom(f"make_inputs ran out of memory ({what}): {memory.out_of_memory_words(error, self.budget)}")
+                words = memory.out_of_memory_words(error, self.budget)
+                raise _NoRoom(f"make_inputs ran out of memory ({what}): {words}")
             raise RuntimeError(f"make_inputs failed ({what}): {one_line(error)}")
 
     def call(self, inputs: list, what: str, anchor: bool = False) -> Any:
