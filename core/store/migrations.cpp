@@ -164,6 +164,49 @@ ALTER TABLE trials ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 CREATE INDEX trials_by_origin ON trials (origin) WHERE origin != '';
 )";
 
+// Paired re-timings of cells (DESIGN §5.5) and per-device calibrations. A cell holds one live re-timing; a new one
+// archives the old (nothing is overwritten). Kernel hashes, device and grader fingerprint decide staleness.
+const char* const kVersion4 = R"(
+CREATE TABLE retimings (
+    id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    problem_number INTEGER NOT NULL,
+    replicate INTEGER NOT NULL CHECK (replicate >= 1),
+    source_dsl TEXT NOT NULL,
+    target_dsl TEXT NOT NULL,
+    source_trial_id INTEGER REFERENCES trials(id),
+    base_trial_id INTEGER REFERENCES trials(id),
+    skill_trial_id INTEGER REFERENCES trials(id),
+    device TEXT NOT NULL,
+    device_name TEXT NOT NULL DEFAULT '',
+    grader_fingerprint TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL DEFAULT '',
+    base_sha256 TEXT NOT NULL DEFAULT '',
+    skill_sha256 TEXT NOT NULL DEFAULT '',
+    rounds INTEGER NOT NULL DEFAULT 0,
+    stop TEXT NOT NULL DEFAULT '',
+    result_json TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    archived_at TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX retimings_one_live ON retimings (model, suite, problem_number, replicate, source_dsl, target_dsl)
+    WHERE archived = 0;
+CREATE TABLE calibrations (
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL,
+    device_name TEXT NOT NULL DEFAULT '',
+    grader_fingerprint TEXT NOT NULL,
+    selection TEXT NOT NULL DEFAULT '',
+    methods_json TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    archived_at TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX calibrations_one_live ON calibrations (device_name, device, grader_fingerprint) WHERE archived = 0;
+)";
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -181,6 +224,7 @@ const std::vector<Migration>& migrations() {
         {1, "devices, models, problems, invocations, trials, submissions, final verdicts, skills", version1()},
         {2, "skill annotations", kVersion2},
         {3, "trial origin (imported trials)", kVersion3},
+        {4, "paired re-timings of cells and per-device calibrations", kVersion4},
     };
     return steps;
 }

@@ -11,7 +11,9 @@
 // A Store is used from one thread at a time; open one Store per thread or process (WAL lets them share the file).
 #pragma once
 
+#include "core/records/calibration.h"
 #include "core/records/problem.h"
+#include "core/records/retiming.h"
 #include "core/records/store_records.h"
 #include "core/records/trial.h"
 #include "core/records/verdict.h"
@@ -173,6 +175,19 @@ public:
     Result<std::int64_t> addAnnotation(const AnnotationRecord& annotation);
     Result<std::vector<AnnotationRecord>> annotations(std::int64_t skillId);
     Status deleteAnnotation(std::int64_t annotationId);
+
+    // Paired re-timings of cells and device calibrations (DESIGN §5.5; implemented in retiming_store.cpp).
+    /// Stores a cell's re-timing as its live record and archives the cell's previous live record in the same
+    /// transaction (nothing is overwritten). The result's JSON is kept verbatim (written from its fields when empty).
+    Result<std::int64_t> insertRetiming(const RetimingRecord& record);
+    /// Every live (not archived) re-timing, ordered by model, suite, problem, replicate, direction.
+    Result<std::vector<RetimingRecord>> liveRetimings() const;
+    /// Every re-timing, archived ones included, ordered by id.
+    Result<std::vector<RetimingRecord>> allRetimings() const;
+    /// Stores a calibration as the live one of its device and grader fingerprint, archiving the previous one.
+    Result<std::int64_t> insertCalibration(const CalibrationRecord& record);
+    /// Every live calibration, newest first.
+    Result<std::vector<CalibrationRecord>> liveCalibrations() const;
 
     // Housekeeping.
     Result<StoreInfo> info();

@@ -1,0 +1,383 @@
+// The store's re-timings and calibrations (DESIGN §5.5): one live record per cell or per device and grader, older
+// records archived in the same transaction as the insert, never overwritten.
+#include "core/store/store.h"
+
+#include "core/store/store_impl.h"
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mkb {
+namespace {
+
+using nlohmann::json;
+
+std::string cellName(const RetimingRecord& record) {
+    return record.model + " " + record.suite + " p" + std::to_string(record.problemNumber) + " r" +
+           std::to_string(record.replicate) + " " + record.sourceDsl + "2" + record.targetDsl;
+}
+
+/// The result in the grader's reply format (RETIME_PROTOCOL.md), for results built in memory rather than parsed.
+std::string resultJson(const RetimingResult& result) {
+    json kernels = json::array();
+    for (const RetimedKernel& kernel : result.kernels) {
+        kernels.push_back({{"label", kernel.label},
+                           {"dsl", kernel.dsl},
+                           {"sha256", kernel.sha256},
+                           {"median_s", kernel.medianS},
+                           {"gpu_median_s", kernel.gpuMedianS ? json(*kernel.gpuMedianS) : json(nullptr)}});
+    }
+    json pairs = json::array();
+    for (const RetimedPair& pair : result.pairs) {
+        pairs.push_back({{"a", pair.a},
+                         {"b", pair.b},
+                         {"ratio", pair.ratio},
+                         {"ci_low", pair.ciLow},
+                         {"ci_high", pair.ciHigh},
+                         {"n", pair.n}});
+    }
+    return json{{"ok", result.ok},
+                {"error", result.error},
+                {"failed_label", result.failedLabel},
+                {"infrastructure_error", result.infrastructureError},
+                {"device", result.device},
+                {"device_name", result.deviceName},
+                {"grader_fingerprint", result.graderFingerprint},
+                {"rounds", result.rounds},
+                {"stop", result.stop},
+                {"eager_median_s", result.eagerMedianS},
+                {"kernels", kernels},
+                {"pairs", pairs},
+                {"seconds", result.seconds}}
+        .dump();
+}
+
+/// Reads a stored result back; lenient about absent fields (the columns already hold what staleness needs).
+RetimingResult resultFromJson(const std::string& text) {
+    RetimingResult result;
+    result.json = text;
+    const json parsed = json::parse(text, nullptr, false);
+    if (!parsed.is_object()) {
+        return result;
+    }
+    const auto str = [&](const json& object, const char* key) {
+        const auto found = object.find(key);
+        return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+    };
+    const auto num = [&](const json& object, const char* key, double fallback) {
+        const auto found = object.find(key);
+        return found != object.end() && found->is_number() ? found->get<double>() : fallback;
+    };
+    result.ok = parsed.value("ok", false);
+    result.error = str(parsed, "error");
+    result.failedLabel = str(parsed, "failed_label");
+    result.infrastructureError = parsed.value("infrastructure_error", false);
+    result.device = str(parsed, "device");
+    result.deviceName = str(parsed, "device_name");
+    result.graderFingerprint = str(parsed, "grader_fingerprint");
+    result.rounds = static_cast<int>(num(parsed, "rounds", 0));
+    result.stop = str(parsed, "stop");
+    result.eagerMedianS = num(parsed, "eager_median_s", 0);
+    result.seconds = num(parsed, "seconds", 0);
+    if (const auto kernels = parsed.find("kernels"); kernels != parsed.end() && kernels->is_array()) {
+        for (const json& item : *kernels) {
+            if (!item.is_object()) {
+                continue;
+            }
+            RetimedKernel kernel{str(item, "label"), str(item, "dsl"), str(item, "sha256"), num(item, "median_s", 0),
+                                 std::nullopt};
+            if (const auto gpu = item.find("gpu_median_s"); gpu != item.end() && gpu->is_number()) {
+                kernel.gpuMedianS = gpu->get<double>();
+            }
+            result.kernels.push_back(std::move(kernel));
+        }
+    }
+    if (const auto pairs = parsed.find("pairs"); pairs != parsed.end() && pairs->is_array()) {
+        for (const json& item : *pairs) {
+            if (item.is_object()) {
+                result.pairs.push_back({str(item, "a"), str(item, "b"), num(item, "ratio", 1), num(item, "ci_low", 1),
+                                        num(item, "ci_high", 1), static_cast<int>(num(item, "n", 0))});
+            }
+        }
+    }
+    return result;
+}
+
+std::string kernelSha(const RetimingResult& result, const std::string& label) {
+    for (const RetimedKernel& kernel : result.kernels) {
+        if (kernel.label == label) {
+            return kernel.sha256;
+        }
+    }
+    return {};
+}
+
+const char* const kRetimingColumns =
+    "id, model, suite, problem_number, replicate, source_dsl, target_dsl, source_trial_id, base_trial_id, "
+    "skill_trial_id, device, device_name, grader_fingerprint, rounds, stop, result_json, archived, created_at";
+
+RetimingRecord readRetiming(const Statement& row) {
+    RetimingRecord record;
+    record.id = row.int64(0);
+    record.model = row.text(1);
+    record.suite = row.text(2);
+    record.problemNumber = row.integer(3);
+    record.replicate = row.integer(4);
+    record.sourceDsl = row.text(5);
+    record.targetDsl = row.text(6);
+    record.sourceTrialId = row.optionalInt64(7);
+    record.baseTrialId = row.optionalInt64(8);
+    record.skillTrialId = row.optionalInt64(9);
+    record.result = resultFromJson(row.text(15));
+    // The columns are what the record was stored under; they win over a result JSON that lacks them.
+    record.result.device = row.text(10);
+    record.result.deviceName = row.text(11);
+    record.result.graderFingerprint = row.text(12);
+    record.result.rounds = row.integer(13);
+    record.result.stop = row.text(14);
+    record.archived = row.boolean(16);
+    record.createdAt = row.text(17);
+    return record;
+}
+
+json methodJson(const CalibrationMethodResult& method) {
+    return {{"method", method.method},
+            {"delta", method.delta},
+            {"aa_comparisons", method.aaComparisons},
+            {"aa_helped", method.aaHelped},
+            {"aa_harmed", method.aaHarmed},
+            {"ab_comparisons", method.abComparisons},
+            {"ab_detected", method.abDetected},
+            {"smallest_delta", method.smallestDelta ? json(*method.smallestDelta) : json(nullptr)}};
+}
+
+CalibrationMethodResult methodFromJson(const json& item) {
+    CalibrationMethodResult method;
+    method.method = item.value("method", std::string());
+    method.delta = item.value("delta", 0.05);
+    method.aaComparisons = item.value("aa_comparisons", 0);
+    method.aaHelped = item.value("aa_helped", 0);
+    method.aaHarmed = item.value("aa_harmed", 0);
+    method.abComparisons = item.value("ab_comparisons", 0);
+    method.abDetected = item.value("ab_detected", 0);
+    if (const auto found = item.find("smallest_delta"); found != item.end() && found->is_number()) {
+        method.smallestDelta = found->get<double>();
+    }
+    return method;
+}
+
+} // namespace
+
+Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
+    const std::string operation = "storing the re-timing of " + cellName(record);
+    if (record.result.device.empty() || record.result.graderFingerprint.empty()) {
+        return impl_->failure(operation, "the result names no device or grader fingerprint; re-time the cell again");
+    }
+    std::int64_t id = 0;
+    Status written = transaction([&]() -> Status {
+        Result<sqlite3_stmt*> archive = impl_->prepare(
+            "UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND model = ? AND suite = ? AND "
+            "problem_number = ? AND replicate = ? AND source_dsl = ? AND target_dsl = ?",
+            operation);
+        if (!archive) {
+            return archive.error();
+        }
+        const std::string now = nowUtc();
+        {
+            Statement statement(*archive);
+            statement.bind(1, now);
+            statement.bind(2, record.model);
+            statement.bind(3, record.suite);
+            statement.bind(4, record.problemNumber);
+            statement.bind(5, record.replicate);
+            statement.bind(6, record.sourceDsl);
+            statement.bind(7, record.targetDsl);
+            if (Status archived = impl_->run(statement, operation); !archived) {
+                return archived;
+            }
+        }
+        Result<sqlite3_stmt*> insert = impl_->prepare(
+            "INSERT INTO retimings (model, suite, problem_number, replicate, source_dsl, target_dsl, source_trial_id, "
+            "base_trial_id, skill_trial_id, device, device_name, grader_fingerprint, source_sha256, base_sha256, "
+            "skill_sha256, rounds, stop, result_json, created_at) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            operation);
+        if (!insert) {
+            return insert.error();
+        }
+        Statement statement(*insert);
+        const RetimingResult& result = record.result;
+        statement.bind(1, record.model);
+        statement.bind(2, record.suite);
+        statement.bind(3, record.problemNumber);
+        statement.bind(4, record.replicate);
+        statement.bind(5, record.sourceDsl);
+        statement.bind(6, record.targetDsl);
+        statement.bind(7, record.sourceTrialId);
+        statement.bind(8, record.baseTrialId);
+        statement.bind(9, record.skillTrialId);
+        statement.bind(10, result.device);
+        statement.bind(11, result.deviceName);
+        statement.bind(12, result.graderFingerprint);
+        statement.bind(13, kernelSha(result, "source"));
+        statement.bind(14, kernelSha(result, "base"));
+        statement.bind(15, kernelSha(result, "skill"));
+        statement.bind(16, result.rounds);
+        statement.bind(17, result.stop);
+        statement.bind(18, result.json.empty() ? resultJson(result) : result.json);
+        statement.bind(19, record.createdAt.empty() ? now : record.createdAt);
+        if (statement.step() != SQLITE_ROW) {
+            return impl_->failure(operation);
+        }
+        id = statement.int64(0);
+        return Ok{};
+    });
+    if (!written) {
+        return written.error();
+    }
+    return id;
+}
+
+namespace {
+
+Result<std::vector<RetimingRecord>> readRetimings(Store::Impl& impl, const std::string& sql,
+                                                  const std::string& operation) {
+    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    std::vector<RetimingRecord> records;
+    Statement row(*prepared);
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        records.push_back(readRetiming(row));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl.failure(operation);
+    }
+    return records;
+}
+
+} // namespace
+
+Result<std::vector<RetimingRecord>> Store::liveRetimings() const {
+    return readRetimings(*impl_,
+                         std::string("SELECT ") + kRetimingColumns +
+                             " FROM retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, "
+                             "source_dsl, target_dsl",
+                         "reading the live re-timings");
+}
+
+Result<std::vector<RetimingRecord>> Store::allRetimings() const {
+    return readRetimings(*impl_, std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id",
+                         "reading the re-timings");
+}
+
+Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
+    const std::string operation = "storing the calibration of " + record.device + " (" + record.deviceName + ")";
+    if (record.device.empty() || record.graderFingerprint.empty()) {
+        return impl_->failure(operation, "the calibration names no device or grader fingerprint");
+    }
+    json methods = json::array();
+    for (const CalibrationMethodResult& method : record.methods) {
+        methods.push_back(methodJson(method));
+    }
+    json detail = json::parse(record.detailJson.empty() ? "[]" : record.detailJson, nullptr, false);
+    if (detail.is_discarded()) {
+        return impl_->failure(operation, "its per-problem detail is not JSON");
+    }
+    const std::string methodsText = json{{"slowdown", record.slowdown}, {"methods", methods}, {"detail", detail}}.dump();
+    std::int64_t id = 0;
+    Status written = transaction([&]() -> Status {
+        const std::string now = nowUtc();
+        Result<sqlite3_stmt*> archive = impl_->prepare(
+            "UPDATE calibrations SET archived = 1, archived_at = ? WHERE archived = 0 AND device_name = ? AND "
+            "device = ? AND grader_fingerprint = ?",
+            operation);
+        if (!archive) {
+            return archive.error();
+        }
+        {
+            Statement statement(*archive);
+            statement.bind(1, now);
+            statement.bind(2, record.deviceName);
+            statement.bind(3, record.device);
+            statement.bind(4, record.graderFingerprint);
+            if (Status archived = impl_->run(statement, operation); !archived) {
+                return archived;
+            }
+        }
+        Result<sqlite3_stmt*> insert = impl_->prepare(
+            "INSERT INTO calibrations (device, device_name, grader_fingerprint, selection, methods_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            operation);
+        if (!insert) {
+            return insert.error();
+        }
+        Statement statement(*insert);
+        statement.bind(1, record.device);
+        statement.bind(2, record.deviceName);
+        statement.bind(3, record.graderFingerprint);
+        statement.bind(4, record.selection);
+        statement.bind(5, methodsText);
+        statement.bind(6, record.createdAt.empty() ? now : record.createdAt);
+        if (statement.step() != SQLITE_ROW) {
+            return impl_->failure(operation);
+        }
+        id = statement.int64(0);
+        return Ok{};
+    });
+    if (!written) {
+        return written.error();
+    }
+    return id;
+}
+
+Result<std::vector<CalibrationRecord>> Store::liveCalibrations() const {
+    const std::string operation = "reading the calibrations";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "SELECT id, device, device_name, grader_fingerprint, selection, methods_json, archived, created_at "
+        "FROM calibrations WHERE archived = 0 ORDER BY created_at DESC, id DESC",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    std::vector<CalibrationRecord> records;
+    Statement row(*prepared);
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        CalibrationRecord record;
+        record.id = row.int64(0);
+        record.device = row.text(1);
+        record.deviceName = row.text(2);
+        record.graderFingerprint = row.text(3);
+        record.selection = row.text(4);
+        const json parsed = json::parse(row.text(5), nullptr, false);
+        if (parsed.is_object()) {
+            record.slowdown = parsed.value("slowdown", 0.10);
+            if (const auto methods = parsed.find("methods"); methods != parsed.end() && methods->is_array()) {
+                for (const json& item : *methods) {
+                    if (item.is_object()) {
+                        record.methods.push_back(methodFromJson(item));
+                    }
+                }
+            }
+            if (const auto detail = parsed.find("detail"); detail != parsed.end()) {
+                record.detailJson = detail->dump();
+            }
+        }
+        record.archived = row.boolean(6);
+        record.createdAt = row.text(7);
+        records.push_back(std::move(record));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl_->failure(operation);
+    }
+    return records;
+}
+
+} // namespace mkb
