@@ -3,6 +3,7 @@
 #include "core/grading/grader_process.h"
 
 #include "core/grading/grade_request.h"
+#include "core/grading/retime_request.h"
 #include "core/grading/verdict_json.h"
 #include "core/util/paths.h"
 #include "core/util/signals.h"
@@ -446,7 +447,8 @@ Result<GraderReply> GraderProcess::exchange(const std::string& requestLine, cons
             }
             continue;
         }
-        if (kind == "verdict" || kind == "probe_result" || kind == "validation" || kind == "error") {
+        if (kind == "verdict" || kind == "probe_result" || kind == "validation" || kind == "retime" ||
+            kind == "error") {
             if (!ours && kind == "error" && (messageId == message.end() || messageId->is_null())) {
                 reply.line = *line; // the server could not even read our id
                 return reply;
@@ -506,6 +508,42 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         return infrastructureVerdict(verdict.error().message, lastStage);
     }
     return std::move(verdict).value();
+}
+
+double GraderProcess::retimeDeadlineS(const RetimeRequest& request) const {
+    return request.settings.timeoutS + request.retime.maxSeconds + 60 + launch_.deadlineMarginS;
+}
+
+Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const StageCallback& onStage,
+                                             const std::atomic<bool>* cancel) {
+    if (request.kernels.size() < 2 || request.kernels.size() > 4) {
+        return makeError("a re-timing takes 2 to 4 kernels, not " + std::to_string(request.kernels.size()));
+    }
+    std::optional<GpuLock> lock;
+    if (launch_.lockDevice) {
+        auto acquired = GpuLock::acquire(request.device, launch_.lock, cancel);
+        if (!acquired) {
+            return acquired.error();
+        }
+        lock.emplace(std::move(acquired).value());
+    }
+    const std::string id = "r" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
+    auto reply = exchange(retimeRequestJson(request, id), id, retimeDeadlineS(request), onStage, cancel);
+    if (!reply) {
+        return makeError("re-timing on " + request.device + " failed: " + reply.error().message);
+    }
+    Json message = Json::parse(withNonFiniteAsNull(reply->line), nullptr, false);
+    if (message.value("type", "") == "error") {
+        std::string text = message.contains("message") && message["message"].is_string()
+                               ? message["message"].get<std::string>()
+                               : message.dump();
+        return makeError("the grader refused the retime request: " + printablePrefix(text, 300));
+    }
+    if (!message.contains("retime") || !message["retime"].is_object()) {
+        return makeError("the grader's retime reply has no \"retime\" object; update the grader (it speaks protocol " +
+                         std::to_string(hello_.protocol) + " without re-timing)");
+    }
+    return retimingResultFromJson(message["retime"].dump());
 }
 
 Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::atomic<bool>* cancel) {

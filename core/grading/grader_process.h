@@ -3,6 +3,7 @@
 
 #include "core/grading/device_probe.h"
 #include "core/grading/gpu_lock.h"
+#include "core/records/retiming.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
 
@@ -19,6 +20,7 @@
 namespace mkb {
 
 struct GradeRequest;
+struct RetimeRequest;
 
 /// How the grader server is started and bounded. The defaults run `python3 -m mkbgrader serve`.
 struct GraderLaunch {
@@ -76,6 +78,16 @@ public:
     /// infrastructureError set and a one-line error naming what happened and the server's last stderr line.
     Verdict grade(const GradeRequest& request, const StageCallback& onStage = {},
                   const std::atomic<bool>* cancel = nullptr);
+
+    /// Re-times 2 to 4 kernels and eager, paired and interleaved, in one sandboxed child (DESIGN §5.5), holding the
+    /// device's GpuLock throughout. The wait is bounded by retimeDeadlineS(request). A result with ok = false is
+    /// still a value (a kernel failed its correctness draw, or the grader's own failure with
+    /// infrastructureError); an error means no result came back (the server died, went silent or refused).
+    Result<RetimingResult> retime(const RetimeRequest& request, const StageCallback& onStage = {},
+                                  const std::atomic<bool>* cancel = nullptr);
+    /// The C++ bound of one retime request: the grader's own child bound (settings.timeoutS for load, import,
+    /// correctness and warm-up, plus retime.maxSeconds of rounds, plus 60 s) plus deadlineMarginS.
+    double retimeDeadlineS(const RetimeRequest& request) const;
 
     /// Asks the server to measure a device's peaks.
     Result<DeviceProbe> probe(const std::string& device, const std::atomic<bool>* cancel = nullptr);

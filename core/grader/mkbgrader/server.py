@@ -59,8 +59,11 @@ class Server:
             self.probe(request)
         elif kind == "validate":
             self.validate(request)
+        elif kind == "retime":
+            self.retime(request)
         else:
-            self.error(request_id, f"unknown request type {kind!r}; expected grade, validate, probe or shutdown")
+            self.error(request_id, f"unknown request type {kind!r}; expected grade, retime, validate, probe or "
+                       "shutdown")
         return True
 
     def grade(self, request: dict) -> None:
@@ -94,6 +97,29 @@ class Server:
 
             result = _fail(empty_verdict(), "load", f"grader error: {type(error).__name__}: {error}", True)
         self.reply({"type": "verdict", "id": request_id, "verdict": result})
+
+    def retime(self, request: dict) -> None:
+        """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
+        from mkbgrader import retime
+
+        request_id = request.get("id")
+        try:
+            retime.parse_request(request)
+        except ValueError as error:
+            self.error(request_id, str(error))
+            return
+
+        def on_stage(stage: str) -> None:
+            self.reply({"type": "stage", "id": request_id, "stage": stage})
+
+        try:
+            result = retime.retime(request, on_stage)
+        except Exception as error:  # a grader bug must become an infrastructure result, not a dead server
+            result = {"ok": False, "error": f"grader error while re-timing: {type(error).__name__}: {error}",
+                      "failed_label": "", "infrastructure_error": True, "device": str(request.get("device", "")),
+                      "device_name": "", "grader_fingerprint": grader_fingerprint(), "rounds": 0, "stop": "",
+                      "eager_median_s": None, "kernels": [], "pairs": [], "seconds": 0.0}
+        self.reply({"type": "retime", "id": request_id, "retime": result})
 
     def validate(self, request: dict) -> None:
         """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code

@@ -124,3 +124,68 @@ class ClockSampler:
             return clock, bool(reasons & self._SLOWDOWN_MASK)
         except Exception:
             return None, False
+
+
+class GpuTimer:
+    """GPU time of one call: the summed durations of the device activities (kernels, memcpy, memset) that CUDA's
+    activity records (CUPTI, through torch.profiler) report for it. CUDA only; `available` is False elsewhere or
+    when the profiler cannot run, and then time_call measures nothing (None).
+
+    The profiler and synchronisation references are taken at construction, before any candidate is imported.
+    """
+
+    def __init__(self, device: str) -> None:
+        self.available = False
+        self.source = "none"
+        if not device.startswith("cuda"):
+            return
+        try:
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            self.profile = profile
+            self.activities = [ProfilerActivity.CUDA]
+            self.synchronize = torch.cuda.synchronize
+            self.available = True
+            self.source = "torch.profiler"
+        except Exception:
+            self.available = False
+
+    def time_call(self, call: Callable[[], Any]) -> tuple[Optional[float], Any]:
+        """Returns (GPU milliseconds or None, the call's result). The call runs once, inside the profiler."""
+        if not self.available:
+            return None, call()
+        self.synchronize()
+        with self.profile(activities=self.activities) as prof:
+            result = call()
+            self.synchronize()
+        try:
+            return device_time_ms(prof), result
+        except Exception:
+            return None, result
+
+
+def device_time_ms(prof: Any) -> Optional[float]:
+    """Sums the device-side events' durations of a finished torch.profiler session, in milliseconds."""
+    results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
+    if results is not None:
+        total_us = 0.0
+        found = False
+        for event in results.events():
+            if not str(event.device_type()).endswith("CUDA"):
+                continue
+            if hasattr(event, "duration_ns"):
+                total_us += float(event.duration_ns()) / 1e3
+            else:
+                total_us += float(event.duration_us())
+            found = True
+        if found:
+            return total_us / 1e3
+    # Fallback: every op's own device time, summed (torch names it self_device_time_total from 2.4 on).
+    total_us = 0.0
+    for entry in prof.key_averages():
+        value = getattr(entry, "self_device_time_total", None)
+        if value is None:
+            value = getattr(entry, "self_cuda_time_total", 0.0)
+        total_us += float(value or 0.0)
+    return total_us / 1e3 if total_us > 0 else None
