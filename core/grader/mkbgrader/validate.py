@@ -127,8 +127,8 @@ def _largest_float_input(inputs: list) -> float:
     largest = 0.0
     for tensor in draws.tensors_in(inputs):
         if tensor.is_floating_point() and tensor.numel():
-            # Chunk by chunk and in the tensor's own width: a float64 copy of a bf16 [29441, 64, 8, 128] cache,
-            # its mask and the masked copy asked for 57 GiB at once.
+            # Chunk by chunk, flat, in the tensor's own width: value[value.isfinite()] on a float64 copy of a bf16
+            # [29441, 64, 8, 128] cache asked for nonzero()'s int64 [N, 4] index, 32 bytes an element: 57.5 GiB.
             flat = tensor.detach().reshape(-1)
             for begin in range(0, flat.numel(), _CHUNK):
                 value = flat[begin:begin + _CHUNK].abs()
