@@ -1,0 +1,180 @@
+"""retime: paired re-timing through the real server on cpu (cpusim): rounds, seeds, adaptive stop, failures."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import gradertest
+from mkbgrader import retime
+
+VECTOR_ADD = gradertest.problem("01_vector_add.py")
+GOOD = gradertest.solution("01_vector_add.cpusim.py")
+COPIES = gradertest.solution("01_vector_add_copies.cpusim.py")
+
+
+def kernel(label: str, path: str, slowdown: float = 0.0) -> dict:
+    return {"label": label, "kernel": path, "dsl": "cpusim", "dsl_descriptor": gradertest.descriptor("cpusim"),
+            "slowdown": slowdown}
+
+
+class RetimeServerTest(unittest.TestCase):
+    server: subprocess.Popen
+    counter = 0
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        env = {**os.environ, "PYTHONPATH": gradertest.GRADER, "PYTHONDONTWRITEBYTECODE": "1"}
+        cls.server = subprocess.Popen([sys.executable, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        ready = json.loads(cls.server.stdout.readline())
+        assert ready["type"] == "ready", ready
+        cls.fingerprint = ready["grader_fingerprint"]
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.stdin.write('{"type":"shutdown"}\n')
+        cls.server.stdin.close()
+        cls.server.wait(timeout=30)
+        cls.server.stdout.close()
+
+    def ask(self, kernels: list, retime_settings: dict, **extra: object) -> tuple[dict, list[str]]:
+        """Sends one retime request; returns the final reply and the stages heard."""
+        RetimeServerTest.counter += 1
+        request_id = f"r{self.counter}"
+        request = {"type": "retime", "id": request_id, "problem": VECTOR_ADD, "device": "cpu", "kernels": kernels,
+                   "settings": {"warmup_draws": 2, "timeout_s": 120}, "retime": retime_settings, **extra}
+        self.server.stdin.write(json.dumps(request) + "\n")
+        self.server.stdin.flush()
+        stages = []
+        while True:
+            reply = json.loads(self.server.stdout.readline())
+            self.assertEqual(reply.get("id"), request_id, reply)
+            if reply["type"] == "stage":
+                stages.append(reply["stage"])
+                continue
+            return reply, stages
+
+    def run_ok(self, kernels: list, retime_settings: dict, **extra: object) -> dict:
+        reply, _ = self.ask(kernels, retime_settings, **extra)
+        self.assertEqual(reply["type"], "retime", reply)
+        result = reply["retime"]
+        self.assertTrue(result["ok"], result["error"])
+        return result
+
+    def test_rounds_rotate_and_every_function_of_a_round_gets_that_rounds_seed(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
+                             {"min_rounds": 12, "max_rounds": 12, "ci_halfwidth": 0}, seed=99, trace=True)
+        trace = result["trace"]
+        functions = ["base", "skill", "eager"]
+        self.assertEqual(result["rounds"], 12)
+        for k, order in enumerate(trace["orders"]):
+            self.assertEqual(order, [functions[i] for i in retime.rotation(k, 3)])
+            self.assertEqual(order[0], functions[k % 3])
+        for sums in trace["input_sums"]:  # same seed in a round: every function drew the same input values
+            self.assertEqual(len(set(sums.values())), 1, sums)
+        self.assertEqual(len(set(trace["seeds"])), 12)  # a fresh seed every round
+        self.assertEqual(len({s["eager"] for s in trace["input_sums"]}), 12)
+        again = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
+                            {"min_rounds": 12, "max_rounds": 12, "ci_halfwidth": 0}, seed=99, trace=True)
+        self.assertEqual(again["trace"]["seeds"], trace["seeds"])  # a given seed reproduces the rounds' seeds
+        fresh = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
+                            {"min_rounds": 3, "max_rounds": 3, "ci_halfwidth": 0}, trace=True)
+        self.assertFalse(set(fresh["trace"]["seeds"]) & set(trace["seeds"]))
+
+    def test_the_reply_holds_medians_every_pair_and_the_grader_fingerprint(self) -> None:
+        reply, stages = self.ask([kernel("base", GOOD), kernel("skill", GOOD), kernel("source", COPIES)],
+                                 {"min_rounds": 8, "max_rounds": 8, "ci_halfwidth": 0})
+        result = reply["retime"]
+        self.assertTrue(result["ok"], result["error"])
+        for stage in ("import", "correctness", "warmup", "rounds"):
+            self.assertIn(stage, stages)
+        self.assertEqual(result["grader_fingerprint"], self.fingerprint)
+        self.assertEqual((result["device"], result["device_name"]), ("cpu", "cpu"))
+        self.assertEqual([(p["a"], p["b"]) for p in result["pairs"]],
+                         [("base", "skill"), ("base", "source"), ("skill", "source"),
+                          ("eager", "base"), ("eager", "skill"), ("eager", "source")])
+        for pair in result["pairs"]:
+            self.assertEqual(pair["n"], 8)
+            self.assertLessEqual(pair["ci_low"], pair["ratio"])
+            self.assertLessEqual(pair["ratio"], pair["ci_high"])
+        base, skill, source = result["kernels"]
+        self.assertEqual(base["sha256"], skill["sha256"])
+        self.assertNotEqual(base["sha256"], source["sha256"])
+        self.assertIsNone(base["gpu_median_s"])  # CPU: no CUDA activity records
+        self.assertGreater(result["eager_median_s"], 0)
+        self.assertGreater(base["median_s"], 0)
+
+    def test_a_wide_band_converges_at_the_minimum_round_count(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD)],
+                             {"min_rounds": 6, "max_rounds": 500, "ci_halfwidth": 100})
+        self.assertEqual((result["stop"], result["rounds"]), ("converged", 6))
+
+    def test_an_unreachable_band_stops_at_the_round_limit(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD)],
+                             {"min_rounds": 5, "max_rounds": 9, "ci_halfwidth": 0})
+        self.assertEqual((result["stop"], result["rounds"]), ("round_limit", 9))
+
+    def test_an_unreachable_band_and_many_rounds_stop_at_the_time_limit(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD)],
+                             {"min_rounds": 5, "max_rounds": 1000000, "max_seconds": 0.5, "ci_halfwidth": 0})
+        self.assertEqual(result["stop"], "time_limit")
+        self.assertLess(result["rounds"], 1000000)
+        self.assertGreater(result["rounds"], 0)
+
+    def test_identical_kernels_come_out_near_one(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD)],
+                             {"min_rounds": 60, "max_rounds": 60, "ci_halfwidth": 0})
+        pair = result["pairs"][0]
+        self.assertTrue(0.8 < pair["ratio"] < 1.25, pair)  # the exact CI-contains-1 check is in test_stats
+
+    def test_a_slowed_copy_is_detected_as_slower(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD, slowdown=1.0)],
+                             {"min_rounds": 40, "max_rounds": 40, "ci_halfwidth": 0})
+        pair = result["pairs"][0]
+        self.assertEqual((pair["a"], pair["b"]), ("base", "skill"))
+        self.assertLess(pair["ci_high"], 1.0, pair)  # b's speedup over a is below 1: the skill is slower
+        self.assertLess(pair["ratio"], 0.8, pair)
+        self.assertEqual(result["kernels"][1]["slowdown"], 1.0)
+
+    def test_a_kernel_that_fails_its_correctness_draw_is_named(self) -> None:
+        reply, _ = self.ask([kernel("base", GOOD), kernel("skill", gradertest.hostile("off_by_small"))],
+                            {"min_rounds": 5, "max_rounds": 5})
+        result = reply["retime"]
+        self.assertFalse(result["ok"])
+        self.assertEqual(result["failed_label"], "skill")
+        self.assertFalse(result["infrastructure_error"])
+        self.assertIn("kernel 'skill'", result["error"])
+        self.assertIn("incorrect", result["error"])
+        self.assertEqual(result["rounds"], 0)
+
+    def test_import_failures_and_runtime_violations_name_their_kernel(self) -> None:
+        reply, _ = self.ask([kernel("base", gradertest.hostile("import_error")), kernel("skill", GOOD)],
+                            {"min_rounds": 5, "max_rounds": 5})
+        self.assertEqual(reply["retime"]["failed_label"], "base", reply)
+        self.assertIn("failed to import", reply["retime"]["error"])
+        reply, _ = self.ask([kernel("base", GOOD), kernel("skill", gradertest.hostile("no_launch"))],
+                            {"min_rounds": 5, "max_rounds": 5})
+        self.assertEqual(reply["retime"]["failed_label"], "skill", reply)
+        self.assertIn("no_launch", reply["retime"]["error"])
+        reply, _ = self.ask([kernel("base", GOOD), kernel("skill", gradertest.hostile("static_ctypes"))],
+                            {"min_rounds": 5, "max_rounds": 5})
+        self.assertEqual(reply["retime"]["failed_label"], "skill", reply)
+        self.assertIn("compliance", reply["retime"]["error"])
+
+    def test_malformed_requests_get_error_replies(self) -> None:
+        cases = [([kernel("base", GOOD)], {}, "2 to 4 kernels"),
+                 ([kernel("base", GOOD), kernel("base", COPIES)], {}, "used twice"),
+                 ([kernel("eager", GOOD), kernel("base", COPIES)], {}, "reserved"),
+                 ([kernel("a", GOOD), kernel("b", COPIES)], {"rounds": 3}, "unknown retime key 'rounds'"),
+                 ([kernel("a", GOOD), kernel("b", COPIES)], {"min_rounds": 9, "max_rounds": 3}, "below"),
+                 ([kernel("a", GOOD), kernel("b", GOOD, slowdown=-1)], {}, "slowdown")]
+        for kernels, settings, words in cases:
+            reply, _ = self.ask(kernels, settings)
+            self.assertEqual(reply["type"], "error", reply)
+            self.assertIn(words, reply["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
