@@ -305,3 +305,79 @@ std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& compa
 }
 
 } // namespace mkb::analysis
+
+namespace mkb::analysis {
+
+namespace {
+
+std::optional<PairedTiming> timingOf(const RetimingResult& result, const std::string& a, const std::string& b) {
+    std::optional<RetimedPair> pair = result.pair(a, b);
+    if (!pair || !(pair->ratio > 0) || !(pair->ciLow > 0) || !(pair->ciHigh > 0)) {
+        return std::nullopt;
+    }
+    return PairedTiming{pair->ratio, pair->ciLow, pair->ciHigh, pair->n};
+}
+
+/// The record names this trial for an arm: it must be the arm's live trial. An arm the record did not time matches.
+bool sameTrial(const std::optional<std::int64_t>& recorded, const std::shared_ptr<const Attempt>& arm) {
+    return !recorded || (arm && arm->trialId == *recorded);
+}
+
+} // namespace
+
+CellRetiming cellRetiming(const RetimingRecord& record) {
+    CellRetiming retiming;
+    retiming.recordId = record.id;
+    retiming.deviceName = record.result.deviceName;
+    retiming.rounds = record.result.rounds;
+    retiming.skillOverBase = timingOf(record.result, "base", "skill");
+    retiming.sourceOverBase = timingOf(record.result, "base", "source");
+    retiming.baseOverEager = timingOf(record.result, "eager", "base");
+    retiming.skillOverEager = timingOf(record.result, "eager", "skill");
+    retiming.sourceOverEager = timingOf(record.result, "eager", "source");
+    return retiming;
+}
+
+RetimingAttachment attachRetimings(std::vector<Comparison>& comparisons, const std::vector<RetimingRecord>& records) {
+    using Key = std::tuple<std::string_view, int, int, std::string_view, std::string_view>;
+    std::map<Key, Comparison*> byCell;
+    for (Comparison& comparison : comparisons) {
+        byCell[{comparison.model, comparison.problemNumber, comparison.replicate, comparison.sourceDsl,
+                comparison.targetDsl}] = &comparison;
+    }
+    RetimingAttachment attachment;
+    std::map<Comparison*, const RetimingRecord*> chosen; // the newest usable record per cell
+    for (const RetimingRecord& record : records) {
+        if (record.archived || !record.result.ok) {
+            continue;
+        }
+        auto found =
+            byCell.find({record.model, record.problemNumber, record.replicate, record.sourceDsl, record.targetDsl});
+        if (found == byCell.end()) {
+            ++attachment.unmatched;
+            continue;
+        }
+        const Comparison& comparison = *found->second;
+        const bool namesTrials = record.sourceTrialId || record.baseTrialId || record.skillTrialId;
+        if (!namesTrials || !sameTrial(record.sourceTrialId, comparison.source) ||
+            !sameTrial(record.baseTrialId, comparison.base) || !sameTrial(record.skillTrialId, comparison.skill)) {
+            ++attachment.stale;
+            continue;
+        }
+        const RetimingRecord*& slot = chosen[found->second];
+        if (slot) {
+            ++attachment.stale; // an older live record of the same cell: superseded
+            if (slot->id > record.id) {
+                continue;
+            }
+        }
+        slot = &record;
+    }
+    for (const auto& [comparison, record] : chosen) {
+        comparison->retiming = std::make_shared<const CellRetiming>(cellRetiming(*record));
+        ++attachment.attached;
+    }
+    return attachment;
+}
+
+} // namespace mkb::analysis

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/attempt.h"
+#include "core/records/retiming.h"
 #include "core/records/trial.h"
 
 #include <memory>
@@ -11,6 +12,29 @@
 #include <vector>
 
 namespace mkb::analysis {
+
+/// One paired ratio of a re-timing (DESIGN §5.5): the second kernel's speedup over the first, with its 95% CI.
+struct PairedTiming {
+    double ratio = 1;
+    double ciLow = 1;
+    double ciHigh = 1;
+    int n = 0; // rounds
+    /// The CI contains 1: the re-timing cannot tell the two kernels apart.
+    bool withinNoise() const { return ciLow <= 1 && ciHigh >= 1; }
+};
+
+/// The paired re-timing attached to a cell: the ratios the outcome rule and the standing read. A pair is absent when
+/// the re-timing did not time both of its kernels.
+struct CellRetiming {
+    std::int64_t recordId = 0;
+    std::string deviceName;
+    int rounds = 0;
+    std::optional<PairedTiming> skillOverBase;   // time(base) / time(skill): r of DESIGN §8
+    std::optional<PairedTiming> sourceOverBase;  // time(base) / time(source): the source standing
+    std::optional<PairedTiming> baseOverEager;   // time(eager) / time(base)
+    std::optional<PairedTiming> skillOverEager;  // time(eager) / time(skill)
+    std::optional<PairedTiming> sourceOverEager; // time(eager) / time(source)
+};
 
 struct Comparison {
     std::string model;
@@ -27,6 +51,9 @@ struct Comparison {
     std::shared_ptr<const Attempt> source; // solo_<source>
     std::shared_ptr<const Attempt> base;   // solo_<target>
     std::shared_ptr<const Attempt> skill;  // <source>2<target>_skill
+
+    /// The cell's live paired re-timing, when one matches its current trials (attachRetimings); null otherwise.
+    std::shared_ptr<const CellRetiming> retiming;
 
     /// All three arms hold a verdict (Finished or Skipped).
     bool resolved() const { return source && base && skill; }
@@ -65,6 +92,22 @@ std::vector<Comparison> buildComparisons(const std::vector<TrialRecord>& trials,
 /// buildComparisons(trials). The comparisons share ownership of attempts.
 std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector<Attempt>>& attempts,
                                          const std::vector<TrialRecord>& armless);
+
+/// What attachRetimings did: comparisons that received a re-timing, and records not used because a trial they timed
+/// is no longer the cell's live trial (stale), or because they match no comparison of the selection.
+struct RetimingAttachment {
+    std::size_t attached = 0;
+    std::size_t stale = 0;
+    std::size_t unmatched = 0;
+};
+
+/// The CellRetiming of one record (its pairs looked up by label "source", "base", "skill", "eager").
+CellRetiming cellRetiming(const RetimingRecord& record);
+
+/// Attaches to each comparison the newest live, successful re-timing of its cell: same model, problem, replicate and
+/// direction, and every trial id the record names equal to the trial in that arm now (a record naming a trial that
+/// was since redone is stale and not used). Archived and failed records are skipped.
+RetimingAttachment attachRetimings(std::vector<Comparison>& comparisons, const std::vector<RetimingRecord>& records);
 
 /// The resolved comparisons, in order.
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons);

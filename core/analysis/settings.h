@@ -5,6 +5,15 @@
 
 namespace mkb::analysis {
 
+/// Which timing decides the outcome of two passing kernels (DESIGN §8). Paired: a cell's paired re-timing (ratio and
+/// 95% CI) where one is attached, the unpaired rule elsewhere. Unpaired: MetaKernelBench's rule on the two separate
+/// gradings' speedups and tiers, ignoring re-timings.
+enum class TimingRule { Paired, Unpaired };
+
+inline const char* toString(TimingRule rule) {
+    return rule == TimingRule::Paired ? "paired" : "unpaired";
+}
+
 struct AnalysisSettings {
     /// Ladder thresholds t of R@t (speedup over eager); an attempt attains t when it passed with speedup >= t.
     std::vector<double> thresholds{0.0, 0.5, 1.0, 2.0, 4.0};
@@ -16,6 +25,8 @@ struct AnalysisSettings {
     std::vector<double> fastPThresholds{0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
     /// A fixing edit whose changed-line share is at or above this is a structural rewrite, below it a local fix.
     double structuralRewriteShare = 0.5;
+    /// The outcome rule for two passing kernels; paired is the default and falls back to unpaired per comparison.
+    TimingRule timing = TimingRule::Paired;
 };
 
 /// Relative tolerance for threshold comparisons, so that a speedup or ratio that equals a threshold on paper

@@ -49,11 +49,22 @@ double effectiveSpeedup(const Attempt& attempt, const AnalysisSettings& settings
     return settings.clipEffectiveSpeedup ? std::max(attempt.speedup, 1.0) : attempt.speedup;
 }
 
-double pairedRatio(const Comparison& comparison, const AnalysisSettings& settings) {
-    return effectiveSpeedup(comparison.skillOutcome(), settings) / effectiveSpeedup(*comparison.base, settings);
+namespace {
+
+bool bothPassed(const Attempt& base, const Attempt& skill) {
+    return base.passed && skill.passed;
 }
 
-Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
+/// The paired ratio skill/base that the paired rule reads, when it applies: paired rule, skill arm run, both passed.
+const PairedTiming* applicablePairedRatio(const Comparison& comparison, const AnalysisSettings& settings) {
+    if (settings.timing != TimingRule::Paired || comparison.skillSkipped() || !comparison.retiming ||
+        !comparison.retiming->skillOverBase || !bothPassed(*comparison.base, *comparison.skill)) {
+        return nullptr;
+    }
+    return &*comparison.retiming->skillOverBase;
+}
+
+Outcome unpairedOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
     const Attempt& base = *comparison.base;
     const Attempt& skill = comparison.skillOutcome();
     const int baseTier = tier(base, settings);
@@ -73,9 +84,84 @@ Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& se
     return Outcome::Neutral;
 }
 
+} // namespace
+
+double pairedRatio(const Comparison& comparison, const AnalysisSettings& settings) {
+    if (const PairedTiming* paired = applicablePairedRatio(comparison, settings)) {
+        if (!settings.clipEffectiveSpeedup) {
+            return paired->ratio;
+        }
+        const CellRetiming& retiming = *comparison.retiming;
+        const double base = retiming.baseOverEager ? retiming.baseOverEager->ratio : comparison.base->speedup;
+        const double skill = retiming.skillOverEager ? retiming.skillOverEager->ratio : comparison.skill->speedup;
+        if (reaches(base, 1.0) && reaches(skill, 1.0)) {
+            return paired->ratio;
+        }
+        if (base > 0 && skill > 0) {
+            return std::max(skill, 1.0) / std::max(base, 1.0);
+        }
+    }
+    return effectiveSpeedup(comparison.skillOutcome(), settings) / effectiveSpeedup(*comparison.base, settings);
+}
+
+Outcome pairedOutcome(const PairedTiming& paired, double delta) {
+    if (reaches(paired.ratio, 1.0 + delta) && paired.ciLow > 1.0) {
+        return Outcome::Helped;
+    }
+    if (staysWithin(paired.ratio, 1.0 / (1.0 + delta)) && paired.ciHigh < 1.0) {
+        return Outcome::Harmed;
+    }
+    return Outcome::Neutral;
+}
+
+OutcomeJudgement judgeOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
+    OutcomeJudgement judgement;
+    if (settings.timing == TimingRule::Unpaired || comparison.skillSkipped()) {
+        judgement.outcome = unpairedOutcome(comparison, settings);
+        return judgement;
+    }
+    const Attempt& base = *comparison.base;
+    const Attempt& skill = *comparison.skill;
+    if (base.passed != skill.passed) {
+        judgement.outcome = skill.passed ? Outcome::Helped : Outcome::Harmed;
+        return judgement;
+    }
+    if (!base.passed) {
+        judgement.outcome = Outcome::Neutral;
+        return judgement;
+    }
+    if (const PairedTiming* paired = applicablePairedRatio(comparison, settings)) {
+        judgement.paired = true;
+        judgement.ratio = *paired;
+        judgement.outcome = pairedOutcome(*paired, settings.delta);
+        judgement.withinNoise = judgement.outcome == Outcome::Neutral && paired->withinNoise();
+        return judgement;
+    }
+    judgement.fellBack = true;
+    judgement.outcome = unpairedOutcome(comparison, settings);
+    return judgement;
+}
+
+Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
+    return judgeOutcome(comparison, settings).outcome;
+}
+
 SourceStanding sourceStanding(const Comparison& comparison, const AnalysisSettings& settings) {
-    const int sourceTier = tier(*comparison.source, settings);
-    const int baseTier = tier(*comparison.base, settings);
+    const Attempt& source = *comparison.source;
+    const Attempt& base = *comparison.base;
+    if (settings.timing == TimingRule::Paired && comparison.retiming && comparison.retiming->sourceOverBase &&
+        source.passed && base.passed) {
+        switch (pairedOutcome(*comparison.retiming->sourceOverBase, settings.delta)) {
+        case Outcome::Helped:
+            return SourceStanding::Above;
+        case Outcome::Harmed:
+            return SourceStanding::Below;
+        case Outcome::Neutral:
+            return SourceStanding::Same;
+        }
+    }
+    const int sourceTier = tier(source, settings);
+    const int baseTier = tier(base, settings);
     if (sourceTier == baseTier) {
         return SourceStanding::Same;
     }
@@ -95,6 +181,15 @@ static void count(OutcomeCounts& counts, Outcome outcome) {
         ++counts.harmed;
         break;
     }
+}
+
+static void count(OutcomeCounts& counts, const Comparison& comparison, const AnalysisSettings& settings) {
+    const OutcomeJudgement judgement = judgeOutcome(comparison, settings);
+    count(counts, judgement.outcome);
+    counts.paired += judgement.paired ? 1 : 0;
+    counts.fellBack += judgement.fellBack ? 1 : 0;
+    counts.withinNoise += judgement.withinNoise ? 1 : 0;
+    counts.withRetiming += comparison.retiming ? 1 : 0;
 }
 
 static void fillShares(OutcomeCounts& counts) {
@@ -120,7 +215,7 @@ OutcomeCounts outcomeCountsIn(const Comparisons& comparisons, const AnalysisSett
     for (const auto& entry : comparisons) {
         const Comparison& comparison = comparisonOf(entry);
         if (comparison.resolved()) {
-            count(counts, transferOutcome(comparison, settings));
+            count(counts, comparison, settings);
         }
     }
     fillShares(counts);
@@ -178,7 +273,7 @@ std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison
             continue;
         }
         const SourceStanding standing = sourceStanding(comparison, settings);
-        count(rows[static_cast<std::size_t>(standing)].outcomes, transferOutcome(comparison, settings));
+        count(rows[static_cast<std::size_t>(standing)].outcomes, comparison, settings);
     }
     for (StandingRow& row : rows) {
         fillShares(row.outcomes);

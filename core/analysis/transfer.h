@@ -25,15 +25,38 @@ int tier(const Attempt& attempt, const AnalysisSettings& settings = {});
 /// Clipped: max(speedup, 1) if passed, else 1. Unclipped: speedup if passed (and positive), else 1.
 double effectiveSpeedup(const Attempt& attempt, const AnalysisSettings& settings = {});
 
-/// r = e(skill outcome) / e(base) of a resolved comparison.
+/// r = e(skill outcome) / e(base) of a resolved comparison. Under the paired rule, when both kernels passed and a
+/// paired ratio skill/base is attached, r is that ratio (clipping at 1 read from the re-timing's speedups over eager,
+/// or the verdicts' when it has none: if both are at least 1 the ratio stands, else max(S_skill, 1) / max(S_base, 1)).
 double pairedRatio(const Comparison& comparison, const AnalysisSettings& settings = {});
 
-/// Tiers differ → helped if the skill outcome's tier is higher, harmed if lower. Same tier and both passed → helped if
-/// speedup(skill)/speedup(base) >= 1+δ, harmed if <= 1/(1+δ) (unclipped speedups, ties count). Otherwise neutral.
-/// A skipped skill arm is its base, hence neutral. Only call on a resolved comparison.
+/// The paired rule on two passing kernels (DESIGN §8): helped iff ratio >= 1+δ (ties count) and CI_low > 1; harmed
+/// iff ratio <= 1/(1+δ) and CI_high < 1; otherwise neutral.
+Outcome pairedOutcome(const PairedTiming& paired, double delta);
+
+/// How one comparison's outcome was decided.
+struct OutcomeJudgement {
+    Outcome outcome = Outcome::Neutral;
+    bool paired = false;               // a paired ratio decided (paired rule, both passed, a re-timing attached)
+    bool withinNoise = false;          // paired, neutral, and the CI contains 1
+    bool fellBack = false;             // paired rule, both passed, no re-timing attached: the unpaired rule decided
+    std::optional<PairedTiming> ratio; // the paired ratio skill/base that decided, when paired
+};
+
+/// The outcome of a resolved comparison under settings.timing. Unpaired (MetaKernelBench's rule): tiers differ →
+/// helped if the skill outcome's tier is higher, harmed if lower; same tier and both passed → helped if
+/// speedup(skill)/speedup(base) >= 1+δ, harmed if <= 1/(1+δ) (unclipped speedups, ties count); otherwise neutral.
+/// Paired: one passed and the other failed → helped or harmed by which passed; both passed with a re-timing →
+/// pairedOutcome of its skill/base ratio, whatever the tiers; both passed without one → the unpaired rule (fellBack);
+/// both failed → neutral. A skipped skill arm is its base, hence neutral under both rules.
+OutcomeJudgement judgeOutcome(const Comparison& comparison, const AnalysisSettings& settings = {});
+
+/// judgeOutcome(comparison, settings).outcome. Only call on a resolved comparison.
 Outcome transferOutcome(const Comparison& comparison, const AnalysisSettings& settings = {});
 
-/// tier(source) against tier(base) of a resolved comparison.
+/// tier(source) against tier(base) of a resolved comparison. Under the paired rule, when both passed and a paired
+/// ratio source/base is attached, that ratio decides as pairedOutcome does (helped = above, harmed = below, neutral =
+/// same); a pass/fail difference is decisive either way.
 SourceStanding sourceStanding(const Comparison& comparison, const AnalysisSettings& settings = {});
 
 /// Counts of outcomes and their shares; shares are nullopt when total is 0. T = helpedShare, H = harmedShare.
@@ -45,6 +68,13 @@ struct OutcomeCounts {
     std::optional<double> helpedShare;
     std::optional<double> neutralShare;
     std::optional<double> harmedShare;
+    // How the outcomes were decided (judgeOutcome): by a paired ratio, by the unpaired rule for want of a re-timing
+    // under the paired rule, and the paired neutrals whose CI contains 1. withRetiming counts attached re-timings
+    // whatever the rule.
+    std::size_t paired = 0;
+    std::size_t fellBack = 0;
+    std::size_t withinNoise = 0;
+    std::size_t withRetiming = 0;
 };
 
 /// ΔGM, T and H over the resolved comparisons of a group.
