@@ -4,8 +4,10 @@ import random
 import time
 import unittest
 
-import gradertest  # noqa: F401  (puts core/grader on sys.path)
-from mkbgrader import stats
+import gradertest
+from mkbgrader import roofline, stats, verdict
+from mkbgrader.sandbox import ChildOutcome
+from mkbgrader.settings import parse_settings
 
 
 class StatsTest(unittest.TestCase):
@@ -76,6 +78,73 @@ class StatsTest(unittest.TestCase):
         for values in series:
             stats.median_ci(values)
         self.assertLess(time.perf_counter() - started, 10.0)  # 2.3 s measured on a busy 2-core machine
+
+
+
+def exact_leaf(mismatches: int) -> dict:
+    return {"path": "output", "kind": "exact", "dtype": "int64", "count": 4, "mismatches": mismatches,
+            "first_index": [0] if mismatches else [], "cand_value": 1 if mismatches else None,
+            "ref_value": 0 if mismatches else None}
+
+
+def outcome(eager_ms: list, kernel_ms: list, gpu_ms: list, source: str = "torch.profiler") -> ChildOutcome:
+    """A finished evaluation child's messages: two correct draws, timings, GPU times, roofline raw figures."""
+    leaf = exact_leaf(0)
+    messages = [{"t": "stage", "stage": "load"}, {"t": "imported"}]
+    messages += [{"t": "draw", "phase": "correctness", "index": i, "leaves": [leaf], "mutation": ""} for i in (0, 1)]
+    messages += [{"t": "timings", "kernel_ms": kernel_ms, "eager_ms": eager_ms, "clock_mhz": [], "throttled": []},
+                 {"t": "gpu_times", "gpu_ms": gpu_ms, "source": source},
+                 {"t": "roofline", "bytes": 4e9, "flops": None, "dtype": "float32"},
+                 {"t": "stage", "stage": "done"}, {"t": "final"}]
+    return ChildOutcome(messages=messages, exit_code=0, last_stage="done")
+
+
+class VerdictFieldsTest(unittest.TestCase):
+    settings = parse_settings({"correctness_draws": 2, "recheck_draws": 0, "timing_draws": 5})
+
+    def test_a_passed_verdict_carries_its_speedups_interval_from_the_paired_draws(self) -> None:
+        eager, kernel = [2.0, 2.2, 2.1, 1.9, 2.0], [1.0, 1.1, 0.9, 1.0, 1.05]
+        result = verdict.build(outcome(eager, kernel, []), self.settings, None, {})
+        self.assertTrue(result["passed"], result["error"])
+        self.assertEqual(result["speedup_vs_eager"], 2.0)
+        expected = stats.ratio_of_medians_ci(eager, kernel)
+        self.assertEqual((result["speedup_ci_low"], result["speedup_ci_high"]), expected[1:])
+        self.assertLessEqual(result["speedup_ci_low"], 2.0)
+        self.assertGreaterEqual(result["speedup_ci_high"], 2.0)
+
+    def test_a_failed_verdict_has_no_interval(self) -> None:
+        failing = outcome([2.0, 2.0], [1.0, 1.0], [])
+        failing.messages[3]["leaves"] = [exact_leaf(2)]
+        result = verdict.build(failing, self.settings, None, {})
+        self.assertFalse(result["passed"])
+        self.assertIsNone(result["speedup_ci_low"])
+        self.assertIsNone(result["speedup_ci_high"])
+
+    def test_gpu_time_is_recorded_and_the_roofline_uses_it_and_says_so(self) -> None:
+        peaks = {"copy_gbps": 4000.0, "tflops": {"float32": 60.0}}
+        result = verdict.build(outcome([2.0] * 5, [1.25] * 5, [1.0, 1.1, 0.9]), self.settings, peaks, {})
+        self.assertEqual((result["gpu_median_ms"], result["gpu_time_source"], result["gpu_samples"]),
+                         (1.0, "torch.profiler", 3))
+        self.assertEqual(result["roofline"]["time_basis"], "gpu")
+        self.assertAlmostEqual(result["roofline"]["iou"], 1.0)  # 4 GB in 1 ms of GPU time against 4000 GB/s
+        no_gpu = verdict.build(outcome([2.0] * 5, [1.25] * 5, [], "none"), self.settings, peaks, {})
+        self.assertEqual((no_gpu["gpu_median_ms"], no_gpu["gpu_time_source"]), (None, "none"))
+        self.assertEqual(no_gpu["roofline"]["time_basis"], "end_to_end")
+        self.assertAlmostEqual(no_gpu["roofline"]["iou"], 0.8)
+
+    def test_roofline_without_any_time_is_absent(self) -> None:
+        self.assertIsNone(roofline.roofline({"bytes": 1.0}, None, None, None))
+        self.assertEqual(roofline.roofline({"bytes": 1e6}, 2.0, None, 0.0)["time_basis"], "end_to_end")
+
+    def test_a_real_cpu_grading_has_an_interval_and_null_gpu_time(self) -> None:
+        result = gradertest.grade(gradertest.problem("01_vector_add.py"),
+                                  gradertest.solution("01_vector_add.cpusim.py"), timing_draws=8)
+        self.assertTrue(result["passed"], result["error"])
+        self.assertLessEqual(result["speedup_ci_low"], result["speedup_vs_eager"])
+        self.assertGreaterEqual(result["speedup_ci_high"], result["speedup_vs_eager"])
+        self.assertEqual((result["gpu_median_ms"], result["gpu_time_source"], result["gpu_samples"]),
+                         (None, "none", 0))
+        self.assertEqual(result["roofline"]["time_basis"], "end_to_end")
 
 
 if __name__ == "__main__":

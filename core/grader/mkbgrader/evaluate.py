@@ -126,6 +126,7 @@ class Evaluation:
         for owner, name in watched:
             self.guard.watch(owner, name)
         self.clock = timing.Clock(self.device, self.settings.kernel_only_timing)
+        self.gpu_timer = timing.GpuTimer(self.device)
         self.sampler = timing.ClockSampler(self.device)
         self.sync = torch.cuda.synchronize if self.device.startswith("cuda") else (lambda: None)
         self.threads_before = threading.active_count()
@@ -172,6 +173,21 @@ class Evaluation:
         runtime rules are checked after the clock stopped, so their cost is never charged to the candidate."""
         elapsed, output = self._solve_checked(inputs, self.clock)
         return float(elapsed or 0.0), output
+
+    def gpu_timed_solve(self, inputs: list) -> tuple[Optional[float], Any]:
+        """One solve call under the GPU timer (CUDA activity records, timing.GpuTimer): (GPU ms or None, output).
+        The runtime rules are checked as for every call; the profiler's overhead never enters a timed draw."""
+        timer = self.gpu_timer
+        measured: list[Optional[float]] = [None]
+
+        class GpuClock:
+            @staticmethod
+            def time_call(call: Callable[[], Any]) -> tuple[float, Any]:
+                measured[0], output = timer.time_call(call)
+                return 0.0, output
+
+        _, output = self._solve_checked(inputs, GpuClock)
+        return measured[0], output
 
     def _solve_checked(self, inputs: list, clock: Optional[Any]) -> tuple[Optional[float], Any]:
         guard = self.guard
@@ -322,12 +338,19 @@ class Evaluation:
                    "throttled": throttled, "kernel_only": settings.kernel_only_timing,
                    "persisting_l2_reset": self.clock.persisting_reset is not None})
         self.enter("recheck")
+        gpu_ms: list[float] = []
         for index, kept, output in rechecked:
             memory.release(self.device)
+            if self.gpu_timer.available:  # GPU time of a call on this re-checked draw's inputs (CUDA only)
+                measured, _ = self.gpu_timed_solve(memory.moved(kept, self.device))
+                if measured is not None:
+                    gpu_ms.append(measured)
+                memory.release(self.device)
             reference, anchor = self._reference_pair(memory.moved(kept, self.device))
             leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
             self.send({"t": "draw", "phase": "recheck", "index": index, "leaves": leaves, "mutation": "",
                        "launches": 1})
+        self.send({"t": "gpu_times", "gpu_ms": gpu_ms, "source": self.gpu_timer.source if gpu_ms else "none"})
         self.last_inputs = self._draw(draws.fresh_seed())
 
     def _roofline(self) -> None:

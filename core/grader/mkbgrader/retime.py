@@ -466,7 +466,7 @@ def _make_evaluation_class() -> type:
             for owner, name in watched:
                 self.guard.watch(owner, name)
             self.clock = timing.Clock(self.device, self.settings.kernel_only_timing)
-            self.gpu_timer = timing.GpuTimer(self.device)
+            self.gpu_timer = timing.GpuTimer(self.device)  # before any kernel is imported, as the clock
             self.sampler = timing.ClockSampler(self.device)
             self.sync = torch.cuda.synchronize if self.device.startswith("cuda") else (lambda: None)
             self.delay = DeviceDelay(self.device)
@@ -539,27 +539,13 @@ def _make_evaluation_class() -> type:
                     samples = []
                     for _ in range(GPU_CALLS):
                         inputs = self._draw(self._next_seed())
-                        gpu_ms, _ = self._solve_gpu_timed(inputs)
+                        gpu_ms, _ = self.gpu_timed_solve(inputs)
                         if gpu_ms is not None:
                             samples.append(gpu_ms * 1e-3)
                     self.send({"t": "gpu", "label": slot.spec.label, "samples_s": samples,
                                "source": self.gpu_timer.source})
                 self._use(None)
             self.enter("done")
-
-        def _solve_gpu_timed(self, inputs: list) -> tuple[Optional[float], Any]:
-            timer = self.gpu_timer
-            holder: list[Optional[float]] = [None]
-
-            class _GpuClock:
-                @staticmethod
-                def time_call(call: Callable[[], Any]) -> tuple[float, Any]:
-                    gpu_ms, output = timer.time_call(call)
-                    holder[0] = gpu_ms
-                    return 0.0, output
-
-            _, output = self._solve_checked(inputs, _GpuClock)
-            return holder[0], output
 
         def _round(self, functions: list, k: int, seed: int, warmup: bool) -> dict[str, float]:
             """One round: every function once, on its own fresh inputs from this round's seed, in rotation(k) order."""

@@ -6,7 +6,7 @@ import math
 import signal
 from typing import Any, Optional
 
-from mkbgrader import compare, quant, roofline, timing
+from mkbgrader import compare, quant, roofline, stats, timing
 from mkbgrader.sandbox import ChildOutcome
 from mkbgrader.settings import Settings
 
@@ -23,6 +23,8 @@ def empty_verdict() -> dict:
         "throttled": False, "throttled_samples": 0, "sm_clock_mhz_median": None, "kernel_only_timing": False,
         "outliers_correct": None, "outlier_mismatch": "", "recheck_correct": None, "quant": None, "roofline": None,
         "eval_seconds": 0.0, "log": "", "log_bytes": 0,
+        "speedup_ci_low": None, "speedup_ci_high": None, "gpu_median_ms": None, "gpu_time_source": "none",
+        "gpu_samples": 0,
     }
 
 
@@ -47,6 +49,7 @@ def _fail(verdict: dict, stage: str, error: str, infrastructure: bool = False, r
     verdict["correct"] = False
     verdict["passed"] = False
     verdict["speedup_vs_eager"] = 0.0
+    verdict["speedup_ci_low"] = verdict["speedup_ci_high"] = None  # no speedup, no interval
     return verdict
 
 
@@ -112,6 +115,11 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
                     verdict["mismatch"] = f"timing draw {int(message.get('index', 0)) + 1} (re-check): {note}"
         elif kind == "timings":
             timings = message
+        elif kind == "gpu_times":
+            gpu_ms = [float(x) for x in message.get("gpu_ms", []) if isinstance(x, (int, float)) and x > 0]
+            verdict["gpu_samples"] = len(gpu_ms)
+            verdict["gpu_median_ms"] = timing.median(gpu_ms)
+            verdict["gpu_time_source"] = str(message.get("source") or "none") if gpu_ms else "none"
         elif kind == "roofline":
             raw_roofline = message
         elif kind == "error" and error is None:
@@ -136,6 +144,11 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
         eager = [float(x) for x in timings.get("eager_ms", [])]
         verdict["kernel_median_ms"] = timing.median(kernel)
         verdict["eager_median_ms"] = timing.median(eager)
+        paired = [(e, k) for e, k in zip(eager, kernel) if e > 0 and k > 0]
+        if len(paired) >= 2 and len(eager) == len(kernel):
+            # The speedup's 95% percentile-bootstrap interval over the paired draws (eager and kernel on one seed).
+            _, verdict["speedup_ci_low"], verdict["speedup_ci_high"] = stats.ratio_of_medians_ci(
+                [e for e, _ in paired], [k for _, k in paired])
         verdict["kernel_iqr_ms"] = timing.iqr(kernel)
         verdict["eager_iqr_ms"] = timing.iqr(eager)
         flags = [bool(x) for x in timings.get("throttled", [])]
@@ -177,6 +190,7 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
         return finite_or_none(_fail(verdict, verdict["stage"], "timing did not complete"))
     verdict["passed"] = True
     verdict["speedup_vs_eager"] = timing.speedup(verdict["eager_median_ms"], verdict["kernel_median_ms"])
-    verdict["roofline"] = roofline.roofline(raw_roofline or {}, verdict["kernel_median_ms"], peaks)
+    verdict["roofline"] = roofline.roofline(raw_roofline or {}, verdict["kernel_median_ms"], peaks,
+                                            verdict["gpu_median_ms"])
     verdict["stage"] = "done"
     return finite_or_none(verdict)
