@@ -16,6 +16,8 @@ packages=(
   xvfb xauth fonts-dejavu-core
   # the .deb (cpack: dpkg-deb, dpkg-shlibdeps) and its desktop-file and AppStream checks
   dpkg-dev desktop-file-utils appstream
+  # fuzz targets (tests/fuzz): clang with libFuzzer and the ASan/UBSan runtimes
+  clang libclang-rt-dev
 )
 
 missing=()

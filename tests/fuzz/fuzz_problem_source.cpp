@@ -1,0 +1,37 @@
+// libFuzzer target: a problem file's text through the catalog's reading steps (UTF-8 check, tokenizer, module scan,
+// MKB_META literal, ProblemMeta), in the order core/catalog/catalog.cpp's readProblemFile takes them.
+#include "core/catalog/problem_meta.h"
+#include "core/catalog/python_source.h"
+#include "core/records/problem.h"
+#include "core/util/text.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::string_view text(reinterpret_cast<const char*>(data), size);
+    // The catalog refuses a file that is not UTF-8 before tokenizing it, and drops a leading byte-order mark.
+    if (!mkb::isValidUtf8(text)) {
+        return 0;
+    }
+    if (mkb::startsWith(text, "\xEF\xBB\xBF")) {
+        text.remove_prefix(3);
+    }
+    // The literal parser on its own, so that inputs without `MKB_META =` still reach it.
+    (void)mkb::parsePythonLiteralText(text);
+
+    auto lines = mkb::tokenizePython(text);
+    if (!lines) {
+        return 0;
+    }
+    mkb::PythonModuleFacts facts = mkb::scanPythonModule(*lines);
+    if (facts.hasMeta) {
+        auto literal = mkb::parsePythonLiteral(facts.metaValueTokens, 0, facts.metaValueTokens.size());
+        if (literal) {
+            mkb::ProblemMeta meta;
+            (void)mkb::readProblemMeta(*literal, facts.metaLine, meta);
+        }
+    }
+    return 0;
+}
