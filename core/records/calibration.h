@@ -30,7 +30,7 @@ struct CalibrationRecord {
     std::string device;     // "cuda:0"
     std::string deviceName; // "NVIDIA H200"
     std::string graderFingerprint;
-    std::string selection; // the problems and DSLs calibrated, as given ("--problems 1-12 --dsls triton,cuda")
+    std::string selection;  // the problems and DSLs calibrated, as given ("--problems 1-12 --dsls triton,cuda")
     double slowdown = 0.10; // the A/B copy's added delay, as a fraction of its median
     std::vector<CalibrationMethodResult> methods;
     std::string detailJson; // per-problem ratios and outcomes as a JSON array ("[]" when none)

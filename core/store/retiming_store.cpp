@@ -290,7 +290,8 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
     if (detail.is_discarded()) {
         return impl_->failure(operation, "its per-problem detail is not JSON");
     }
-    const std::string methodsText = json{{"slowdown", record.slowdown}, {"methods", methods}, {"detail", detail}}.dump();
+    const std::string methodsText =
+        json{{"slowdown", record.slowdown}, {"methods", methods}, {"detail", detail}}.dump();
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
         const std::string now = nowUtc();
