@@ -3,14 +3,17 @@
 // one trial, and imported into a store, the way `mkb import` reads a MetaKernelBench results folder.
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
+#include "json_mutator.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -89,7 +92,102 @@ void writeText(const fs::path& path, std::string_view text) {
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
+/// Sections of an input that are JSON Lines (invocations.jsonl, submissions.jsonl) rather than one document.
+bool isJsonLines(std::size_t section) {
+    return section == 1 || section == 5;
+}
+
+const std::vector<std::string> kResultKeys = {"model",
+                                              "prefix",
+                                              "created_at",
+                                              "started_at",
+                                              "timestamp",
+                                              "argv",
+                                              "cells",
+                                              "cell",
+                                              "problem",
+                                              "category",
+                                              "rewards",
+                                              "imported",
+                                              "correct",
+                                              "speedup_vs_eager",
+                                              "passed",
+                                              "stamps",
+                                              "task_fingerprint",
+                                              "skill_sha256",
+                                              "error",
+                                              "skipped",
+                                              "timed_out",
+                                              "usage",
+                                              "n_input_tokens",
+                                              "n_cache_tokens",
+                                              "n_output_tokens",
+                                              "cost_usd",
+                                              "agent_sec",
+                                              "eval_sec",
+                                              "counted",
+                                              "note",
+                                              "id"};
+
+/// One JSON value of one file (or of one line of a JSON Lines file) changed by json_mutator.h; false when that text
+/// is not JSON.
+bool mutateOneFile(std::string& input, std::minstd_rand& rng) {
+    std::vector<std::string> sections;
+    for (std::string_view rest = input;;) {
+        const std::size_t end = rest.find(kSeparator);
+        sections.emplace_back(rest.substr(0, end));
+        if (end == std::string_view::npos) {
+            break;
+        }
+        rest.remove_prefix(end + kSeparator.size());
+    }
+    const std::size_t section = rng() % sections.size();
+    std::string& text = sections[section];
+    if (isJsonLines(section)) {
+        std::vector<std::string> lines;
+        std::size_t start = 0;
+        for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+            lines.push_back(text.substr(start, end - start));
+        }
+        lines.push_back(text.substr(start));
+        std::string& line = lines[rng() % lines.size()];
+        if (!mkbfuzz::mutateJsonText(line, rng, kResultKeys, /*oneLine=*/true)) {
+            return false;
+        }
+        text.clear();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            text += (i == 0 ? "" : "\n") + lines[i];
+        }
+    } else if (!mkbfuzz::mutateJsonText(text, rng, kResultKeys)) {
+        return false;
+    }
+    input.clear();
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+        if (i > 0) {
+            input += kSeparator;
+        }
+        input += sections[i];
+    }
+    return true;
+}
+
 } // namespace
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize);
+
+/// Half the mutations change one JSON value of one file, half are libFuzzer's byte mutations.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
+                                               unsigned int seed) {
+    std::minstd_rand rng(seed);
+    if (rng() % 2 == 0) {
+        std::string input(reinterpret_cast<const char*>(data), size);
+        if (mutateOneFile(input, rng) && input.size() <= maxSize) {
+            std::memcpy(data, input.data(), input.size());
+            return input.size();
+        }
+    }
+    return LLVMFuzzerMutate(data, size, maxSize);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Workspace& w = workspace();

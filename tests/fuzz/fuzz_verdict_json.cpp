@@ -1,12 +1,70 @@
 // libFuzzer target: the grader's verdict JSON through verdictFromJson, and every verdict it accepts written back with
 // verdictToJson and read again (what the grader client and the store do with it).
 #include "core/grading/verdict_json.h"
+#include "json_mutator.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <string>
+#include <vector>
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize);
+
+namespace {
+const std::vector<std::string> kVerdictKeys = {"imported",
+                                               "correct",
+                                               "passed",
+                                               "speedup_vs_eager",
+                                               "stage",
+                                               "error",
+                                               "infrastructure_error",
+                                               "timed_out",
+                                               "correct_draws",
+                                               "total_draws",
+                                               "failed_draws",
+                                               "mismatch",
+                                               "compliant",
+                                               "compliance_rule",
+                                               "kernel_median_ms",
+                                               "eager_median_ms",
+                                               "kernel_iqr_ms",
+                                               "throttled",
+                                               "outliers_correct",
+                                               "quant",
+                                               "cosine",
+                                               "relative_l1",
+                                               "rmse",
+                                               "roofline",
+                                               "bytes",
+                                               "flops",
+                                               "achieved_gbps",
+                                               "achieved_tflops",
+                                               "iou",
+                                               "mfu",
+                                               "eval_seconds",
+                                               "outlier_mismatch",
+                                               "recheck_correct",
+                                               "log",
+                                               "device_name"};
+} // namespace
+
+/// Half the mutations change one JSON value of the verdict (json_mutator.h), half are libFuzzer's byte mutations.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
+                                               unsigned int seed) {
+    std::minstd_rand rng(seed);
+    if (rng() % 2 == 0) {
+        std::string text(reinterpret_cast<const char*>(data), size);
+        if (mkbfuzz::mutateJsonText(text, rng, kVerdictKeys) && text.size() <= maxSize) {
+            std::memcpy(data, text.data(), text.size());
+            return text.size();
+        }
+    }
+    return LLVMFuzzerMutate(data, size, maxSize);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
