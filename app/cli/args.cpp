@@ -4,6 +4,7 @@
 #include "core/util/shell_words.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace mkb::cli {
@@ -50,6 +51,10 @@ Result<double> ParsedArgs::doubleOption(const std::string& name, double fallback
     double value = std::strtod(text->c_str(), &end);
     if (errno != 0 || end == text->c_str() || *end != '\0') {
         return makeError("--" + name + " takes a number, not '" + *text + "'");
+    }
+    // strtod also reads "nan", "inf" and "infinity": no option means any of them.
+    if (!std::isfinite(value)) {
+        return makeError("--" + name + " takes a finite number, not '" + *text + "'");
     }
     return value;
 }

@@ -30,6 +30,7 @@ public:
     std::vector<std::string> all(const std::string& name) const;
     /// Integer option; the error names the option and the bad value.
     Result<int> intOption(const std::string& name, int fallback, int minimum, int maximum) const;
+    /// Number option; nan, inf and text that is not wholly a number are refused with the option and value named.
     Result<double> doubleOption(const std::string& name, double fallback) const;
 };
 

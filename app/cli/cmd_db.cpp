@@ -25,6 +25,11 @@ actions:
   info     schema version, file size, journal mode and rows per table  [--json]
   check    run SQLite's integrity check and a foreign key check; exit 1 when a problem is found
   migrate  bring an older store forward to this build's schema, printing from -> to
+  recover  apply a write-ahead log (PATH-wal) that a writer left behind, after copying the store and the log
+
+info and check (like report and export) open the store read-only: they never migrate it and never apply,
+checkpoint or delete a write-ahead log. A PATH-wal that no running process holds is reported instead (exit 4),
+and `mkb db recover` applies it; a PATH-wal that is certainly another database's is refused by every verb.
 
 options:
   --store PATH  the store file (default: $MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite)
@@ -32,7 +37,8 @@ options:
   --help        this text (also: mkb db ACTION --help)
 
 exit codes: 0 success, 1 check found problems, 2 bad command line,
-            4 the store is missing (info, check, migrate), corrupt, not a store, or newer than this build
+            4 the store is missing (info, check, migrate, recover), corrupt, not a store, newer than this build,
+              or (info, check) beside a write-ahead log that no running process holds
 )";
 
 const char* const kInitHelp = R"(usage: mkb db init [--store PATH]
@@ -45,13 +51,28 @@ store is refused and never overwritten.
 const char* const kInfoHelp = R"(usage: mkb db info [--store PATH] [--json]
 
 Prints the store's path, schema version, file size, journal mode and rows per table. The store must exist;
-exit 4 with one line when it is missing, corrupt, not a store or newer than this build.
+exit 4 with one line when it is missing, corrupt, not a store or newer than this build. Opens the store
+read-only: an older store is shown as it is (not migrated), and a write-ahead log that no running process holds
+is reported, not applied (see mkb db recover --help).
 )";
 
 const char* const kCheckHelp = R"(usage: mkb db check [--store PATH]
 
 Runs SQLite's full integrity check and a foreign key check. Prints "ok" and exits 0 when healthy; prints each
-problem and exits 1 otherwise; exits 4 when the store cannot be opened at all.
+problem and exits 1 otherwise; exits 4 when the store cannot be opened at all. Opens the store read-only, like
+db info.
+)";
+
+const char* const kRecoverHelp = R"(usage: mkb db recover [--store PATH]
+
+Applies the write-ahead log PATH-wal that a writer (an import or a run) left behind when it stopped without closing
+the store, e.g. after a kill or a power cut. Read-only verbs (report, export, db info, db check) refuse such a log
+instead of applying it, because a log copied in from another database would overwrite the store.
+Before applying it, the store and the log are copied to PATH.before-recover and PATH.before-recover-wal: once the
+store looks right (mkb db check, mkb report), delete them; if it does not, put them back.
+Refuses while any process has the store open (its log is then in use, not left over) and when the log is certainly
+another database's (other page size or application): move PATH-wal aside then.
+exit codes: 0 applied or nothing to apply, 2 bad command line, 4 refused or failed (the store is unchanged)
 )";
 
 const char* const kMigrateHelp = R"(usage: mkb db migrate [--store PATH]
@@ -73,7 +94,8 @@ std::string humanSize(std::uintmax_t bytes) {
 }
 
 int runInit(const fs::path& path) {
-    const bool existed = fs::exists(path);
+    std::error_code ec;
+    const bool existed = fs::exists(path, ec);
     Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::CreateIfMissing);
     if (!store) {
         return fail(kExitStore, store.error().message);
@@ -95,7 +117,7 @@ int runInit(const fs::path& path) {
 }
 
 int runInfo(const fs::path& path, bool json) {
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::Inspect);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
@@ -122,9 +144,14 @@ int runInfo(const fs::path& path, bool json) {
         std::cout << out.dump(2) << '\n';
         return kExitOk;
     }
+    const bool older = info->schemaVersion < Store::latestSchemaVersion();
     std::cout << "store:          " << info->path.string() << '\n'
               << "schema version: " << info->schemaVersion
-              << (migrated ? " (migrated from " + std::to_string(info->migratedFromVersion) + " just now)" : "") << '\n'
+              << (migrated ? " (migrated from " + std::to_string(info->migratedFromVersion) + " just now)" : "")
+              << (older ? " (this build writes " + std::to_string(Store::latestSchemaVersion()) +
+                              "; mkb db migrate upgrades it)"
+                        : "")
+              << '\n'
               << "file size:      " << humanSize(info->fileSizeBytes) << '\n'
               << "journal mode:   " << info->journalMode << '\n'
               << "rows:\n";
@@ -137,7 +164,7 @@ int runInfo(const fs::path& path, bool json) {
 }
 
 int runCheck(const fs::path& path) {
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
+    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::Inspect);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
@@ -174,6 +201,24 @@ int runMigrate(const fs::path& path) {
     return kExitOk;
 }
 
+int runRecover(const fs::path& path) {
+    Result<Store::LogRecovery> recovered = Store::recoverWriteAheadLog(path);
+    if (!recovered) {
+        return fail(kExitStore, recovered.error().message);
+    }
+    if (recovered->copy.empty()) {
+        std::cout << "store " << path.string() << ": no write-ahead log to apply; nothing was changed\n";
+        return kExitOk;
+    }
+    fs::path walCopy = recovered->copy;
+    walCopy += "-wal";
+    std::cout << "store " << path.string() << ": applied " << recovered->appliedPages
+              << " page(s) from its write-ahead log; the store and the log as they were are in "
+              << recovered->copy.string() << " and " << walCopy.string()
+              << " (delete them once mkb db check and mkb report look right)\n";
+    return kExitOk;
+}
+
 int runDb(const std::vector<std::string>& args) {
     Result<ParsedArgs> parsed = parseArgs(args, ArgSpec{{"json"}, {"store"}, {}});
     if (!parsed) {
@@ -184,7 +229,7 @@ int runDb(const std::vector<std::string>& args) {
             std::cout << kDbHelp;
             return kExitOk;
         }
-        return fail(kExitUsage, "db: name an action: init, info, check or migrate (see mkb db --help)");
+        return fail(kExitUsage, "db: name an action: init, info, check, migrate or recover (see mkb db --help)");
     }
     if (parsed->positionals.size() > 1) {
         return fail(kExitUsage, "db: unexpected argument '" + parsed->positionals[1] + "' (see mkb db --help)");
@@ -194,9 +239,10 @@ int runDb(const std::vector<std::string>& args) {
                        : action == "info"    ? kInfoHelp
                        : action == "check"   ? kCheckHelp
                        : action == "migrate" ? kMigrateHelp
+                       : action == "recover" ? kRecoverHelp
                                              : nullptr;
     if (!help) {
-        return fail(kExitUsage, "db: unknown action '" + action + "' (actions: init, info, check, migrate)");
+        return fail(kExitUsage, "db: unknown action '" + action + "' (actions: init, info, check, migrate, recover)");
     }
     if (parsed->wantsHelp()) {
         std::cout << help;
@@ -214,6 +260,9 @@ int runDb(const std::vector<std::string>& args) {
     }
     if (action == "check") {
         return runCheck(path);
+    }
+    if (action == "recover") {
+        return runRecover(path);
     }
     return runMigrate(path);
 }

@@ -5,8 +5,8 @@
 #include "core/io/mkb_results_export.h"
 #include "core/io/repair_pairs.h"
 #include "core/store/store.h"
+#include "core/util/output_file.h"
 #include "core/util/paths.h"
-#include "core/util/text.h"
 
 #include <iostream>
 
@@ -38,9 +38,9 @@ exit codes: 0 written, 2 bad command line, 3 the output cannot be written or the
             4 the store cannot be opened or read
 )";
 
-int writeOrPrint(const std::optional<std::string>& output, const std::string& text) {
+int writeOrPrint(const std::optional<std::string>& output, const std::string& text, const OutputRules& rules) {
     if (output) {
-        if (Status written = writeFileAtomically(*output, text); !written) {
+        if (Status written = writeOutputFile(*output, text, rules); !written) {
             return fail(kExitBadInput, written.error().message);
         }
         return kExitOk;
@@ -50,7 +50,7 @@ int writeOrPrint(const std::optional<std::string>& output, const std::string& te
     return kExitOk;
 }
 
-int exportResultsJson(Store& store, const ParsedArgs& args) {
+int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& rules) {
     std::vector<std::string> models;
     if (auto model = args.option("model")) {
         models.push_back(*model);
@@ -69,6 +69,18 @@ int exportResultsJson(Store& store, const ParsedArgs& args) {
         return fail(kExitUsage, "the store holds " + std::to_string(models.size()) +
                                     " models; pick one with --model or give --output DIR for one results.json each");
     }
+    std::error_code ec;
+    if (models.size() > 1 && fs::exists(*output, ec) && !fs::is_directory(*output, ec)) {
+        return fail(kExitBadInput, "--output " + *output + " is not a directory, but the store holds " +
+                                       std::to_string(models.size()) +
+                                       " models: name a directory (one DIR/<model>/results.json each) or pick one "
+                                       "model with --model");
+    }
+    if (models.size() == 1 && output) {
+        if (Status writable = checkOutputPath(*output, rules); !writable) {
+            return fail(kExitBadInput, writable.error().message);
+        }
+    }
     for (const std::string& model : models) {
         auto document = exportMetaKernelBenchResults(store, model);
         if (!document) {
@@ -77,19 +89,23 @@ int exportResultsJson(Store& store, const ParsedArgs& args) {
         const std::string text = document->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
         if (models.size() > 1) {
             const fs::path path = fs::path(*output) / modelFolderName(model) / "results.json";
-            std::error_code ec;
             fs::create_directories(path.parent_path(), ec);
-            if (int code = writeOrPrint(path.string(), text); code != kExitOk) {
+            if (int code = writeOrPrint(path.string(), text, rules); code != kExitOk) {
                 return code;
             }
-        } else if (int code = writeOrPrint(output, text); code != kExitOk) {
+        } else if (int code = writeOrPrint(output, text, rules); code != kExitOk) {
             return code;
         }
     }
     return kExitOk;
 }
 
-int exportRepairPairs(Store& store, const ParsedArgs& args) {
+int exportRepairPairs(Store& store, const ParsedArgs& args, const OutputRules& rules) {
+    if (auto output = args.option("output")) {
+        if (Status writable = checkOutputPath(*output, rules); !writable) {
+            return fail(kExitBadInput, writable.error().message);
+        }
+    }
     auto pairs = repairPairsFromStore(store, args.option("model"));
     if (!pairs) {
         return fail(kExitStore, pairs.error().message);
@@ -99,7 +115,7 @@ int exportRepairPairs(Store& store, const ParsedArgs& args) {
         text += repairPairJsonLine(pair);
         text += '\n';
     }
-    return writeOrPrint(args.option("output"), text);
+    return writeOrPrint(args.option("output"), text, rules);
 }
 
 int runExport(const std::vector<std::string>& rawArgs) {
@@ -120,8 +136,9 @@ int runExport(const std::vector<std::string>& rawArgs) {
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
-    return args->positionals[0] == "results-json" ? exportResultsJson(**store, *args)
-                                                  : exportRepairPairs(**store, *args);
+    const OutputRules rules{"--output", storeFiles(storePath)};
+    return args->positionals[0] == "results-json" ? exportResultsJson(**store, *args, rules)
+                                                  : exportRepairPairs(**store, *args, rules);
 }
 
 const bool registered = registerCommand(

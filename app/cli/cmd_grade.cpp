@@ -194,7 +194,7 @@ int runGrade(const std::vector<std::string>& rawArgs) {
     fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
     bool storeNamed = args.option("store").has_value() || args.has("save");
     if (storeNamed || fs::exists(storePath, ec)) {
-        auto opened = Store::open(storePath, args.has("save") ? OpenMode::CreateIfMissing : OpenMode::MustExist);
+        auto opened = Store::open(storePath, args.has("save") ? OpenMode::CreateIfMissing : OpenMode::Inspect);
         if (!opened) {
             return fail(kExitStore, opened.error().message);
         }

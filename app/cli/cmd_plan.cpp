@@ -259,7 +259,7 @@ int runPlan(const std::vector<std::string>& rawArgs) {
     std::error_code ec;
     const bool storeExists = fs::exists(options->storePath, ec);
     if (storeExists) {
-        Result<std::unique_ptr<Store>> store = Store::open(options->storePath, OpenMode::MustExist);
+        Result<std::unique_ptr<Store>> store = Store::open(options->storePath, OpenMode::ReadExisting);
         if (!store) {
             return fail(kExitStore, store.error().message);
         }

@@ -6,8 +6,8 @@
 #include "core/io/report_model.h"
 #include "core/io/report_writers.h"
 #include "core/store/store.h"
+#include "core/util/output_file.h"
 #include "core/util/paths.h"
-#include "core/util/text.h"
 
 #include <cmath>
 #include <iostream>
@@ -112,6 +112,12 @@ int runReport(const std::vector<std::string>& rawArgs) {
     }
 
     const std::filesystem::path storePath = args->optionOr("store", defaultStorePath().string());
+    const OutputRules outputRules{"--output", storeFiles(storePath)};
+    if (auto output = args->option("output")) {
+        if (Status writable = checkOutputPath(*output, outputRules); !writable) {
+            return fail(kExitBadInput, writable.error().message);
+        }
+    }
     auto store = Store::open(storePath, OpenMode::ReadExisting);
     if (!store) {
         return fail(kExitStore, store.error().message);
@@ -122,7 +128,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
     }
     const std::string text = report::renderReport(*built, *format);
     if (auto output = args->option("output")) {
-        if (Status written = writeFileAtomically(*output, text); !written) {
+        if (Status written = writeOutputFile(*output, text, outputRules); !written) {
             return fail(kExitBadInput, written.error().message);
         }
         return kExitOk;

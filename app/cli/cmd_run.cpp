@@ -205,7 +205,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
     std::unique_ptr<Store> store;
     std::error_code ec;
     if (!settings.dryRun || fs::exists(storePath, ec)) {
-        auto opened = Store::open(storePath, settings.dryRun ? OpenMode::MustExist : OpenMode::CreateIfMissing);
+        auto opened = Store::open(storePath, settings.dryRun ? OpenMode::ReadExisting : OpenMode::CreateIfMissing);
         if (!opened) {
             return fail(kExitStore, opened.error().message);
         }

@@ -10,6 +10,7 @@
 #include "core/grading/suite_check.h"
 #include "core/grading/suite_resume.h"
 #include "core/store/store.h"
+#include "core/util/output_file.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -193,6 +194,17 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
 
     std::unique_ptr<Store> store;
     fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    // The report files are checked now, not after the first problem's gradings: a directory, a device or the store
+    // named as --json or --table fails at once.
+    const OutputRules jsonRules{"--json", storeFiles(storePath)};
+    const OutputRules tableRules{"--table", storeFiles(storePath)};
+    for (const auto& [option, rules] : {std::pair{"json", &jsonRules}, std::pair{"table", &tableRules}}) {
+        if (auto path = args.option(option)) {
+            if (Status writable = checkOutputPath(*path, *rules); !writable) {
+                return fail(kExitBadInput, writable.error().message);
+            }
+        }
+    }
     if (device != "cpu" && (args.option("store") || fs::exists(storePath, ec))) {
         auto opened = Store::open(storePath, OpenMode::CreateIfMissing);
         if (!opened) {
@@ -252,13 +264,13 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     // most; a partial report says so and lists what is left (continue with --resume).
     auto writeReports = [&]() -> Status {
         if (auto jsonPath = args.option("json")) {
-            if (Status written = writeFileAtomically(*jsonPath, suiteReportJson(report)); !written) {
-                return makeError("cannot write --json " + *jsonPath + ": " + written.error().message);
+            if (Status written = writeOutputFile(*jsonPath, suiteReportJson(report), jsonRules); !written) {
+                return written;
             }
         }
         if (auto tablePath = args.option("table")) {
-            if (Status written = writeFileAtomically(*tablePath, suiteTableMarkdown(report)); !written) {
-                return makeError("cannot write --table " + *tablePath + ": " + written.error().message);
+            if (Status written = writeOutputFile(*tablePath, suiteTableMarkdown(report), tableRules); !written) {
+                return written;
             }
         }
         return Ok{};

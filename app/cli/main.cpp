@@ -5,7 +5,9 @@
 #include "mkb/version.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
@@ -36,10 +38,29 @@ void printUsage() {
                  "  0    success\n"
                  "  1    the command ran and what it checked failed (invalid problems, failed grading)\n"
                  "  2    bad command line (unknown verb or option, missing argument)\n"
-                 "  3    an input file or folder is missing, unreadable or malformed\n"
+                 "  3    an input file or folder is missing, unreadable or malformed; or an output cannot be written\n"
                  "  4    the project store cannot be opened, is corrupt or is newer than this build\n"
                  "  5    infrastructure failure: grader, GPU, network or model endpoint\n"
                  "  130  interrupted (Ctrl+C); running the same command again resumes\n";
+}
+
+/// Flushes standard output and turns a failed write (a full disk, `> /dev/full`, a closed pipe) into one line and a
+/// non-zero exit, so a verb whose output was lost never exits 0. A verb that already failed keeps its own code and
+/// line.
+int finish(int code) {
+    std::cout.flush();
+    const bool streamFailed = !std::cout;
+    errno = 0;
+    const bool flushFailed = std::fflush(stdout) != 0;
+    const int error = errno;
+    if ((streamFailed || flushFailed || std::ferror(stdout)) && code == kExitOk) {
+        std::cerr << "mkb: cannot write to standard output"
+                  << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
+                         " (the output is incomplete); redirect it to a file on a disk with free space, or use "
+                         "--output where the verb has it\n";
+        return kExitBadInput;
+    }
+    return code;
 }
 
 } // namespace
@@ -68,12 +89,12 @@ int main(int argc, char** argv) {
             args = {args[1], "--help"};
         } else {
             printUsage();
-            return args.empty() ? kExitUsage : kExitOk;
+            return finish(args.empty() ? kExitUsage : kExitOk);
         }
     }
     if (args[0] == "--version" || args[0] == "version") {
         std::cout << "mkb " << mkb::kVersion << " (commit " << mkb::kGitCommit << ")\n";
-        return kExitOk;
+        return finish(kExitOk);
     }
     const std::string verb = args[0];
     for (const Command& command : commands()) {
@@ -81,10 +102,10 @@ int main(int argc, char** argv) {
             std::vector<std::string> rest(args.begin() + 1, args.end());
             if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h") && rest.size() == 1) {
                 std::cout << command.help;
-                return kExitOk;
+                return finish(kExitOk);
             }
             try {
-                return command.run(rest);
+                return finish(command.run(rest));
             } catch (const std::exception& error) {
                 return fail(kExitInfrastructure,
                             std::string("internal error in '") + verb + "': " + error.what() + " (please report this)");

@@ -9,10 +9,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 namespace {
@@ -31,15 +33,43 @@ std::optional<mkb::gui::MainWindow::View> viewNamed(const QString& name) {
     return mkb::gui::MainWindow::View(index);
 }
 
+/// Whether the command line asks only for the help text or the version (before any "--").
+bool asksForHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (std::strcmp(arg, "--") == 0) {
+            return false;
+        }
+        for (const char* word : {"--help", "-h", "--help-all", "-?", "--version", "-v"}) {
+            if (std::strcmp(arg, word) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void setIdentity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("MetaKernelBench"));
+    QCoreApplication::setApplicationName(QStringLiteral("mkb-workbench"));
+    QCoreApplication::setApplicationVersion(
+        QStringLiteral("%1 (commit %2)").arg(QString::fromLatin1(mkb::kVersion), QString::fromLatin1(mkb::kGitCommit)));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("MetaKernelBench"));
-    QApplication::setApplicationName(QStringLiteral("mkb-workbench"));
-    QApplication::setApplicationDisplayName(QStringLiteral("MetaKernelBench Workbench"));
-    QApplication::setApplicationVersion(
-        QStringLiteral("%1 (commit %2)").arg(QString::fromLatin1(mkb::kVersion), QString::fromLatin1(mkb::kGitCommit)));
+    // --help and --version print and exit 0 like `mkb --help` / `mkb --version`, on a machine without a display too:
+    // a QApplication would need one, so they are answered before it exists, from the same parser.
+    std::optional<QCoreApplication> headless;
+    std::optional<QApplication> gui;
+    if (asksForHelpOrVersion(argc, argv)) {
+        headless.emplace(argc, argv);
+    } else {
+        gui.emplace(argc, argv);
+        QApplication::setApplicationDisplayName(QStringLiteral("MetaKernelBench Workbench"));
+    }
+    setIdentity();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("MetaKernelBench Workbench: GPU-kernel knowledge transfer between "
@@ -67,7 +97,11 @@ int main(int argc, char** argv) {
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
     parser.addOption(paletteOption);
-    parser.process(app);
+    if (headless) {
+        parser.process(*headless); // prints the help or the version and exits 0
+        return 0;
+    }
+    parser.process(*gui);
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {

@@ -217,6 +217,18 @@ Status exec(sqlite3* db, const std::string& sql, const std::string& what, const 
     return Ok{};
 }
 
+/// PRAGMA user_version as the open transaction sees it (-1 when it cannot be read).
+int versionUnderLock(sqlite3* db) {
+    sqlite3_stmt* statement = nullptr;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        version = sqlite3_column_int(statement, 0);
+    }
+    sqlite3_finalize(statement);
+    return version;
+}
+
 } // namespace
 
 const std::vector<Migration>& migrations() {
@@ -241,6 +253,14 @@ Status applyMigrations(sqlite3* db, int fromVersion, int toVersion, const std::s
         const std::string what = "migration to schema version " + std::to_string(step.version);
         if (Status begun = exec(db, "BEGIN IMMEDIATE", what, fileLabel); !begun) {
             return begun;
+        }
+        // Another process may have created or migrated the same file while this one waited for the write lock: the
+        // version read under the lock decides, so two processes creating one store never both run a step.
+        if (versionUnderLock(db) >= step.version) {
+            if (Status released = exec(db, "COMMIT", what, fileLabel); !released) {
+                return released;
+            }
+            continue;
         }
         const std::string sql = step.sql + "\nPRAGMA application_id = " + std::to_string(kApplicationId) +
                                 ";\nPRAGMA user_version = " + std::to_string(step.version) + ";\n";

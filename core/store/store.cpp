@@ -4,6 +4,7 @@
 #include "core/store/bulk_memory.h"
 #include "core/store/store_impl.h"
 #include "core/store/migrations.h"
+#include "core/store/store_files.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -18,6 +19,7 @@
 #include <ctime>
 #include <fstream>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace mkb {
@@ -205,49 +207,7 @@ void readMetaJson(const std::string& tagsText, const std::string& metaText, Prob
     }
 }
 
-std::uint32_t bigEndian(const unsigned char* bytes, int count) {
-    std::uint32_t value = 0;
-    for (int i = 0; i < count; ++i) {
-        value = (value << 8) | bytes[i];
-    }
-    return value;
-}
-
 const char* const kLeftUntouched = "; it was left untouched: move it aside, or name another store with --store";
-
-/// Checks an existing non-empty file's SQLite header without opening it through SQLite: the magic string, the page
-/// size and, where the header records it, that the file holds every page it claims.
-Status checkHeader(const fs::path& path, std::uintmax_t size) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        return makeError("store " + quoted(path) + " cannot be read (check its permissions)");
-    }
-    unsigned char header[100] = {};
-    file.read(reinterpret_cast<char*>(header), sizeof header);
-    static const char kMagic[] = "SQLite format 3"; // 16 bytes with its terminating zero
-    if (size < 100 || static_cast<std::size_t>(file.gcount()) < 100 || std::memcmp(header, kMagic, 16) != 0) {
-        return makeError("store " + quoted(path) + " is not an SQLite database (corrupt, or some other file)" +
-                         kLeftUntouched);
-    }
-    std::uint32_t pageSize = bigEndian(header + 16, 2);
-    if (pageSize == 1) {
-        pageSize = 65536;
-    }
-    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) != 0) {
-        return makeError("store " + quoted(path) + " has a corrupt SQLite header (page size " +
-                         std::to_string(pageSize) + ")" + kLeftUntouched);
-    }
-    const std::uint32_t changeCounter = bigEndian(header + 24, 4);
-    const std::uint32_t pageCount = bigEndian(header + 28, 4);
-    const std::uint32_t validFor = bigEndian(header + 92, 4);
-    const bool pageCountValid = pageCount > 0 && changeCounter == validFor;
-    const std::uintmax_t expected = static_cast<std::uintmax_t>(pageCount) * pageSize;
-    if (size % pageSize != 0 || (pageCountValid && size < expected)) {
-        return makeError("store " + quoted(path) + " is truncated (" + std::to_string(size) + " bytes, the header " +
-                         "says " + std::to_string(pageCountValid ? expected : size + 1) + ")" + kLeftUntouched);
-    }
-    return Ok{};
-}
 
 struct Connection {
     sqlite3* db = nullptr;
@@ -305,6 +265,35 @@ std::string firstQuickCheckProblem(sqlite3* db) {
     return firstProblem;
 }
 
+/// PRAGMA journal_mode = WAL, waiting out another process that is switching the same new file at the same moment
+/// (the switch needs the file to itself, and SQLite's busy handler does not cover it).
+Result<std::string> switchToWal(sqlite3* db) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+        sqlite3_stmt* raw = nullptr;
+        int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+        std::string mode;
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(raw);
+            if (rc == SQLITE_ROW) {
+                mode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+            }
+        }
+        sqlite3_finalize(raw);
+        if (rc == SQLITE_ROW) {
+            return mode;
+        }
+        if ((rc & 0xFF) != SQLITE_BUSY && (rc & 0xFF) != SQLITE_LOCKED) {
+            return makeError(sqlite3_errmsg(db));
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            return makeError("another process kept the store busy for " + std::to_string(kBusyTimeoutMs / 1000) +
+                             " s; try again");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 /// What inspecting a file found: an open connection, whether it is brand new, and its schema version.
 struct Inspection {
     std::unique_ptr<Connection> connection;
@@ -312,10 +301,79 @@ struct Inspection {
     int version = 0;
 };
 
+/// Looks at an existing file before SQLite opens it: its header and, while nobody is writing it, its length. A file
+/// in use by a live connection (another process, this one, or a rollback-mode writer) is left to SQLite's locking:
+/// a checkpoint in progress leaves the file shorter than its header says until it ends, and that is no damage. A
+/// failing look is repeated, so a writer that started or finished between two looks is not taken for damage.
+Result<store::Holders> examineExisting(const fs::path& path, std::uintmax_t& size) {
+    constexpr int kLooks = 5;
+    for (int look = 1;; ++look) {
+        const store::Holders holders = store::holdersOf(path);
+        std::error_code code;
+        size = fs::file_size(path, code);
+        if (code) {
+            return makeError("store " + quoted(path) + " cannot be read: " + code.message());
+        }
+        if (size == 0 || holders.live()) {
+            return holders;
+        }
+        Status header = store::checkHeader(path, size, /*checkLength=*/!holders.walMayHoldFrames());
+        if (header) {
+            return holders;
+        }
+        if (look == kLooks) {
+            return header.error();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20 * look));
+    }
+}
+
+/// Refuses a write-ahead log beside the store that no live connection holds, when applying it could destroy the
+/// store (it is certainly another database's) or when the open is read-only (a reader never applies what it did not
+/// write: it cannot tell a crashed writer's log from one copied in).
+Status checkUnheldWal(const fs::path& path, bool readOnly) {
+    fs::path walPath = path;
+    walPath += "-wal";
+    const store::WalSummary wal = store::summariseWal(walPath);
+    if (wal.committedFrames == 0) {
+        return Ok{}; // nothing SQLite would apply
+    }
+    std::string foreign;
+    if (const auto fields = store::headerFields(path); fields && fields->pageSize != wal.pageSize) {
+        foreign =
+            "its pages are " + std::to_string(wal.pageSize) + " bytes, the store's " + std::to_string(fields->pageSize);
+    } else if (wal.applicationId && *wal.applicationId != static_cast<std::uint32_t>(Store::kApplicationId)) {
+        char id[16];
+        std::snprintf(id, sizeof id, "0x%08X", *wal.applicationId);
+        foreign = std::string("it holds the first page of another application's database, application_id ") + id;
+    }
+    if (!foreign.empty()) {
+        return makeError("store " + quoted(path) + ": the write-ahead log " + quoted(walPath) +
+                         " beside it is not this store's (" + foreign +
+                         "), and applying it would destroy the store; both were left untouched: move " +
+                         quoted(walPath) + " aside, then try again");
+    }
+    if (readOnly) {
+        return makeError("store " + quoted(path) + ": the write-ahead log " + quoted(walPath) + " holds " +
+                         std::to_string(wal.committedFrames) +
+                         " committed page(s) that no running process has open (a writer stopped without closing "
+                         "the store, or the file was copied here); a read-only open does not apply it, and both "
+                         "were left untouched: if it is this store's, apply it with `mkb db recover --store " +
+                         quoted(path) + "` (which keeps a copy first), else move " + quoted(walPath) + " aside");
+    }
+    return Ok{};
+}
+
 /// Opens path and checks it is a workbench store this build can use, without writing anything to it.
 Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
+    if (Status length = store::checkStorePathLength(path); !length) {
+        return length.error();
+    }
     std::error_code code;
     const bool exists = fs::exists(path, code);
+    if (code && code != std::errc::no_such_file_or_directory) {
+        return makeError("store " + quoted(path) + " cannot be looked at: " + code.message());
+    }
     if (!exists) {
         if (mode != OpenMode::CreateIfMissing || readOnly) {
             return makeError("store " + quoted(path) + " does not exist (create it with `mkb db init --store " +
@@ -331,10 +389,16 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
     } else if (fs::is_directory(path, code)) {
         return makeError("store " + quoted(path) + " is a folder, not a store file (name a .sqlite file instead)");
     }
-    const std::uintmax_t size = exists ? fs::file_size(path, code) : 0;
-    if (exists && size > 0) {
-        if (Status header = checkHeader(path, size); !header) {
-            return header.error();
+    std::uintmax_t size = 0;
+    if (exists) {
+        Result<store::Holders> holders = examineExisting(path, size);
+        if (!holders) {
+            return holders.error();
+        }
+        if (!holders->live() && holders->walMayHoldFrames()) {
+            if (Status wal = checkUnheldWal(path, readOnly); !wal) {
+                return wal.error();
+            }
         }
     }
 
@@ -382,8 +446,14 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
                          ", newer than this build's version " + std::to_string(latest) +
                          "; it was left untouched: open it with a newer mkb");
     }
-    // A reader skips the page check unless it is about to migrate (write) the file.
-    const bool checkPages = mode != OpenMode::ReadExisting || *userVersion < latest;
+    if (readOnly && mode == OpenMode::ReadExisting && *userVersion < latest) {
+        return makeError("store " + quoted(path) + " has schema version " + std::to_string(*userVersion) +
+                         ", older than this build's " + std::to_string(latest) +
+                         "; a read-only open does not migrate it: run `mkb db migrate --store " + quoted(path) +
+                         "` once, then try again");
+    }
+    // A reader skips the page check (a writer's open runs it, and so does `mkb db check`).
+    const bool checkPages = !readOnly;
     if (checkPages && size <= kQuickCheckOnOpenLimitBytes) {
         if (const std::string firstProblem = firstQuickCheckProblem(db); !firstProblem.empty()) {
             return corrupt("integrity check: " + firstProblem);
@@ -396,23 +466,78 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
 } // namespace
 
 
-Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Store::~Store() = default;
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+    store::noteOpenStore(this, impl_->path);
+}
+Store::~Store() {
+    store::forgetOpenStore(this);
+}
 
 int Store::latestSchemaVersion() {
     return store::latestVersion();
 }
 
 Result<int> Store::fileSchemaVersion(const fs::path& path) {
-    Result<Inspection> inspection = inspect(path, OpenMode::MustExist, /*readOnly=*/true);
+    Result<Inspection> inspection = inspect(path, OpenMode::Inspect, /*readOnly=*/true);
     if (!inspection) {
         return inspection.error();
     }
     return inspection->version;
 }
 
+Result<Store::LogRecovery> Store::recoverWriteAheadLog(const fs::path& path) {
+    if (Status length = store::checkStorePathLength(path); !length) {
+        return length.error();
+    }
+    std::error_code code;
+    if (!fs::is_regular_file(path, code)) {
+        return makeError("store " + quoted(path) + " does not exist or is not a file; name the store whose " +
+                         "write-ahead log to apply");
+    }
+    const store::Holders holders = store::holdersOf(path);
+    if (holders.live()) {
+        return makeError("store " + quoted(path) + " is open in a running process, so its write-ahead log is in use " +
+                         "and not left over; nothing was changed: let that process finish, then try again");
+    }
+    fs::path walPath = path;
+    walPath += "-wal";
+    const store::WalSummary wal = store::summariseWal(walPath);
+    if (!holders.walMayHoldFrames() || wal.committedFrames == 0) {
+        return LogRecovery{};
+    }
+    if (Status usable = checkUnheldWal(path, /*readOnly=*/false); !usable) {
+        return usable.error();
+    }
+    fs::path copy = path;
+    copy += ".before-recover";
+    for (int n = 2; fs::exists(copy, code); ++n) {
+        copy = path;
+        copy += ".before-recover-" + std::to_string(n);
+    }
+    fs::path walCopy = copy;
+    walCopy += "-wal";
+    if (!fs::copy_file(path, copy, code) || !fs::copy_file(walPath, walCopy, code)) {
+        const std::string why = code.message();
+        fs::remove(copy, code);
+        fs::remove(walCopy, code);
+        return makeError("store " + quoted(path) + ": cannot copy it to " + quoted(copy) + " before applying its " +
+                         "write-ahead log (" + why + "); nothing was changed: free some space and try again");
+    }
+    {
+        // A writer's open lets SQLite replay the log; its close, the last connection's, checkpoints it into the store.
+        Result<std::unique_ptr<Store>> opened = open(path, OpenMode::MustExist);
+        if (!opened) {
+            return makeError(opened.error().message + " (the store and its log as they were are in " + quoted(copy) +
+                             " and " + quoted(walCopy) + ")");
+        }
+    }
+    return LogRecovery{wal.committedFrames, copy};
+}
+
 Result<std::unique_ptr<Store>> Store::open(const fs::path& path, OpenMode mode) {
-    Result<Inspection> inspection = inspect(path, mode, /*readOnly=*/false);
+    // Readers open read-only: they never migrate, checkpoint or delete a write-ahead log.
+    const bool readOnly = mode == OpenMode::ReadExisting || mode == OpenMode::Inspect;
+    Result<Inspection> inspection = inspect(path, mode, readOnly);
     if (!inspection) {
         return inspection.error();
     }
@@ -429,16 +554,20 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& path, OpenMode mode) 
     if (!foreignKeys || *foreignKeys != 1) {
         return impl->failure("switching foreign keys on", "this SQLite build does not support them");
     }
-    sqlite3_stmt* raw = nullptr;
-    std::string journalMode;
-    if (sqlite3_prepare_v2(impl->db, "PRAGMA journal_mode = WAL", -1, &raw, nullptr) == SQLITE_OK &&
-        sqlite3_step(raw) == SQLITE_ROW) {
-        journalMode = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+    if (readOnly) {
+        if (inspection->fresh) {
+            return makeError("store " + quoted(path) + " holds no workbench schema yet (an empty file); `mkb db init " +
+                             "--store " + quoted(path) + "` initialises it");
+        }
+        return std::unique_ptr<Store>(new Store(std::move(impl)));
     }
-    sqlite3_finalize(raw);
-    if (journalMode != "wal") {
+    Result<std::string> journalMode = switchToWal(impl->db);
+    if (!journalMode) {
+        return impl->failure("switching to WAL journal mode", journalMode.error().message);
+    }
+    if (*journalMode != "wal") {
         return impl->failure("switching to WAL journal mode",
-                             "SQLite answered '" + journalMode + "' (is the store on a network file system?)");
+                             "SQLite answered '" + *journalMode + "' (is the store on a network file system?)");
     }
     if (Status pragmas = impl->exec("PRAGMA synchronous = NORMAL", "setting synchronous mode"); !pragmas) {
         return pragmas.error();
@@ -1564,6 +1693,12 @@ Result<StoreInfo> Store::info() {
     }
     sqlite3_finalize(raw);
     for (const char* table : kTables) {
+        // A store opened read-only may be older than this build: count only the tables its schema has.
+        const std::string present =
+            std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '") + table + "'";
+        if (Result<std::int64_t> has = singleInt(impl_->db, present.c_str()); has && *has == 0) {
+            continue;
+        }
         Result<std::int64_t> rows = singleInt(impl_->db, (std::string("SELECT count(*) FROM ") + table).c_str());
         if (!rows) {
             return impl_->failure(std::string("counting ") + table, rows.error().message);

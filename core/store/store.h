@@ -35,8 +35,11 @@ namespace mkb {
 enum class OpenMode {
     CreateIfMissing, // create the file (and its parent folders) when absent; a 0-byte file is initialised too
     MustExist,       // fail with a clear error when the file does not exist
-    ReadExisting,    // MustExist for readers (reports, exports): the page-by-page check on open is skipped unless a
-                     // migration is due; a damaged page then fails the read that meets it, and nothing is written
+    ReadExisting,    // MustExist for readers (reports, exports): opened read-only, so nothing is ever written,
+                     // migrated, checkpointed or deleted; the page-by-page check on open is skipped (a damaged page
+                     // fails the read that meets it); an older schema is refused (`mkb db migrate` first), and so is
+                     // a write-ahead log beside the file that no running process holds (`mkb db recover` applies it)
+    Inspect,         // ReadExisting that also accepts an older schema (`mkb db info`, `mkb db check`)
 };
 
 /// Which trials loadTrials returns.
@@ -99,6 +102,17 @@ public:
     /// Reads the schema version of an existing store without changing it (for `mkb db migrate` and `db info`).
     /// 0 means an empty file. Errors like open().
     static Result<int> fileSchemaVersion(const std::filesystem::path& path);
+
+    /// What `mkb db recover` did: the pages applied from the write-ahead log, and where the store and its log were
+    /// copied first (empty when there was nothing to apply).
+    struct LogRecovery {
+        std::int64_t appliedPages = 0;
+        std::filesystem::path copy;
+    };
+    /// Applies a write-ahead log beside the store that no running process holds (a writer stopped without closing
+    /// the store), after copying the store and the log to PATH.before-recover and PATH.before-recover-wal. Refuses
+    /// while any process has the store open, and when the log is certainly another database's.
+    static Result<LogRecovery> recoverWriteAheadLog(const std::filesystem::path& path);
 
     /// The schema version this build writes.
     static int latestSchemaVersion();
