@@ -98,6 +98,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
                               {"trials_replaced", summary->trialsReplaced},
                               {"submissions_imported", summary->submissionsImported},
                               {"invocations_imported", summary->invocationsImported},
+                              {"source_links_repaired", summary->sourceLinksRepaired},
                               {"issues", summary->issues.size()}};
         std::cout << out.dump() << '\n';
     } else {
@@ -105,6 +106,10 @@ int runImport(const std::vector<std::string>& rawArgs) {
                   << summary->trialsReplaced << " replaced, " << summary->trialsUnchanged << " unchanged, "
                   << summary->submissionsImported << " submission(s), " << summary->invocationsImported
                   << " invocation(s); " << summary->issues.size() << " issue(s)\n";
+        if (summary->sourceLinksRepaired > 0) {
+            std::cout << "repaired " << summary->sourceLinksRepaired
+                      << " skill arm(s) stored without the link to their source trial\n";
+        }
     }
     return summary->issues.empty() ? kExitOk : kExitFailed;
 }

@@ -1,6 +1,8 @@
 // Verdict JSON parsing and writing with the grader protocol's field names.
 #include "core/grading/verdict_json.h"
 
+#include "core/util/json_input.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -108,6 +110,9 @@ std::string withNonFiniteAsNull(const std::string& jsonText) {
 }
 
 Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
+    if (Status bounded = checkJsonDepth(verdictObjectText); !bounded) {
+        return makeError("the grader's verdict is " + bounded.error().message + "; update the grader or report this");
+    }
     Json object = Json::parse(verdictObjectText, nullptr, false);
     if (object.is_discarded()) {
         object = Json::parse(withNonFiniteAsNull(verdictObjectText), nullptr, false);

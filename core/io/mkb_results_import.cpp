@@ -3,6 +3,7 @@
 #include "core/io/mkb_results_import.h"
 
 #include "core/protocol/arms.h"
+#include "core/util/json_input.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -10,6 +11,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -36,58 +40,213 @@ struct ParsedTrial {
     std::vector<SubmissionRecord> submissions;
 };
 
-std::optional<std::string> readOptionalFile(const fs::path& path) {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-        return std::nullopt;
+/// True when path (resolved) is root or lies below it, compared component by component.
+bool isInside(const fs::path& path, const fs::path& root) {
+    auto at = path.begin();
+    for (const fs::path& part : root) {
+        if (at == path.end() || *at != part) {
+            return false;
+        }
+        ++at;
     }
-    auto text = readFile(path);
-    if (!text) {
-        return std::nullopt;
-    }
-    return std::move(text).value();
+    return true;
 }
 
-Result<json> parseJsonFile(const fs::path& path) {
-    auto text = readFile(path);
-    if (!text) {
-        return text.error();
+/// Reads name (relative to dir, which is how messages call it) when it exists. Only a regular file whose real path
+/// lies inside root (the results folder) is read: a link out of the folder (kernel.py -> /etc/passwd), a link loop,
+/// a FIFO or a device is an error naming the file, never its content.
+Result<std::optional<std::string>> readFileInside(const fs::path& dir, const fs::path& name, const fs::path& root) {
+    const fs::path path = dir / name;
+    std::error_code ec;
+    const fs::file_status link = fs::symlink_status(path, ec);
+    if (link.type() == fs::file_type::not_found || (ec && ec == std::errc::no_such_file_or_directory)) {
+        return std::optional<std::string>();
     }
-    json value = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) {
-        return makeError("not valid JSON");
+    if (ec) {
+        return makeError(name.string() + ": cannot be read: " + ec.message());
+    }
+    const fs::path real = fs::canonical(path, ec);
+    if (ec) {
+        return makeError(name.string() + ": is a link that cannot be followed (" + ec.message() + ")");
+    }
+    if (!isInside(real, root)) {
+        return makeError(name.string() + ": is a link to " + real.string() + ", outside the results folder " +
+                         root.string() + "; only files inside it are read");
+    }
+    if (!fs::is_regular_file(real, ec)) {
+        return makeError(name.string() + ": is not a regular file (a folder, FIFO or device); only files are read");
+    }
+    auto text = readFile(real);
+    if (!text) {
+        return makeError(name.string() + ": " + text.error().message);
+    }
+    return std::optional<std::string>(std::move(text).value());
+}
+
+/// A value as a message shows it: numbers, booleans and null as written, anything else by its kind (no raw text).
+std::string describe(const json& value) {
+    switch (value.type()) {
+    case json::value_t::null:
+    case json::value_t::boolean:
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
+        return value.dump();
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::object:
+        return "an object";
+    default:
+        return "not a JSON value";
+    }
+}
+
+/// Checked reads of one JSON object's fields. A field that is absent (or null, where the field is optional) leaves
+/// its default; a field of the wrong type or out of range is an error naming the file and the field.
+class FieldReader {
+public:
+    FieldReader(const json& object, std::string file, std::string prefix = {})
+        : object_(object), file_(std::move(file)), prefix_(std::move(prefix)) {}
+
+    /// true or false; absent gives absentValue. null is an error: the writer always writes a boolean here.
+    Result<bool> flag(const char* key, bool absentValue) const {
+        const json* value = find(key);
+        if (!value) {
+            return absentValue;
+        }
+        if (!value->is_boolean()) {
+            return wrong(key, *value, "true or false");
+        }
+        return value->get<bool>();
+    }
+
+    /// A finite number >= 0 (a reward, a speedup, a cost, seconds), or absent/null.
+    Result<std::optional<double>> amount(const char* key) const {
+        const json* value = find(key);
+        if (!value || value->is_null()) {
+            return std::optional<double>();
+        }
+        if (!value->is_number()) {
+            return wrong(key, *value, "a number");
+        }
+        const double number = value->get<double>();
+        if (!std::isfinite(number) || number < 0) {
+            return wrong(key, *value, "a finite number >= 0");
+        }
+        return std::optional<double>(number);
+    }
+
+    /// A whole number from 0 to INT64_MAX (a token count), or absent/null. 1e308 or -5 is an error, never a wrapped
+    /// value.
+    Result<std::optional<std::int64_t>> count(const char* key) const {
+        const json* value = find(key);
+        if (!value || value->is_null()) {
+            return std::optional<std::int64_t>();
+        }
+        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+        const char* expected = "a whole number from 0 to 9223372036854775807";
+        if (value->is_number_unsigned()) {
+            const auto number = value->get<std::uint64_t>();
+            if (number > static_cast<std::uint64_t>(kMax)) {
+                return wrong(key, *value, expected);
+            }
+            return std::optional<std::int64_t>(static_cast<std::int64_t>(number));
+        }
+        if (value->is_number_integer()) {
+            const auto number = value->get<std::int64_t>();
+            if (number < 0) {
+                return wrong(key, *value, expected);
+            }
+            return std::optional<std::int64_t>(number);
+        }
+        if (value->is_number_float()) {
+            const double number = value->get<double>();
+            // 2^63 is the first double past INT64_MAX; below it every whole double converts exactly.
+            if (!std::isfinite(number) || number < 0 || number >= 9223372036854775808.0 ||
+                number != std::floor(number)) {
+                return wrong(key, *value, expected);
+            }
+            return std::optional<std::int64_t>(static_cast<std::int64_t>(number));
+        }
+        return wrong(key, *value, expected);
+    }
+
+    /// A string, or absent/null.
+    Result<std::optional<std::string>> text(const char* key) const {
+        const json* value = find(key);
+        if (!value || value->is_null()) {
+            return std::optional<std::string>();
+        }
+        if (!value->is_string()) {
+            return wrong(key, *value, "a string");
+        }
+        return std::optional<std::string>(value->get<std::string>());
+    }
+
+    /// An object; nullptr when absent or null, unless required (then an error).
+    Result<const json*> object(const char* key, bool required) const {
+        const json* value = find(key);
+        if (!value || value->is_null()) {
+            if (required) {
+                return makeError(file_ + ": has no field '" + prefix_ + key + "'" +
+                                 (value ? " (it is null), expected an object" : ""));
+            }
+            return static_cast<const json*>(nullptr);
+        }
+        if (!value->is_object()) {
+            return wrong(key, *value, "an object");
+        }
+        return value;
+    }
+
+private:
+    const json* find(const char* key) const {
+        auto it = object_.find(key);
+        return it == object_.end() ? nullptr : &*it;
+    }
+    Error wrong(const char* key, const json& value, const char* expected) const {
+        return makeError(file_ + ": field '" + prefix_ + key + "' is " + describe(value) + ", expected " + expected);
+    }
+
+    const json& object_;
+    std::string file_;
+    std::string prefix_;
+};
+
+/// Parses one JSON object from outside; the error gives the cause (syntax and where, too deep, not an object).
+Result<json> parseObject(std::string_view text, const std::string& file) {
+    auto value = parseJsonInput<json>(text);
+    if (!value) {
+        return makeError(file + ": " + value.error().message);
+    }
+    if (!value->is_object()) {
+        return makeError(file + ": is " + describe(*value) + ", expected a JSON object");
     }
     return value;
 }
 
-bool rewardSet(const json& rewards, const char* key) {
-    auto it = rewards.find(key);
-    return it != rewards.end() && it->is_number() && it->get<double>() >= 1.0;
-}
-
-double rewardValue(const json& rewards, const char* key) {
-    auto it = rewards.find(key);
-    return it != rewards.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-Verdict verdictFromRewards(const json& rewards) {
+/// The verdict a rewards object states (file names where it came from, for errors).
+Result<Verdict> verdictFromRewards(const json& rewards, const std::string& file) {
+    FieldReader reader(rewards, file, "rewards.");
+    auto imported = reader.amount("imported");
+    auto correct = reader.amount("correct");
+    auto passed = reader.amount("passed");
+    auto speedup = reader.amount("speedup_vs_eager");
+    for (const auto* read : {&imported, &correct, &passed, &speedup}) {
+        if (!*read) {
+            return read->error();
+        }
+    }
     Verdict verdict;
-    verdict.imported = rewardSet(rewards, "imported");
-    verdict.correct = rewardSet(rewards, "correct");
-    verdict.passed = rewardSet(rewards, "passed");
-    verdict.speedupVsEager = verdict.passed || verdict.correct ? rewardValue(rewards, "speedup_vs_eager") : 0.0;
+    verdict.imported = imported->value_or(0.0) >= 1.0;
+    verdict.correct = correct->value_or(0.0) >= 1.0;
+    verdict.passed = passed->value_or(0.0) >= 1.0;
+    verdict.speedupVsEager = verdict.passed || verdict.correct ? speedup->value_or(0.0) : 0.0;
     verdict.compliant = verdict.imported;
     verdict.stage = verdict.passed ? "done" : "";
     return verdict;
-}
-
-template <typename T>
-std::optional<T> optionalNumber(const json& object, const char* key) {
-    auto it = object.find(key);
-    if (it == object.end() || !it->is_number()) {
-        return std::nullopt;
-    }
-    return it->get<T>();
 }
 
 /// "2026-01-02__03-04-05__abc123_p01_r1_solo_tirx" -> ("2026-01-02T03:04:05", "abc123_p01_r1_solo_tirx").
@@ -118,8 +277,154 @@ std::optional<std::pair<int, std::string>> splitProblemStem(const std::string& s
     return std::make_pair((stem[0] - '0') * 10 + (stem[1] - '0'), stem.substr(3));
 }
 
-Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const std::string& model, const std::string& suite,
-                                     const std::string& family) {
+/// The entries of a folder, in name order; entries that cannot be examined (a link loop, a vanished entry) are
+/// reported through onError and left out. Never throws.
+template <typename OnError>
+std::vector<fs::path> subfolders(const fs::path& dir, OnError onError) {
+    std::vector<fs::path> folders;
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+        onError(dir, "cannot be listed: " + ec.message());
+        return folders;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        std::error_code entryError;
+        const bool folder = it->is_directory(entryError);
+        if (entryError) {
+            onError(it->path(), "cannot be examined (" + entryError.message() + "); skipped");
+        } else if (folder) {
+            folders.push_back(it->path());
+        }
+    }
+    if (ec) {
+        onError(dir, "could not be listed to the end: " + ec.message());
+    }
+    std::sort(folders.begin(), folders.end());
+    return folders;
+}
+
+/// record.json's outcome fields: error, skipped, timed_out, usage, stamps.
+Status readOutcome(const json& record, TrialRecord& trial, TrialOutcome& outcome) {
+    const FieldReader fields(record, "record.json");
+    auto timedOut = fields.flag("timed_out", false);
+    if (!timedOut) {
+        return timedOut.error();
+    }
+    outcome.timedOut = *timedOut;
+    const json errorValue = record.value("error", json());
+    const json skippedValue = record.value("skipped", json());
+    if (!errorValue.is_null()) {
+        outcome.status = TrialStatus::InfrastructureError;
+        outcome.error = errorValue.is_string() ? errorValue.get<std::string>() : errorValue.dump();
+    } else if (!skippedValue.is_null() && !(skippedValue.is_boolean() && !skippedValue.get<bool>())) {
+        outcome.status = TrialStatus::Skipped;
+        outcome.skipped = true;
+        outcome.error = skippedValue.is_string() ? "skipped: " + skippedValue.get<std::string>() : "skipped";
+    } else {
+        outcome.status = TrialStatus::Finished;
+    }
+    auto usage = fields.object("usage", false);
+    if (!usage) {
+        return usage.error();
+    }
+    if (*usage) {
+        const FieldReader reader(**usage, "record.json", "usage.");
+        auto input = reader.count("n_input_tokens");
+        auto cache = reader.count("n_cache_tokens");
+        auto output = reader.count("n_output_tokens");
+        auto cost = reader.amount("cost_usd");
+        auto seconds = reader.amount("agent_sec");
+        for (const auto* read : {&input, &cache, &output}) {
+            if (!*read) {
+                return read->error();
+            }
+        }
+        for (const auto* read : {&cost, &seconds}) {
+            if (!*read) {
+                return read->error();
+            }
+        }
+        outcome.usage.inputTokens = *input;
+        outcome.usage.cacheTokens = *cache;
+        outcome.usage.outputTokens = *output;
+        outcome.usage.costUsd = *cost;
+        outcome.usage.agentSeconds = *seconds;
+    }
+    auto stamps = fields.object("stamps", false);
+    if (!stamps) {
+        return stamps.error();
+    }
+    if (*stamps) {
+        const FieldReader reader(**stamps, "record.json", "stamps.");
+        auto fingerprint = reader.text("task_fingerprint");
+        auto skill = reader.text("skill_sha256");
+        for (const auto* read : {&fingerprint, &skill}) {
+            if (!*read) {
+                return read->error();
+            }
+        }
+        trial.problemFingerprint = fingerprint->value_or("");
+        trial.sourceSkillSha256 = skill->value_or("");
+    }
+    trial.timedOut = outcome.timedOut;
+    trial.skipped = outcome.skipped;
+    return Ok{};
+}
+
+/// submissions.jsonl: one feedback evaluation per line.
+Result<std::vector<SubmissionRecord>> readSubmissions(const std::string& text) {
+    std::vector<SubmissionRecord> submissions;
+    int lineNumber = 0;
+    for (const std::string& line : splitString(text, '\n')) {
+        ++lineNumber;
+        if (trimmed(line).empty()) {
+            continue;
+        }
+        const std::string file = "submissions.jsonl line " + std::to_string(lineNumber);
+        auto entry = parseObject(line, file);
+        if (!entry) {
+            return entry.error();
+        }
+        const FieldReader fields(*entry, file);
+        SubmissionRecord submission;
+        submission.index = static_cast<int>(submissions.size()) + 1;
+        auto rewards = fields.object("rewards", false);
+        if (!rewards) {
+            return rewards.error();
+        }
+        if (*rewards) {
+            auto verdict = verdictFromRewards(**rewards, file);
+            if (!verdict) {
+                return verdict.error();
+            }
+            submission.verdict = *verdict;
+        }
+        auto counted = fields.flag("counted", true);
+        auto note = fields.text("note");
+        auto seconds = fields.amount("eval_sec");
+        if (!counted) {
+            return counted.error();
+        }
+        if (!note) {
+            return note.error();
+        }
+        if (!seconds) {
+            return seconds.error();
+        }
+        if (!*counted) {
+            submission.verdict.error = "not counted: " + note->value_or("no reason given");
+        }
+        submission.verdict.json = line;
+        submission.evalSeconds = seconds->value_or(0.0);
+        submission.verdict.evalSeconds = submission.evalSeconds;
+        submissions.push_back(std::move(submission));
+    }
+    return submissions;
+}
+
+Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& root, const std::string& model,
+                                     const std::string& suite, const std::string& family) {
     ParsedTrial parsed;
     TrialRecord& trial = parsed.record;
     auto problem = splitProblemStem(folder.problemStem);
@@ -136,111 +441,89 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const std::strin
     trial.dsl = folder.coordinate.arm.dsl;
     trial.coordinate = formatCoordinate(folder.coordinate);
 
-    const fs::path recordPath = folder.dir / "record.json";
-    auto recordText = readFile(recordPath);
+    auto recordText = readFileInside(folder.dir, "record.json", root);
     if (!recordText) {
-        return makeError("record.json is missing or unreadable");
+        return recordText.error();
     }
-    json record = json::parse(*recordText, nullptr, false);
-    if (record.is_discarded() || !record.is_object()) {
-        return makeError("record.json is not a JSON object");
+    if (!*recordText) {
+        return makeError("record.json: is missing");
     }
-    if (!record.contains("rewards") || !record["rewards"].is_object()) {
-        return makeError("record.json has no 'rewards' object");
+    auto record = parseObject(**recordText, "record.json");
+    if (!record) {
+        return record.error();
     }
-    if (record.contains("stamps") && !record["stamps"].is_object()) {
-        return makeError("record.json 'stamps' is not an object");
+    auto rewards = FieldReader(*record, "record.json").object("rewards", true);
+    if (!rewards) {
+        return rewards.error();
     }
-    const json& rewards = record["rewards"];
-    for (const char* key : {"imported", "correct", "speedup_vs_eager", "passed"}) {
-        if (rewards.contains(key) && !rewards[key].is_number()) {
-            return makeError(std::string("record.json rewards.") + key + " is not a number");
-        }
+    auto rewardsVerdict = verdictFromRewards(**rewards, "record.json");
+    if (!rewardsVerdict) {
+        return rewardsVerdict.error();
     }
 
-    std::string verdictText = readOptionalFile(folder.dir / "verdict.json").value_or("");
-    json verdictJson = verdictText.empty() ? json() : json::parse(verdictText, nullptr, false);
+    // verdict.json, when present, must be whole: a truncated one (it does not parse, or lacks its rewards) is
+    // reported rather than stored verbatim as the trial's verdict.
+    auto verdictText = readFileInside(folder.dir, "verdict.json", root);
+    if (!verdictText) {
+        return verdictText.error();
+    }
+    std::optional<double> verdictSeconds;
+    if (*verdictText) {
+        auto verdictJson = parseObject(**verdictText, "verdict.json");
+        if (!verdictJson) {
+            return makeError(verdictJson.error().message + " (truncated or not written by MetaKernelBench?)");
+        }
+        const FieldReader fields(*verdictJson, "verdict.json");
+        if (auto verdictRewards = fields.object("rewards", true); !verdictRewards) {
+            return makeError(verdictRewards.error().message + " (truncated or not written by MetaKernelBench?)");
+        }
+        auto seconds = fields.amount("eval_sec");
+        if (!seconds) {
+            return seconds.error();
+        }
+        verdictSeconds = *seconds;
+    }
 
     TrialOutcome& outcome = parsed.outcome;
-    const json errorValue = record.value("error", json());
-    const json skippedValue = record.value("skipped", json());
-    outcome.timedOut = record.value("timed_out", false);
-    if (!errorValue.is_null()) {
-        outcome.status = TrialStatus::InfrastructureError;
-        outcome.error = errorValue.is_string() ? errorValue.get<std::string>() : errorValue.dump();
-    } else if (!skippedValue.is_null() && !(skippedValue.is_boolean() && !skippedValue.get<bool>())) {
-        outcome.status = TrialStatus::Skipped;
-        outcome.skipped = true;
-        outcome.error = skippedValue.is_string() ? "skipped: " + skippedValue.get<std::string>() : "skipped";
-    } else {
-        outcome.status = TrialStatus::Finished;
-        Verdict verdict = verdictFromRewards(rewards);
-        verdict.json = verdictText.empty() ? rewards.dump() : verdictText;
-        if (verdictJson.is_object()) {
-            verdict.evalSeconds = optionalNumber<double>(verdictJson, "eval_sec").value_or(0.0);
-        }
+    if (Status read = readOutcome(*record, trial, outcome); !read) {
+        return read.error();
+    }
+    if (outcome.status == TrialStatus::Finished) {
+        Verdict verdict = *rewardsVerdict;
+        verdict.json = *verdictText ? **verdictText : (*rewards)->dump();
+        verdict.evalSeconds = verdictSeconds.value_or(0.0);
         outcome.verdict = verdict;
     }
-    if (record.contains("usage") && record["usage"].is_object()) {
-        const json& usage = record["usage"];
-        outcome.usage.inputTokens = optionalNumber<std::int64_t>(usage, "n_input_tokens");
-        outcome.usage.cacheTokens = optionalNumber<std::int64_t>(usage, "n_cache_tokens");
-        outcome.usage.outputTokens = optionalNumber<std::int64_t>(usage, "n_output_tokens");
-        outcome.usage.costUsd = optionalNumber<double>(usage, "cost_usd");
-        outcome.usage.agentSeconds = optionalNumber<double>(usage, "agent_sec");
-    }
-    if (record.contains("stamps")) {
-        const json& stamps = record["stamps"];
-        if (stamps.contains("task_fingerprint") && stamps["task_fingerprint"].is_string()) {
-            trial.problemFingerprint = stamps["task_fingerprint"].get<std::string>();
-        }
-        if (stamps.contains("skill_sha256") && stamps["skill_sha256"].is_string()) {
-            trial.sourceSkillSha256 = stamps["skill_sha256"].get<std::string>();
-        }
-    }
-    trial.timedOut = outcome.timedOut;
-    trial.skipped = outcome.skipped;
 
-    std::optional<std::string> kernel = readOptionalFile(folder.dir / "artifacts" / "app" / "kernel.py");
-    outcome.skillText = readOptionalFile(folder.dir / "artifacts" / "app" / "SKILL.md");
-    std::optional<std::string> submissionsText = readOptionalFile(folder.dir / "submissions.jsonl");
+    auto kernel = readFileInside(folder.dir, fs::path("artifacts") / "app" / "kernel.py", root);
+    auto skill = readFileInside(folder.dir, fs::path("artifacts") / "app" / "SKILL.md", root);
+    auto submissionsText = readFileInside(folder.dir, "submissions.jsonl", root);
+    for (const auto* read : {&kernel, &skill, &submissionsText}) {
+        if (!*read) {
+            return read->error();
+        }
+    }
+    outcome.skillText = *skill;
 
     // Identity of the imported content: the same folder imported twice maps to the same origin.
-    std::string identity = *recordText + '\0' + verdictText + '\0' + kernel.value_or("") + '\0' +
-                           outcome.skillText.value_or("") + '\0' + submissionsText.value_or("") + '\0' +
+    std::string identity = **recordText + '\0' + verdictText->value_or("") + '\0' + kernel->value_or("") + '\0' +
+                           outcome.skillText.value_or("") + '\0' + submissionsText->value_or("") + '\0' +
                            trial.coordinate;
     trial.origin = "mkb-import:" + sha256Hex(identity);
     trial.archived = folder.archived;
     trial.archivedAt = folder.archivedAt;
 
-    if (submissionsText) {
-        int lineNumber = 0;
-        for (const std::string& line : splitString(*submissionsText, '\n')) {
-            ++lineNumber;
-            if (trimmed(line).empty()) {
-                continue;
-            }
-            json entry = json::parse(line, nullptr, false);
-            if (entry.is_discarded() || !entry.is_object()) {
-                return makeError("submissions.jsonl line " + std::to_string(lineNumber) + " is not a JSON object");
-            }
-            SubmissionRecord submission;
-            submission.index = static_cast<int>(parsed.submissions.size()) + 1;
-            const json entryRewards = entry.value("rewards", json());
-            submission.verdict = entryRewards.is_object() ? verdictFromRewards(entryRewards) : Verdict{};
-            if (!entry.value("counted", true)) {
-                submission.verdict.error = "not counted: " + entry.value("note", std::string("no reason given"));
-            }
-            submission.verdict.json = line;
-            submission.evalSeconds = optionalNumber<double>(entry, "eval_sec").value_or(0.0);
-            submission.verdict.evalSeconds = submission.evalSeconds;
-            parsed.submissions.push_back(std::move(submission));
+    if (*submissionsText) {
+        auto submissions = readSubmissions(**submissionsText);
+        if (!submissions) {
+            return submissions.error();
         }
+        parsed.submissions = std::move(submissions).value();
     }
-    if (kernel) {
+    if (*kernel) {
         SubmissionRecord finalEvaluation;
         finalEvaluation.index = 0;
-        finalEvaluation.kernelSource = *kernel;
+        finalEvaluation.kernelSource = **kernel;
         finalEvaluation.verdict = outcome.verdict.value_or(Verdict{});
         finalEvaluation.evalSeconds = finalEvaluation.verdict.evalSeconds;
         parsed.submissions.push_back(std::move(finalEvaluation));
@@ -248,44 +531,32 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const std::strin
     return parsed;
 }
 
-/// Problem folder name -> family, from results.json's cells.
-std::map<std::string, std::string> familiesFromSnapshot(const fs::path& modelDir) {
-    std::map<std::string, std::string> families;
-    auto snapshot = parseJsonFile(modelDir / "results.json");
-    if (!snapshot || !snapshot->is_object() || !snapshot->contains("cells") || !(*snapshot)["cells"].is_array()) {
-        return families;
-    }
-    for (const json& cell : (*snapshot)["cells"]) {
-        if (cell.is_object() && cell.contains("cell") && cell["cell"].is_object()) {
-            const json& spec = cell["cell"];
-            if (spec.contains("problem") && spec["problem"].is_string() && spec.contains("category") &&
-                spec["category"].is_string()) {
-                families[spec["problem"].get<std::string>()] = spec["category"].get<std::string>();
-            }
-        }
-    }
-    return families;
-}
-
 class ModelImporter {
 public:
-    ModelImporter(Store& store, const fs::path& modelDir, const ImportOptions& options, ImportSummary& summary)
-        : store_(store), modelDir_(modelDir), options_(options), summary_(summary) {}
+    ModelImporter(Store& store, const fs::path& modelDir, const fs::path& root, const ImportOptions& options,
+                  ImportSummary& summary)
+        : store_(store), modelDir_(modelDir), root_(root), options_(options), summary_(summary) {}
 
     /// Reads the model's identity and lists its trial folders in import order; writes nothing.
     /// False (with an issue) when store.json does not name the model and its folder prefix.
     bool scan() {
-        auto identity = parseJsonFile(modelDir_ / "store.json");
-        if (!identity || !identity->is_object() || !(*identity).contains("model") ||
-            !(*identity)["model"].is_string() || !(*identity).contains("prefix") ||
-            !(*identity)["prefix"].is_string()) {
-            issue(modelDir_ / "store.json",
-                  identity ? "needs string fields 'model' and 'prefix'" : identity.error().message);
+        auto identity = readModelFile("store.json");
+        if (!identity) {
+            issue(modelDir_ / "store.json", identity.error().message + "; model folder skipped");
             return false;
         }
-        model_ = (*identity)["model"].get<std::string>();
-        prefix_ = (*identity)["prefix"].get<std::string>();
-        if ((*identity).contains("created_at")) {
+        const FieldReader fields(*identity, "store.json");
+        auto model = fields.text("model");
+        auto prefix = fields.text("prefix");
+        if (!model || !prefix || !*model || !*prefix) {
+            issue(modelDir_ / "store.json",
+                  (!model ? model.error().message + "; it needs " : "needs ") +
+                      std::string("string fields 'model' and 'prefix'; model folder skipped"));
+            return false;
+        }
+        model_ = **model;
+        prefix_ = **prefix;
+        if (identity->contains("created_at")) {
             createdAt_ = (*identity)["created_at"];
         }
         folders_ = findTrialFolders();
@@ -300,8 +571,7 @@ public:
         return true;
     }
 
-    /// Files the model and its invocations and reads what the store already holds of it, right before its first
-    /// trial (so a model folder imported earlier in the same call is seen). False when the model cannot be filed.
+    /// Files the model and its invocations, right before its first trial. False when the model cannot be filed.
     bool begin() {
         json settings = {{"source", "metakernelbench"}, {"prefix", prefix_}, {"results_folder", modelDir_.string()}};
         if (!createdAt_.is_null()) {
@@ -312,9 +582,8 @@ public:
             return false;
         }
         ++summary_.models;
-        families_ = familiesFromSnapshot(modelDir_);
+        families_ = familiesFromSnapshot();
         importInvocations();
-        loadExistingTrials();
         return true;
     }
 
@@ -327,142 +596,196 @@ public:
                (folder.archived ? " (archived " + folder.archivedAt + ")" : "");
     }
 
-    void importTrialAt(std::size_t index) { importTrial(folders_[index]); }
+    void importTrialAt(std::size_t index) {
+        const TrialFolder& folder = folders_[index];
+        // Every field is read through checked accessors; this is the last guard that keeps one trial's unforeseen
+        // value from ending the whole import.
+        try {
+            importTrial(folder);
+        } catch (const nlohmann::json::exception& error) {
+            issue(folder.dir,
+                  std::string("unexpected JSON value (") + error.what() + "); trial skipped (please report this)");
+        } catch (const fs::filesystem_error& error) {
+            issue(folder.dir, std::string("cannot be read (") + error.what() + "); trial skipped");
+        }
+    }
 
 private:
     void issue(const fs::path& path, const std::string& message) { summary_.issues.push_back({path, message}); }
 
-    void importInvocations() {
-        auto text = readOptionalFile(modelDir_ / "invocations.jsonl");
+    /// A JSON object file of the model folder (store.json, results.json), read like the trial files.
+    Result<json> readModelFile(const char* name) {
+        auto text = readFileInside(modelDir_, name, root_);
         if (!text) {
+            return text.error();
+        }
+        if (!*text) {
+            return makeError(std::string(name) + ": is missing");
+        }
+        return parseObject(**text, name);
+    }
+
+    /// Problem folder name -> family, from results.json's cells.
+    std::map<std::string, std::string> familiesFromSnapshot() {
+        std::map<std::string, std::string> families;
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(modelDir_ / "results.json", ec))) {
+            return families;
+        }
+        auto snapshot = readModelFile("results.json");
+        if (!snapshot) {
+            issue(modelDir_ / "results.json", snapshot.error().message + "; families taken from --problems only");
+            return families;
+        }
+        if (!snapshot->contains("cells") || !(*snapshot)["cells"].is_array()) {
+            return families;
+        }
+        for (const json& cell : (*snapshot)["cells"]) {
+            if (cell.is_object() && cell.contains("cell") && cell["cell"].is_object()) {
+                const json& spec = cell["cell"];
+                if (spec.contains("problem") && spec["problem"].is_string() && spec.contains("category") &&
+                    spec["category"].is_string()) {
+                    families[spec["problem"].get<std::string>()] = spec["category"].get<std::string>();
+                }
+            }
+        }
+        return families;
+    }
+
+    void importInvocations() {
+        auto text = readFileInside(modelDir_, "invocations.jsonl", root_);
+        if (!text) {
+            issue(modelDir_ / "invocations.jsonl", text.error().message);
             return;
         }
-        std::set<std::string> known;
-        if (auto existing = store_.invocations()) {
+        if (!*text) {
+            return;
+        }
+        // The check against the stored invocations and the inserts share one write transaction, so two imports of
+        // the same folder at once file each invocation once.
+        Status written = store_.transaction([&]() -> Status {
+            std::set<std::string> known;
+            auto existing = store_.invocations();
+            if (!existing) {
+                return existing.error();
+            }
             for (const InvocationRecord& invocation : *existing) {
                 known.insert(invocation.settingsJson);
             }
-        }
-        int lineNumber = 0;
-        for (const std::string& line : splitString(*text, '\n')) {
-            ++lineNumber;
-            if (trimmed(line).empty()) {
-                continue;
-            }
-            json entry = json::parse(line, nullptr, false);
-            if (entry.is_discarded() || !entry.is_object()) {
-                issue(modelDir_ / "invocations.jsonl", "line " + std::to_string(lineNumber) + " is not a JSON object");
-                continue;
-            }
-            json tagged = {{"model", model_}, {"imported", entry}};
-            if (known.count(tagged.dump())) {
-                continue;
-            }
-            InvocationRecord invocation;
-            for (const char* key : {"started_at", "timestamp", "created_at"}) {
-                if (entry.contains(key) && entry[key].is_string()) {
-                    invocation.startedAt = entry[key].get<std::string>();
-                    break;
+            int lineNumber = 0;
+            for (const std::string& line : splitString(**text, '\n')) {
+                ++lineNumber;
+                if (trimmed(line).empty()) {
+                    continue;
                 }
-            }
-            if (entry.contains("argv")) {
-                invocation.commandLine =
-                    entry["argv"].is_string() ? entry["argv"].get<std::string>() : entry["argv"].dump();
-            }
-            invocation.settingsJson = tagged.dump();
-            if (auto written = store_.beginInvocation(invocation)) {
+                auto entry = parseObject(line, "invocations.jsonl line " + std::to_string(lineNumber));
+                if (!entry) {
+                    issue(modelDir_ / "invocations.jsonl", entry.error().message + "; invocation skipped");
+                    continue;
+                }
+                json tagged = {{"model", model_}, {"imported", *entry}};
+                if (known.count(tagged.dump())) {
+                    continue;
+                }
+                InvocationRecord invocation;
+                for (const char* key : {"started_at", "timestamp", "created_at"}) {
+                    if (entry->contains(key) && (*entry)[key].is_string()) {
+                        invocation.startedAt = (*entry)[key].get<std::string>();
+                        break;
+                    }
+                }
+                if (entry->contains("argv")) {
+                    invocation.commandLine =
+                        (*entry)["argv"].is_string() ? (*entry)["argv"].get<std::string>() : (*entry)["argv"].dump();
+                }
+                invocation.settingsJson = tagged.dump();
+                auto started = store_.beginInvocation(invocation);
+                if (!started) {
+                    return started.error();
+                }
                 known.insert(invocation.settingsJson);
                 ++summary_.invocationsImported;
-            } else {
-                issue(modelDir_ / "invocations.jsonl", written.error().message);
             }
+            return Ok{};
+        });
+        if (!written) {
+            issue(modelDir_ / "invocations.jsonl", written.error().message);
         }
-    }
-
-    void loadExistingTrials() {
-        TrialFilter filter;
-        filter.model = model_;
-        filter.suite = options_.suite;
-        filter.includeArchived = true;
-        auto trials = store_.loadTrials(filter);
-        if (!trials) {
-            issue(modelDir_, trials.error().message);
-            return;
-        }
-        for (const TrialRecord& trial : *trials) {
-            if (trial.archived) {
-                if (!trial.origin.empty()) {
-                    archivedOrigins_.insert(trial.origin);
-                }
-                continue;
-            }
-            const std::string key = liveKey(trial.problemNumber, trial.replicate, trial.arm);
-            liveTrials_[key] = trial.id;
-            liveOrigins_[key] = trial.origin;
-        }
-    }
-
-    static std::string liveKey(int number, int replicate, const std::string& arm) {
-        return std::to_string(number) + "/" + std::to_string(replicate) + "/" + arm;
     }
 
     std::vector<TrialFolder> findTrialFolders() {
         std::vector<TrialFolder> folders;
-        std::map<int, std::string> stemByNumber;
+        auto report = [this](const fs::path& path, const std::string& message) { issue(path, message); };
         std::error_code ec;
+        // Two problem folders with one number ("01_a", "01_b") would file their trials as one problem, in directory
+        // order: both are reported and skipped instead.
+        std::map<int, std::vector<fs::path>> problemsByNumber;
         const fs::path problemsDir = modelDir_ / "problems";
         if (fs::is_directory(problemsDir, ec)) {
-            for (const auto& problemEntry : fs::directory_iterator(problemsDir, ec)) {
-                if (!problemEntry.is_directory()) {
+            for (const fs::path& problemDir : subfolders(problemsDir, report)) {
+                if (auto problem = splitProblemStem(problemDir.filename().string())) {
+                    problemsByNumber[problem->first].push_back(problemDir);
+                } else {
+                    issue(problemDir, "problem folder is not named NN_slug; skipped");
+                }
+            }
+        }
+        std::map<int, std::string> stemByNumber;
+        for (const auto& [number, dirs] : problemsByNumber) {
+            if (dirs.size() > 1) {
+                for (const fs::path& dir : dirs) {
+                    std::string others;
+                    for (const fs::path& other : dirs) {
+                        if (other != dir) {
+                            others += (others.empty() ? "" : ", ") + other.filename().string();
+                        }
+                    }
+                    issue(dir, "problem folder shares its number with " + others +
+                                   "; its trials are skipped (rename or remove one)");
+                }
+                continue;
+            }
+            const fs::path& problemDir = dirs.front();
+            const std::string stem = problemDir.filename().string();
+            stemByNumber[number] = stem;
+            for (const fs::path& trialDir : subfolders(problemDir, report)) {
+                const std::string name = trialDir.filename().string();
+                if (name == "skills" || startsWith(name, ".")) {
                     continue;
                 }
-                const std::string stem = problemEntry.path().filename().string();
-                auto problem = splitProblemStem(stem);
-                if (!problem) {
-                    issue(problemEntry.path(), "problem folder is not named NN_slug; skipped");
+                auto coordinate = coordinateOfFolder(name, prefix_);
+                if (!coordinate) {
+                    issue(trialDir, coordinate.error().message + "; skipped");
                     continue;
                 }
-                stemByNumber[problem->first] = stem;
-                for (const auto& trialEntry : fs::directory_iterator(problemEntry.path(), ec)) {
-                    const std::string name = trialEntry.path().filename().string();
-                    if (!trialEntry.is_directory() || name == "skills" || startsWith(name, ".")) {
-                        continue;
-                    }
-                    auto coordinate = coordinateOfFolder(name, prefix_);
-                    if (!coordinate) {
-                        issue(trialEntry.path(), coordinate.error().message + "; skipped");
-                        continue;
-                    }
-                    if (coordinate->problemNumber != problem->first) {
-                        issue(trialEntry.path(), "coordinate names problem " +
-                                                     std::to_string(coordinate->problemNumber) + " inside folder " +
-                                                     stem + "; skipped");
-                        continue;
-                    }
-                    folders.push_back({trialEntry.path(), stem, *coordinate, false, ""});
+                if (coordinate->problemNumber != number) {
+                    issue(trialDir, "coordinate names problem " + std::to_string(coordinate->problemNumber) +
+                                        " inside folder " + stem + "; skipped");
+                    continue;
                 }
+                folders.push_back({trialDir, stem, *coordinate, false, ""});
             }
         }
         const fs::path archiveDir = modelDir_ / "archive";
         if (fs::is_directory(archiveDir, ec)) {
-            for (const auto& entry : fs::directory_iterator(archiveDir, ec)) {
-                if (!entry.is_directory()) {
-                    continue;
-                }
-                auto [archivedAt, name] = splitArchiveName(entry.path().filename().string());
+            for (const fs::path& dir : subfolders(archiveDir, report)) {
+                auto [archivedAt, name] = splitArchiveName(dir.filename().string());
                 auto coordinate = coordinateOfFolder(name, prefix_);
                 if (!coordinate) {
-                    issue(entry.path(), coordinate.error().message + "; skipped");
+                    issue(dir, coordinate.error().message + "; skipped");
                     continue;
                 }
                 auto stem = stemByNumber.find(coordinate->problemNumber);
                 if (stem == stemByNumber.end()) {
-                    issue(entry.path(), "archived trial of problem " + std::to_string(coordinate->problemNumber) +
-                                            " has no problem folder to name it; skipped");
+                    const bool shared = problemsByNumber.count(coordinate->problemNumber) > 0;
+                    issue(dir,
+                          "archived trial of problem " + std::to_string(coordinate->problemNumber) +
+                              (shared ? ", a number two problem folders share" : " has no problem folder to name it") +
+                              "; skipped");
                     continue;
                 }
-                folders.push_back({entry.path(), stem->second, *coordinate, true,
-                                   archivedAt.empty() ? entry.path().filename().string() : archivedAt});
+                folders.push_back(
+                    {dir, stem->second, *coordinate, true, archivedAt.empty() ? dir.filename().string() : archivedAt});
             }
         }
         return folders;
@@ -483,39 +806,63 @@ private:
     }
 
     void importTrial(const TrialFolder& folder) {
-        auto parsed = parseTrialFolder(folder, model_, options_.suite, familyOf(folder.problemStem));
+        auto parsed = parseTrialFolder(folder, root_, model_, options_.suite, familyOf(folder.problemStem));
         if (!parsed) {
             issue(folder.dir, parsed.error().message + "; trial skipped");
             return;
         }
         TrialRecord& trial = parsed->record;
-        const std::string key = liveKey(trial.problemNumber, trial.replicate, trial.arm);
-        // Unchanged means: this content is already stored in the same role. A live folder whose content equals an
-        // archived trial's (a redo that came out byte-identical) is still imported as the live trial.
-        auto liveOrigin = liveOrigins_.find(key);
-        const bool unchanged = folder.archived ? archivedOrigins_.count(trial.origin) > 0
-                                               : liveOrigin != liveOrigins_.end() && liveOrigin->second == trial.origin;
-        if (unchanged) {
-            ++summary_.trialsUnchanged;
-            return;
-        }
-        if (folder.coordinate.arm.isSkill()) {
-            auto source = liveTrials_.find(
-                liveKey(trial.problemNumber, trial.replicate, soloArm(folder.coordinate.arm.sourceDsl).name()));
-            if (source != liveTrials_.end()) {
-                trial.sourceTrialId = source->second;
-            }
-        }
-        bool replacing = false;
-        std::int64_t newId = 0;
+        enum class Filed { Unchanged, Imported, Replaced } filed = Filed::Imported;
+        bool relinked = false;
+        // The check of what the store holds and the write share one BEGIN IMMEDIATE transaction: a second import of
+        // the same folder running at the same time waits for it, then finds this trial instead of racing for it.
         Status written = store_.transaction([&]() -> Status {
-            // An archived folder is history: it is written archived and never disturbs the live trial.
-            auto live = liveTrials_.find(key);
-            if (!folder.archived && live != liveTrials_.end()) {
-                if (auto archived = store_.archiveTrial(live->second); !archived) {
-                    return archived.error();
+            auto live = store_.liveTrialAt(trial.model, trial.suite, trial.problemNumber, trial.replicate, trial.arm);
+            if (!live) {
+                return live.error();
+            }
+            std::optional<std::int64_t> source;
+            if (folder.coordinate.arm.isSkill()) {
+                auto solo = store_.liveTrialAt(trial.model, trial.suite, trial.problemNumber, trial.replicate,
+                                               soloArm(folder.coordinate.arm.sourceDsl).name());
+                if (!solo) {
+                    return solo.error();
                 }
-                replacing = true;
+                if (*solo) {
+                    source = (*solo)->id;
+                }
+            }
+            // Unchanged means: this content is already stored in the same role. A live folder whose content equals
+            // an archived trial's (a redo that came out byte-identical) is still imported as the live trial.
+            bool unchanged = false;
+            if (folder.archived) {
+                auto known = store_.hasArchivedOrigin(trial.model, trial.suite, trial.origin);
+                if (!known) {
+                    return known.error();
+                }
+                unchanged = *known;
+            } else {
+                unchanged = *live && (*live)->origin == trial.origin;
+            }
+            if (unchanged) {
+                filed = Filed::Unchanged;
+                // A skill arm stored without its source (two imports raced before imports were serialised) is
+                // linked now; one that has a link keeps it.
+                if (!folder.archived && source && !(*live)->sourceTrialId) {
+                    if (Status linked = store_.setSourceTrial((*live)->id, *source); !linked) {
+                        return linked;
+                    }
+                    relinked = true;
+                }
+                return Ok{};
+            }
+            trial.sourceTrialId = source;
+            // An archived folder is history: it is written archived and never disturbs the live trial.
+            if (!folder.archived && *live) {
+                if (Status archived = store_.archiveTrial((*live)->id); !archived) {
+                    return archived;
+                }
+                filed = Filed::Replaced;
             }
             auto id = store_.insertFinishedTrial(trial, parsed->outcome);
             if (!id) {
@@ -527,32 +874,30 @@ private:
                     return added.error();
                 }
             }
-            newId = *id;
             return Ok{};
         });
         if (!written) {
             issue(folder.dir, "could not be stored: " + written.error().message);
             return;
         }
-        if (folder.archived) {
-            archivedOrigins_.insert(trial.origin);
-        } else {
-            if (replacing && liveOrigin != liveOrigins_.end()) {
-                archivedOrigins_.insert(liveOrigin->second); // the replaced live trial is history now
-            }
-            liveTrials_[key] = newId;
-            liveOrigins_[key] = trial.origin;
+        switch (filed) {
+        case Filed::Unchanged:
+            ++summary_.trialsUnchanged;
+            summary_.sourceLinksRepaired += relinked ? 1 : 0;
+            return;
+        case Filed::Replaced:
+            ++summary_.trialsReplaced;
+            break;
+        case Filed::Imported:
+            ++summary_.trialsImported;
+            break;
         }
         summary_.submissionsImported += static_cast<int>(parsed->submissions.size());
-        if (replacing) {
-            ++summary_.trialsReplaced;
-        } else {
-            ++summary_.trialsImported;
-        }
     }
 
     Store& store_;
     fs::path modelDir_;
+    fs::path root_; // the results folder's real path: only files inside it are read
     const ImportOptions& options_;
     ImportSummary& summary_;
     std::string model_;
@@ -560,9 +905,6 @@ private:
     json createdAt_;
     std::vector<TrialFolder> folders_;
     std::map<std::string, std::string> families_;
-    std::set<std::string> archivedOrigins_;          // content of the archived trials
-    std::map<std::string, std::int64_t> liveTrials_; // live trial id per (problem, replicate, arm)
-    std::map<std::string, std::string> liveOrigins_; // its content's origin
     std::set<std::string> warnedFamilies_;
 };
 
@@ -574,27 +916,33 @@ Result<ImportSummary> importMetaKernelBenchResults(Store& store, const std::file
     if (!fs::is_directory(folder, ec)) {
         return makeError("results folder " + folder.string() + " does not exist or is not a folder");
     }
+    const fs::path root = fs::canonical(folder, ec);
+    if (ec) {
+        return makeError("results folder " + folder.string() + " cannot be resolved: " + ec.message());
+    }
+    ImportSummary summary;
+    auto report = [&summary](const fs::path& path, const std::string& message) {
+        summary.issues.push_back({path, message});
+    };
     std::vector<fs::path> modelDirs;
-    if (fs::is_regular_file(folder / "store.json", ec)) {
+    if (fs::exists(fs::symlink_status(folder / "store.json", ec))) {
         modelDirs.push_back(folder);
     } else {
-        for (const auto& entry : fs::directory_iterator(folder, ec)) {
-            if (entry.is_directory() && fs::is_regular_file(entry.path() / "store.json", ec)) {
-                modelDirs.push_back(entry.path());
+        for (const fs::path& dir : subfolders(folder, report)) {
+            if (fs::exists(fs::symlink_status(dir / "store.json", ec))) {
+                modelDirs.push_back(dir);
             }
         }
-        std::sort(modelDirs.begin(), modelDirs.end());
     }
     if (modelDirs.empty()) {
         return makeError(folder.string() +
                          " holds no MetaKernelBench model folder (a folder with store.json); point at results/ or "
                          "results/<model>/");
     }
-    ImportSummary summary;
     std::vector<std::unique_ptr<ModelImporter>> importers;
     std::size_t total = 0;
     for (const fs::path& modelDir : modelDirs) {
-        auto importer = std::make_unique<ModelImporter>(store, modelDir, options, summary);
+        auto importer = std::make_unique<ModelImporter>(store, modelDir, root, options, summary);
         if (importer->scan()) {
             total += importer->trialCount();
             importers.push_back(std::move(importer));

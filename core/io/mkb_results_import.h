@@ -27,8 +27,9 @@ struct ImportSummary {
     int trialsReplaced = 0;  // a live trial whose content changed: the old one archived, the new one written
     int submissionsImported = 0;
     int invocationsImported = 0;
-    int trialsTotal = 0;    // trial folders found in every model folder
-    bool cancelled = false; // the progress callback stopped the import before every trial folder was handled
+    int sourceLinksRepaired = 0; // unchanged skill arms stored without their source trial, linked now
+    int trialsTotal = 0;         // trial folders found in every model folder
+    bool cancelled = false;      // the progress callback stopped the import before every trial folder was handled
     std::vector<ImportIssue> issues;
 };
 

@@ -1083,6 +1083,73 @@ Status Store::archiveTrial(std::int64_t trialId) {
     return Ok{};
 }
 
+Result<std::optional<LiveTrialRef>> Store::liveTrialAt(const std::string& model, const std::string& suite,
+                                                       int problemNumber, int replicate, const std::string& arm) {
+    const std::string operation = "looking up the live trial of model '" + model + "', problem " + suite + "/" +
+                                  std::to_string(problemNumber) + ", replicate " + std::to_string(replicate) +
+                                  ", arm " + arm;
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "SELECT t.id, t.origin, t.source_trial_id FROM trials t JOIN models m ON m.id = t.model_id "
+        "WHERE m.name = ? AND t.suite = ? AND t.problem_number = ? AND t.replicate = ? AND t.arm = ? "
+        "AND t.archived = 0",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, model);
+    row.bind(2, suite);
+    row.bind(3, problemNumber);
+    row.bind(4, replicate);
+    row.bind(5, arm);
+    const int rc = row.step();
+    if (rc == SQLITE_DONE) {
+        return std::optional<LiveTrialRef>();
+    }
+    if (rc != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return std::optional<LiveTrialRef>(LiveTrialRef{row.int64(0), row.text(1), row.optionalInt64(2)});
+}
+
+Result<bool> Store::hasArchivedOrigin(const std::string& model, const std::string& suite, const std::string& origin) {
+    const std::string operation = "looking up archived trials of model '" + model + "'";
+    Result<sqlite3_stmt*> prepared = impl_->prepare(
+        "SELECT EXISTS (SELECT 1 FROM trials t JOIN models m ON m.id = t.model_id "
+        "WHERE t.origin = ? AND t.origin != '' AND m.name = ? AND t.suite = ? AND t.archived = 1)",
+        operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement row(*prepared);
+    row.bind(1, origin);
+    row.bind(2, model);
+    row.bind(3, suite);
+    if (row.step() != SQLITE_ROW) {
+        return impl_->failure(operation);
+    }
+    return row.boolean(0);
+}
+
+Status Store::setSourceTrial(std::int64_t trialId, std::int64_t sourceTrialId) {
+    const std::string operation = "linking trial #" + std::to_string(trialId) + " to its source trial #" +
+                                  std::to_string(sourceTrialId);
+    Result<sqlite3_stmt*> prepared = impl_->prepare("UPDATE trials SET source_trial_id = ? WHERE id = ?", operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    statement.bind(1, sourceTrialId);
+    statement.bind(2, trialId);
+    if (Status done = impl_->run(statement, operation); !done) {
+        return done;
+    }
+    if (sqlite3_changes(impl_->db) == 0) {
+        return impl_->failure(operation, "no such trial");
+    }
+    return Ok{};
+}
+
 namespace {
 
 const std::string& trialSelect() {

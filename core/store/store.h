@@ -67,6 +67,13 @@ struct MetricColumns {
     bool skillWritten = true;  // TrialRecord::skillWritten, from a scan of the skills table
 };
 
+/// A live trial as the importer checks it: which trial holds a coordinate, with what content and source.
+struct LiveTrialRef {
+    std::int64_t id = 0;
+    std::string origin;
+    std::optional<std::int64_t> sourceTrialId;
+};
+
 /// How an attempt ended: everything finishTrial writes in one transaction.
 struct TrialOutcome {
     TrialStatus status = TrialStatus::Finished;
@@ -165,6 +172,14 @@ public:
     Result<std::int64_t> insertFinishedTrial(const TrialRecord& trial, const TrialOutcome& outcome);
     /// Marks a trial archived (kept forever, no longer live), so a new trial may take its place.
     Status archiveTrial(std::int64_t trialId);
+    /// The live trial at (model, suite, problem number, replicate, arm): id, origin and source trial. The importer
+    /// reads it inside its write transaction, so its check and its insert see the same store.
+    Result<std::optional<LiveTrialRef>> liveTrialAt(const std::string& model, const std::string& suite,
+                                                    int problemNumber, int replicate, const std::string& arm);
+    /// True when an archived trial of the model and suite has this origin (the content of an import).
+    Result<bool> hasArchivedOrigin(const std::string& model, const std::string& suite, const std::string& origin);
+    /// Links a trial to the trial its skill came from; re-import repairs a skill arm stored without its source.
+    Status setSourceTrial(std::int64_t trialId, std::int64_t sourceTrialId);
     /// Trials with finalVerdict and skillText filled, ordered by id; a single query. A Lean load leaves the heavy
     /// text and provenance fields out (see TrialRecord::lean); read them for one trial with loadTrial.
     /// columns applies to TrialDetail::Metrics only.

@@ -1,0 +1,123 @@
+// Depth-bounded parsing of outside JSON, with errors that give their cause.
+#include "core/util/json_input.h"
+
+#include "core/util/text.h"
+
+#include <string>
+
+namespace mkb {
+namespace {
+
+/// nlohmann's message without its "[json.exception.…] " tag and without the "; last read: '…'" echo of the input
+/// (raw bytes of a hostile file have no place in a one-line message), with control characters shown as '?'.
+std::string causeOf(const nlohmann::json::exception& error) {
+    std::string message = error.what();
+    if (startsWith(message, "[json.exception.")) {
+        if (auto close = message.find("] "); close != std::string::npos) {
+            message.erase(0, close + 2);
+        }
+    }
+    if (startsWith(message, "parse error ")) {
+        message.erase(0, 12); // "at line 1, column 3: syntax error while parsing …"
+        if (auto colon = message.find(": "); colon != std::string::npos && startsWith(message, "at line ")) {
+            message = message.substr(colon + 2) + " (" + message.substr(0, colon) + ")";
+        }
+    }
+    if (auto lastRead = message.find("; last read: '"); lastRead != std::string::npos) {
+        auto expected = message.rfind("'; expected ");
+        auto close = message.rfind(" (at line ");
+        std::string tail;
+        if (expected != std::string::npos && expected > lastRead) {
+            tail = message.substr(expected + 1);
+        } else if (close != std::string::npos && close > lastRead) {
+            tail = message.substr(close);
+        }
+        message = message.substr(0, lastRead) + tail;
+    }
+    for (char& c : message) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            c = '?';
+        }
+    }
+    return message;
+}
+
+} // namespace
+
+Status checkJsonDepth(std::string_view text, std::size_t maxDepth) {
+    std::size_t depth = 0;
+    std::size_t line = 1;
+    std::size_t column = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        ++column;
+        if (c == '\n') {
+            ++line;
+            column = 0;
+        }
+        if (inString) {
+            if (c == '\\') {
+                ++i; // the escaped character cannot end the string
+                ++column;
+            } else if (c == '"') {
+                inString = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > maxDepth) {
+                return makeError("nested deeper than " + std::to_string(maxDepth) + " levels at line " +
+                                 std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
+                                 std::to_string(i) + ")");
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return Ok{};
+}
+
+template <typename Json>
+Result<Json> parseJsonInput(std::string_view text, std::size_t maxDepth) {
+    if (trimmed(text).empty()) {
+        return makeError("is empty (no JSON value at all)");
+    }
+    if (Status bounded = checkJsonDepth(text, maxDepth); !bounded) {
+        return bounded.error();
+    }
+    try {
+        return Json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        return makeError(causeOf(error));
+    }
+}
+
+template <typename Json>
+Json parseJsonInputOrDiscarded(std::string_view text, std::size_t maxDepth) {
+    if (!checkJsonDepth(text, maxDepth)) {
+        return Json(Json::value_t::discarded);
+    }
+    return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+template Result<nlohmann::json> parseJsonInput<nlohmann::json>(std::string_view, std::size_t);
+template Result<nlohmann::ordered_json> parseJsonInput<nlohmann::ordered_json>(std::string_view, std::size_t);
+template nlohmann::json parseJsonInputOrDiscarded<nlohmann::json>(std::string_view, std::size_t);
+template nlohmann::ordered_json parseJsonInputOrDiscarded<nlohmann::ordered_json>(std::string_view, std::size_t);
+
+Result<nlohmann::json> readJsonFile(const std::filesystem::path& path, std::size_t maxDepth) {
+    auto text = readFile(path);
+    if (!text) {
+        return text.error();
+    }
+    auto value = parseJsonInput<nlohmann::json>(*text, maxDepth);
+    if (!value) {
+        return makeError(path.string() + ": " + value.error().message);
+    }
+    return value;
+}
+
+} // namespace mkb
