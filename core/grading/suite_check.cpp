@@ -4,6 +4,7 @@
 #include "core/catalog/catalog.h"
 #include "core/grading/gpu_lock.h"
 #include "core/grading/verdict_json.h"
+#include "core/util/json_input.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -74,7 +75,7 @@ std::string yesNoCount(int count, int total) {
 } // namespace
 
 Result<ProblemValidation> validationFromJson(const std::string& objectText) {
-    Json object = Json::parse(withNonFiniteAsNull(objectText), nullptr, false);
+    Json object = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(objectText));
     if (object.is_discarded() || !object.is_object()) {
         return makeError("the grader's validation is not a JSON object; update the grader");
     }
@@ -122,6 +123,8 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
             input.maxDiff = optionalNumber(entry, "max_diff");
             input.allowance = optionalNumber(entry, "allowance");
             input.note = stringOr(entry, "note");
+            input.skipped = stringOr(entry, "skipped");
+            input.error = optionalBool(entry, "error").value_or(false);
             validation.inputs.push_back(std::move(input));
         }
     }
@@ -174,7 +177,7 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     if (!reply) {
         return failedValidation("validation failed in the grader: " + shortError(reply.error().message));
     }
-    Json message = Json::parse(withNonFiniteAsNull(reply->line), nullptr, false);
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
     if (message.value("type", "") == "error") {
         return failedValidation("the grader refused the validate request: " +
                                 shortError(stringOr(message, "message", message.dump())));
@@ -384,14 +387,20 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
         line << (v.deterministic == true ? "deterministic" : "NOT deterministic");
         int tensors = 0;
         int responsive = 0;
+        int unchecked = 0; // a step that could not run (memory) or broke its process: named in the issues
         for (const InputSensitivity& input : v.inputs) {
             if (input.tensor) {
                 ++tensors;
                 responsive += (input.changed == true || (input.exempt && input.changed == false)) ? 1 : 0;
+                unchecked += !input.changed ? 1 : 0;
             }
         }
-        line << ", " << (v.sensitive == true ? "sensitive" : "NOT sensitive") << " (" << responsive << "/" << tensors
-             << " inputs" << (v.nearZero == true ? ", output near zero" : "") << ")";
+        const char* sensitivity = v.sensitive == true    ? "sensitive"
+                                  : v.sensitive == false ? "NOT sensitive"
+                                                         : "sensitivity not fully checked";
+        line << ", " << sensitivity << " (" << responsive << "/" << tensors << " inputs"
+             << (unchecked > 0 ? ", " + std::to_string(unchecked) + " not checked" : std::string())
+             << (v.nearZero == true ? ", output near zero" : "") << ")";
         if (v.eagerMedianMs) {
             line << ", eager " << format("%.3f", *v.eagerMedianMs) << " ms"
                  << (v.eagerOk == false ? " (< target)" : "");

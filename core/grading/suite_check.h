@@ -28,7 +28,9 @@ struct InputSensitivity {
     bool exempt = false; // listed in MKB_META["insensitive"]
     std::optional<double> maxDiff;
     std::optional<double> allowance;
-    std::string note; // "output changed, max |diff| 0.83 > allowance 0.004"
+    std::string note;    // "output changed, max |diff| 0.83 > allowance 0.004"
+    std::string skipped; // why this input was not checked ("its float64 anchor needs 28.8 GiB and ...")
+    bool error = false;  // the reference failed with this input redrawn alone ("cannot be redrawn alone")
 };
 
 /// The grader's validation of one problem (docs/grader-protocol.md, "validate").

@@ -407,6 +407,10 @@ def _sensitivity_phase(request: dict, seeds: dict, start: int, send: Send) -> No
                 skip(no_room)
                 continue
             mixed_anchor = runner.call(mixed, f"anchor with input {i} redrawn", anchor=True)
+            # A stale answer (the output before the redraw) judged against the redrawn reference and anchor: the
+            # input matters iff that answer fails the grading contract. An asynchronous CUDA error can surface
+            # here, in the comparison, rather than in the reference call that caused it.
+            leaves = compare.compare_outputs(base_output, mixed_output, mixed_anchor, runner.quantized)
         except _NoRoom as error:
             skip(str(error))
             continue
@@ -418,9 +422,6 @@ def _sensitivity_phase(request: dict, seeds: dict, start: int, send: Send) -> No
         if stop:
             send({"t": "final", "stopped_at": i})
             return
-        # A stale answer (the output before the redraw) judged against the redrawn reference and anchor: the
-        # input matters iff that answer fails the grading contract.
-        leaves = compare.compare_outputs(base_output, mixed_output, mixed_anchor, runner.quantized)
         send({"t": "redraw", "index": i, "identical_input": False, "leaves": leaves})
     send({"t": "sensitivity_done"})
     send({"t": "final"})
