@@ -6,6 +6,7 @@
 #include "core/agents/reply_parser.h"
 #include "core/agents/secrets.h"
 #include "core/agents/workspace.h"
+#include "core/util/json_input.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -241,7 +242,7 @@ Completion ChatDriver::complete(const json& messages, double secondsLeft, const 
         completion.invalidUtf8 = true;
         bodyText = repairedUtf8(bodyText);
     }
-    const json parsed = json::parse(bodyText, nullptr, false);
+    const json parsed = parseJsonInputOrDiscarded<json>(bodyText);
     const json* message = nullptr;
     if (parsed.is_object() && parsed.contains("choices") && parsed["choices"].is_array() &&
         !parsed["choices"].empty() && parsed["choices"][0].is_object()) {

@@ -2,6 +2,7 @@
 #include "core/agents/command_driver.h"
 
 #include "core/agents/workspace.h"
+#include "core/util/json_input.h"
 #include "core/util/shell_words.h"
 #include "core/util/signals.h"
 #include "core/util/text.h"
@@ -145,7 +146,7 @@ void serveOneSubmission(int client, SubmissionGate& gate, int maxKernelBytes) {
     if (!line) {
         outcome.reportText = "mkb submit: bad request (" + line.error().message + "); nothing was graded";
     } else {
-        nlohmann::json request = nlohmann::json::parse(*line, nullptr, false);
+        nlohmann::json request = parseJsonInputOrDiscarded<nlohmann::json>(*line);
         if (request.is_discarded() || !request.is_object() || !request.contains("kernel") ||
             !request["kernel"].is_string()) {
             outcome.reportText = "mkb submit: the request must be a JSON object with a \"kernel\" string; nothing "
@@ -183,7 +184,7 @@ void readUsage(const fs::path& file, Usage& usage) {
     if (!text) {
         return;
     }
-    nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
+    nlohmann::json json = parseJsonInputOrDiscarded<nlohmann::json>(*text);
     if (!json.is_object()) {
         return;
     }
@@ -419,7 +420,7 @@ Result<SubmitReply> requestSubmission(const std::string& socketPath, const std::
     if (!line) {
         return makeError(where + "no reply from the attempt at " + socketPath + ": " + line.error().message);
     }
-    nlohmann::json json = nlohmann::json::parse(*line, nullptr, false);
+    nlohmann::json json = parseJsonInputOrDiscarded<nlohmann::json>(*line);
     if (!json.is_object()) {
         return makeError(where + "the attempt at " + socketPath + " replied with something that is not JSON");
     }

@@ -1,6 +1,7 @@
 // Reading and validating DSL descriptors; every error names the descriptor file and the field.
 #include "core/catalog/dsl_registry.h"
 
+#include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -134,7 +135,7 @@ const std::vector<std::string>& knownDslAdapters() {
 }
 
 Result<DslDescriptor> parseDslDescriptor(std::string_view json, const fs::path& file) {
-    nlohmann::json root = nlohmann::json::parse(json, nullptr, false);
+    nlohmann::json root = parseJsonInputOrDiscarded<nlohmann::json>(json);
     if (root.is_discarded()) {
         return makeError(file.string() + ": not valid JSON; check commas, quotes and brackets");
     }

@@ -1,6 +1,8 @@
 // Parsing of probe results and the peaks object sent with grade requests.
 #include "core/grading/device_probe.h"
 
+#include "core/util/json_input.h"
+
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -8,7 +10,7 @@
 namespace mkb {
 
 Result<DeviceProbe> deviceProbeFromJson(const std::string& deviceObjectText) {
-    nlohmann::ordered_json object = nlohmann::ordered_json::parse(deviceObjectText, nullptr, false);
+    nlohmann::ordered_json object = parseJsonInputOrDiscarded<nlohmann::ordered_json>(deviceObjectText);
     if (object.is_discarded() || !object.is_object()) {
         return makeError("the grader's probe result is not a JSON object; update the grader or report this");
     }

@@ -1,6 +1,7 @@
 // Building grade requests: DSL descriptor lookup, MKB_META and settings as protocol JSON.
 #include "core/grading/grade_request.h"
 
+#include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -41,7 +42,7 @@ Result<std::string> loadDslDescriptor(const std::string& dslId, const std::vecto
         if (!text) {
             return text.error();
         }
-        auto parsed = nlohmann::json::parse(*text, nullptr, false);
+        auto parsed = parseJsonInputOrDiscarded<nlohmann::json>(*text);
         if (parsed.is_discarded() || !parsed.is_object()) {
             return makeError("DSL descriptor " + file.string() + " is not a JSON object; fix or remove it");
         }

@@ -5,6 +5,7 @@
 #include "core/grading/grade_request.h"
 #include "core/grading/retime_request.h"
 #include "core/grading/verdict_json.h"
+#include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/signals.h"
 #include "core/util/text.h"
@@ -244,7 +245,7 @@ Status GraderProcess::start() {
     if (!line) {
         return line.error();
     }
-    Json hello = Json::parse(*line, nullptr, false);
+    Json hello = parseJsonInputOrDiscarded<Json>(*line);
     if (hello.is_discarded() || !hello.is_object() || hello.value("type", Json()) != "ready") {
         return failure("the grader's first line is not a ready message: '" + printablePrefix(*line, 80) + "'");
     }
@@ -420,9 +421,9 @@ Result<GraderReply> GraderProcess::exchange(const std::string& requestLine, cons
             std::string stage = reply.lastStage.empty() ? "" : " (last stage heard: " + reply.lastStage + ")";
             return makeError(line.error().message + stage);
         }
-        Json message = Json::parse(*line, nullptr, false);
+        Json message = parseJsonInputOrDiscarded<Json>(*line);
         if (message.is_discarded()) {
-            message = Json::parse(withNonFiniteAsNull(*line), nullptr, false);
+            message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(*line));
         }
         if (message.is_discarded() || !message.is_object()) {
             return makeError(failure("the grader wrote a line that is not a JSON object: '" +
@@ -492,7 +493,7 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         verdict.evalSeconds = nowSeconds() - began;
         return verdict;
     }
-    Json message = Json::parse(withNonFiniteAsNull(reply->line), nullptr, false);
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
     if (message.value("type", "") == "error") {
         std::string text = message.contains("message") && message["message"].is_string()
                                ? message["message"].get<std::string>()
@@ -532,7 +533,7 @@ Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const
     if (!reply) {
         return makeError("re-timing on " + request.device + " failed: " + reply.error().message);
     }
-    Json message = Json::parse(withNonFiniteAsNull(reply->line), nullptr, false);
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
     if (message.value("type", "") == "error") {
         std::string text = message.contains("message") && message["message"].is_string()
                                ? message["message"].get<std::string>()
@@ -561,7 +562,7 @@ Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::a
     if (!reply) {
         return reply.error();
     }
-    Json message = Json::parse(withNonFiniteAsNull(reply->line), nullptr, false);
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
     if (message.value("type", "") == "error") {
         std::string text = message.contains("message") && message["message"].is_string()
                                ? message["message"].get<std::string>()

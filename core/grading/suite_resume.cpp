@@ -2,6 +2,7 @@
 #include "core/grading/suite_resume.h"
 
 #include "core/grading/verdict_json.h"
+#include "core/util/json_input.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     if (!text) {
         return makeError("--resume " + path.string() + ": " + text.error().message);
     }
-    Json root = Json::parse(*text, nullptr, false);
+    Json root = parseJsonInputOrDiscarded<Json>(*text);
     if (root.is_discarded() || !root.is_object() || !root.contains("problems") || !root["problems"].is_array()) {
         return makeError("--resume " + path.string() +
                          ": not a report of `mkb suite check --json` (no JSON object with a \"problems\" list)");
