@@ -97,37 +97,13 @@ bool isJsonLines(std::size_t section) {
     return section == 1 || section == 5;
 }
 
-const std::vector<std::string> kResultKeys = {"model",
-                                              "prefix",
-                                              "created_at",
-                                              "started_at",
-                                              "timestamp",
-                                              "argv",
-                                              "cells",
-                                              "cell",
-                                              "problem",
-                                              "category",
-                                              "rewards",
-                                              "imported",
-                                              "correct",
-                                              "speedup_vs_eager",
-                                              "passed",
-                                              "stamps",
-                                              "task_fingerprint",
-                                              "skill_sha256",
-                                              "error",
-                                              "skipped",
-                                              "timed_out",
-                                              "usage",
-                                              "n_input_tokens",
-                                              "n_cache_tokens",
-                                              "n_output_tokens",
-                                              "cost_usd",
-                                              "agent_sec",
-                                              "eval_sec",
-                                              "counted",
-                                              "note",
-                                              "id"};
+// clang-format off
+const std::vector<std::string> kResultKeys = {
+    "model", "prefix", "created_at", "started_at", "timestamp", "argv", "cells", "cell", "problem", "category",
+    "rewards", "imported", "correct", "speedup_vs_eager", "passed", "stamps", "task_fingerprint", "skill_sha256",
+    "error", "skipped", "timed_out", "usage", "n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd",
+    "agent_sec", "eval_sec", "counted", "note", "id"};
+// clang-format on
 
 /// One JSON value of one file (or of one line of a JSON Lines file) changed by json_mutator.h; false when that text
 /// is not JSON.

@@ -15,41 +15,14 @@
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize);
 
 namespace {
-const std::vector<std::string> kVerdictKeys = {"imported",
-                                               "correct",
-                                               "passed",
-                                               "speedup_vs_eager",
-                                               "stage",
-                                               "error",
-                                               "infrastructure_error",
-                                               "timed_out",
-                                               "correct_draws",
-                                               "total_draws",
-                                               "failed_draws",
-                                               "mismatch",
-                                               "compliant",
-                                               "compliance_rule",
-                                               "kernel_median_ms",
-                                               "eager_median_ms",
-                                               "kernel_iqr_ms",
-                                               "throttled",
-                                               "outliers_correct",
-                                               "quant",
-                                               "cosine",
-                                               "relative_l1",
-                                               "rmse",
-                                               "roofline",
-                                               "bytes",
-                                               "flops",
-                                               "achieved_gbps",
-                                               "achieved_tflops",
-                                               "iou",
-                                               "mfu",
-                                               "eval_seconds",
-                                               "outlier_mismatch",
-                                               "recheck_correct",
-                                               "log",
-                                               "device_name"};
+// clang-format off
+const std::vector<std::string> kVerdictKeys = {
+    "imported", "correct", "passed", "speedup_vs_eager", "stage", "error", "infrastructure_error", "timed_out",
+    "correct_draws", "total_draws", "failed_draws", "mismatch", "compliant", "compliance_rule", "kernel_median_ms",
+    "eager_median_ms", "kernel_iqr_ms", "throttled", "outliers_correct", "quant", "cosine", "relative_l1", "rmse",
+    "roofline", "bytes", "flops", "achieved_gbps", "achieved_tflops", "iou", "mfu", "eval_seconds",
+    "outlier_mismatch", "recheck_correct", "log", "device_name"};
+// clang-format on
 } // namespace
 
 /// Half the mutations change one JSON value of the verdict (json_mutator.h), half are libFuzzer's byte mutations.
