@@ -19,7 +19,7 @@ const char* const kReportHelp =
     R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
                   [--split overall|direction|family|with_skill|source_verdict|model]
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
-                  [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped]
+                  [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped] [--timing paired|unpaired]
 
 Prints the metrics of the project store (docs/metrics.md defines each one) as tables.
 
@@ -47,6 +47,9 @@ options:
   --delta D          neutral band δ of the transfer outcome (default 0.05)
   --thresholds LIST  ladder thresholds t of R@t (default 0,0.5,1,2,4)
   --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
+  --timing RULE      paired (default): two passing kernels of a re-timed cell are judged on their paired ratio and
+                     its 95% CI, the others by the unpaired rule; unpaired: MetaKernelBench's rule on the separate
+                     gradings. Each outcome table says which rule it used and how many cells had paired data
 
 exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store cannot be opened or read
 )";
@@ -54,7 +57,7 @@ exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 
 int runReport(const std::vector<std::string>& rawArgs) {
     const ArgSpec spec{{"unclipped"},
                        {"store", "format", "output", "split", "metrics", "model", "direction", "family", "problems",
-                        "delta", "thresholds"},
+                        "delta", "thresholds", "timing"},
                        {}};
     auto args = parseArgs(rawArgs, spec);
     if (!args) {
@@ -103,6 +106,13 @@ int runReport(const std::vector<std::string>& rawArgs) {
     }
     options.settings.delta = *delta;
     options.settings.clipEffectiveSpeedup = !args->has("unclipped");
+    if (auto timing = args->option("timing")) {
+        auto parsed = report::parseTimingRule(*timing);
+        if (!parsed) {
+            return fail(kExitUsage, parsed.error().message);
+        }
+        options.settings.timing = *parsed;
+    }
     options.model = args->option("model");
     options.direction = args->option("direction");
     options.family = args->option("family");

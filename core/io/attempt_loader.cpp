@@ -67,6 +67,13 @@ Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& opti
     }
     loaded.attempts = std::move(attempts);
     loaded.comparisons = analysis::buildComparisons(loaded.attempts, loaded.armless);
+    if (options.withRetimings) {
+        Result<std::vector<RetimingRecord>> retimings = store.liveRetimings();
+        if (!retimings) {
+            return retimings.error();
+        }
+        loaded.retimings = analysis::attachRetimings(loaded.comparisons, *retimings);
+    }
     return loaded;
 }
 

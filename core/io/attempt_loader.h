@@ -22,14 +22,18 @@ struct LoadedAttempts {
     std::shared_ptr<const std::vector<analysis::Attempt>> attempts;
     /// The kept trials that fill no arm (archived, or running, errored or interrupted), whole, in trial id order.
     std::vector<TrialRecord> armless;
-    /// buildComparisons over the kept trials, sharing the attempts.
+    /// buildComparisons over the kept trials, sharing the attempts, with each cell's live paired re-timing attached
+    /// (analysis::attachRetimings) when withRetimings.
     std::vector<analysis::Comparison> comparisons;
+    /// What attaching the store's live re-timings did (all zero without withRetimings).
+    analysis::RetimingAttachment retimings;
 };
 
 struct AttemptLoadOptions {
     TrialFilter filter;
     MetricColumns columns;
     bool withSubmissions = false; // attach every submission (refinement trajectories, final kernels)
+    bool withRetimings = true;    // attach the store's live paired re-timings to the comparisons (Store::liveRetimings)
     /// Keeps a trial in the selection; every trial when empty.
     std::function<bool(const TrialRecord&)> keep;
 };

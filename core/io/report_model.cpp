@@ -254,6 +254,39 @@ ReportTable coverageTable(const std::vector<Group>& groups, const ReportOptions&
     return table;
 }
 
+/// Adds the outcomes' timing counts to a table's timing.
+void addTiming(TableTiming& timing, const analysis::OutcomeCounts& counts) {
+    timing.resolved += counts.total;
+    timing.withRetiming += counts.withRetiming;
+    timing.paired += counts.paired;
+    timing.fellBack += counts.fellBack;
+    timing.withinNoise += counts.withinNoise;
+}
+
+/// The line under an outcome table that says which rule it used and on how much paired data.
+std::string timingLine(const TableTiming& timing) {
+    const std::string counted = std::to_string(timing.resolved) + " resolved comparisons, " +
+                                std::to_string(timing.withRetiming) + " with a paired re-timing";
+    if (timing.rule == analysis::toString(analysis::TimingRule::Unpaired)) {
+        return "Timing: unpaired rule (MetaKernelBench, --timing unpaired): " + counted +
+               (timing.withRetiming ? " (not used)." : ".");
+    }
+    return "Timing: paired rule (DESIGN §8): " + counted + "; " + std::to_string(timing.paired) + " judged by it (" +
+           std::to_string(timing.withinNoise) + " within noise), " + std::to_string(timing.fellBack) +
+           " fell back to the unpaired rule for want of one.";
+}
+
+void setTiming(ReportTable& table, TableTiming timing) {
+    table.footnotes.push_back(timingLine(timing));
+    table.timing = std::move(timing);
+}
+
+TableTiming emptyTiming(const ReportOptions& options) {
+    TableTiming timing;
+    timing.rule = analysis::toString(options.settings.timing);
+    return timing;
+}
+
 std::vector<ReportCell> outcomeCells(const analysis::OutcomeCounts& counts) {
     return {countCell(counts.total),        countCell(counts.helped),        countCell(counts.neutral),
             countCell(counts.harmed),       percentCell(counts.helpedShare), percentCell(counts.neutralShare),
@@ -267,8 +300,10 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
                       {}};
     table.columns =
         withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share", "H", "ΔGM"});
+    TableTiming timing = emptyTiming(options);
     for (const Group& group : groups) {
         const analysis::TransferSummary summary = analysis::transferSummary(*group.comparisons, options.settings);
+        addTiming(timing, summary.outcomes);
         std::vector<ReportCell> row{textCell(group.key)};
         for (ReportCell& cell : outcomeCells(summary.outcomes)) {
             row.push_back(std::move(cell));
@@ -276,6 +311,7 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
         row.push_back(percentCell(summary.deltaGeometricMean));
         table.rows.push_back(std::move(row));
     }
+    setTiming(table, std::move(timing));
     return table;
 }
 
@@ -283,9 +319,11 @@ ReportTable standingTable(const std::vector<Group>& groups, const ReportOptions&
     ReportTable table{"standing", "Transfer outcomes by source standing (" + splitTitle(options.split) + ")", {}, {}};
     table.columns = withGroupColumn(
         options.split, {"source standing", "resolved", "helped", "neutral", "harmed", "T", "neutral share", "H"});
+    TableTiming timing = emptyTiming(options);
     for (const Group& group : groups) {
         for (const analysis::StandingRow& standing :
              analysis::outcomesBySourceStanding(*group.comparisons, options.settings)) {
+            addTiming(timing, standing.outcomes);
             std::vector<ReportCell> row{textCell(group.key), textCell(analysis::toString(standing.standing))};
             for (ReportCell& cell : outcomeCells(standing.outcomes)) {
                 row.push_back(std::move(cell));
@@ -293,6 +331,7 @@ ReportTable standingTable(const std::vector<Group>& groups, const ReportOptions&
             table.rows.push_back(std::move(row));
         }
     }
+    setTiming(table, std::move(timing));
     return table;
 }
 
@@ -309,7 +348,9 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
                       {}};
     table.columns = withGroupColumn(split, {"forward outcome", "comparisons", "reverse helped", "reverse neutral",
                                             "reverse harmed", "reverse missing"});
+    TableTiming timing = emptyTiming(options);
     auto addRows = [&](const std::string& key, const std::vector<Comparison>& comparisons) {
+        addTiming(timing, analysis::outcomeCounts(comparisons, options.settings));
         for (const analysis::ReverseDirectionRow& reverse :
              analysis::reverseDirectionTable(comparisons, options.settings)) {
             table.rows.push_back({textCell(key), textCell(analysis::toString(reverse.forward)),
@@ -325,6 +366,7 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
             addRows(group.key, *group.comparisons);
         }
     }
+    setTiming(table, std::move(timing));
     return table;
 }
 
@@ -656,6 +698,17 @@ Result<ReportSplit> parseReportSplit(const std::string& text) {
     }
     return makeError("unknown split '" + text +
                      "' in --split; use one of overall, direction, family, with_skill, source_verdict, model");
+}
+
+Result<analysis::TimingRule> parseTimingRule(const std::string& text) {
+    for (analysis::TimingRule rule : {analysis::TimingRule::Paired, analysis::TimingRule::Unpaired}) {
+        if (text == analysis::toString(rule)) {
+            return rule;
+        }
+    }
+    return makeError("unknown timing rule '" + text +
+                     "' in --timing; use paired (re-timed cells judged on their paired ratio, the default) or "
+                     "unpaired (MetaKernelBench's rule on the separate gradings)");
 }
 
 Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {

@@ -33,11 +33,23 @@ ReportCell numberCell(std::optional<double> value, int precision);
 ReportCell percentCell(std::optional<double> share, int precision = 1);
 ReportCell nullCell();
 
+/// Which timing rule an outcome table used (DESIGN §8) and how many of its comparisons it could judge on paired data.
+struct TableTiming {
+    std::string rule;             // "paired" or "unpaired"
+    std::size_t resolved = 0;     // resolved comparisons the table counts
+    std::size_t withRetiming = 0; // of them, with a live paired re-timing attached
+    std::size_t paired = 0;       // judged by the paired ratio
+    std::size_t fellBack = 0;     // both passed, no re-timing: judged by the unpaired rule
+    std::size_t withinNoise = 0;  // paired neutrals whose CI contains 1
+};
+
 struct ReportTable {
     std::string id;    // short machine name, e.g. "ladder"; LaTeX labels it tab:mkb-<id>
     std::string title; // one line, e.g. "Speedup ladder by direction"
     std::vector<std::string> columns;
     std::vector<std::vector<ReportCell>> rows; // each row has columns.size() cells
+    std::vector<std::string> footnotes;        // lines printed under the table (the timing rule, borderline counts)
+    std::optional<TableTiming> timing;         // outcome tables: the rule they used
 };
 
 struct Report {
@@ -55,6 +67,8 @@ enum class MetricSet { Ladder, Coverage, Transfer, Standing, Reverse, Usage, Ker
 const char* toString(ReportSplit split);
 const char* toString(MetricSet set);
 Result<ReportSplit> parseReportSplit(const std::string& text);
+/// "paired" or "unpaired" (--timing).
+Result<analysis::TimingRule> parseTimingRule(const std::string& text);
 /// Comma-separated names (ladder, transfer, usage, kbx, standing, reverse, refinement, portability, coverage, all).
 Result<std::vector<MetricSet>> parseMetricSets(const std::string& text);
 /// "0,0.5,1,2,4" -> thresholds; each must be a finite number >= 0, ascending, no duplicates.

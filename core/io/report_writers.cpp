@@ -137,6 +137,9 @@ std::string toMarkdown(const Report& report) {
         if (table.rows.empty()) {
             out += "\n_No rows: the selection holds nothing this table counts._\n";
         }
+        for (const std::string& footnote : table.footnotes) {
+            out += "\n_" + markdownEscape(footnote) + "_\n";
+        }
     }
     return out;
 }
@@ -172,6 +175,9 @@ std::string toCsv(const Report& report) {
             }
             appendCsvRow(out, fields);
         }
+        for (const std::string& footnote : table.footnotes) {
+            appendCsvRow(out, {footnote});
+        }
     }
     return out;
 }
@@ -186,7 +192,8 @@ std::string latexEscape(const std::string& text) {
                                                                    {"≤", "\\ensuremath{\\leq}"},
                                                                    {"→", "\\ensuremath{\\to}"},
                                                                    {"×", "\\ensuremath{\\times}"},
-                                                                   {"−", "\\ensuremath{-}"}};
+                                                                   {"−", "\\ensuremath{-}"},
+                                                                   {"§", "\\S{}"}};
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
         const char c = text[i];
@@ -259,7 +266,11 @@ std::string toLatex(const Report& report) {
             }
             out += " \\\\\n";
         }
-        out += "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+        out += "\\bottomrule\n\\end{tabular}\n";
+        for (const std::string& footnote : table.footnotes) {
+            out += "\\par\\smallskip{\\footnotesize " + latexEscape(footnote) + "}\n";
+        }
+        out += "\\end{table}\n";
     }
     return out;
 }
@@ -276,7 +287,21 @@ std::string toJson(const Report& report) {
             }
             rows.push_back(std::move(cells));
         }
-        tables.push_back({{"id", table.id}, {"title", table.title}, {"columns", table.columns}, {"rows", rows}});
+        nlohmann::ordered_json entry = {
+            {"id", table.id}, {"title", table.title}, {"columns", table.columns}, {"rows", rows}};
+        if (!table.footnotes.empty()) {
+            entry["footnotes"] = table.footnotes;
+        }
+        if (table.timing) {
+            const TableTiming& timing = *table.timing;
+            entry["timing"] = {{"rule", timing.rule},
+                               {"resolved", timing.resolved},
+                               {"with_retiming", timing.withRetiming},
+                               {"judged_paired", timing.paired},
+                               {"fell_back", timing.fellBack},
+                               {"within_noise", timing.withinNoise}};
+        }
+        tables.push_back(std::move(entry));
     }
     const nlohmann::ordered_json document = {{"title", report.title}, {"notes", report.notes}, {"tables", tables}};
     return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

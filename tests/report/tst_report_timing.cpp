@@ -1,0 +1,211 @@
+// The report's timing rule (DESIGN §8) on the fixture store with a paired re-timing: --timing paired judges a re-timed
+// cell on its ratio and CI, --timing unpaired keeps MetaKernelBench's outcome, and every outcome table says which
+// rule it used and on how many re-timed cells, in Markdown, CSV, LaTeX and JSON.
+#include "core/io/report_model.h"
+#include "core/io/report_writers.h"
+#include "report_fixtures.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace mkb::report;
+
+namespace {
+
+const ReportTable& tableOf(const Report& report, const std::string& id) {
+    for (const ReportTable& table : report.tables) {
+        if (table.id == id) {
+            return table;
+        }
+    }
+    qFatal("no table %s in the report", id.c_str());
+}
+
+double cellOf(const ReportTable& table, const std::string& column) {
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+        if (table.columns[i] == column) {
+            return table.rows.at(0).at(i).number;
+        }
+    }
+    qFatal("no column %s in table %s", column.c_str(), table.id.c_str());
+}
+
+/// The live trial id of m1's problem 1 in arm.
+std::int64_t trialId(mkb::Store& store, const std::string& arm) {
+    auto trials = store.loadTrials({}, mkb::TrialDetail::Lean);
+    if (!trials) {
+        qFatal("trials: %s", trials.error().message.c_str());
+    }
+    for (const mkb::TrialRecord& trial : *trials) {
+        if (trial.model == "m1" && trial.problemNumber == 1 && trial.arm == arm) {
+            return trial.id;
+        }
+    }
+    qFatal("no trial in arm %s", arm.c_str());
+}
+
+mkb::RetimedPair pair(const std::string& a, const std::string& b, double ratio, double low, double high) {
+    mkb::RetimedPair result;
+    result.a = a;
+    result.b = b;
+    result.ratio = ratio;
+    result.ciLow = low;
+    result.ciHigh = high;
+    result.n = 200;
+    return result;
+}
+
+/// A re-timing of m1's P1 triton2cuda cell (source solo_triton 2.0, base solo_cuda 1.0, skill 4.0: helped by tiers
+/// and by ratio in the unpaired rule) whose paired ratio skill/base is 1.01 with CI [0.98, 1.04]: within noise.
+mkb::RetimingRecord p1Retiming(std::int64_t source, std::int64_t base, std::int64_t skill) {
+    mkb::RetimingRecord record;
+    record.model = "m1";
+    record.suite = "fixture";
+    record.problemNumber = 1;
+    record.replicate = 1;
+    record.sourceDsl = "triton";
+    record.targetDsl = "cuda";
+    record.sourceTrialId = source;
+    record.baseTrialId = base;
+    record.skillTrialId = skill;
+    record.createdAt = "2026-12-01T00:00:00Z";
+    mkb::RetimingResult& result = record.result;
+    result.ok = true;
+    result.device = "cpu";
+    result.deviceName = "cpu";
+    result.graderFingerprint = "fixture";
+    result.rounds = 200;
+    result.stop = "converged";
+    for (const char* label : {"source", "base", "skill"}) {
+        result.kernels.push_back(mkb::RetimedKernel{label, "cuda", std::string(64, 'a'), 0.001, std::nullopt});
+    }
+    result.pairs = {pair("source", "base", 0.98, 0.96, 1.0), pair("base", "skill", 1.01, 0.98, 1.04)};
+    return record;
+}
+
+} // namespace
+
+class TestReportTiming : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    std::unique_ptr<mkb::Store> store_;
+
+    Report build(mkb::analysis::TimingRule rule) {
+        ReportOptions options;
+        options.model = "m1";
+        options.metrics = {MetricSet::Transfer, MetricSet::Standing, MetricSet::Reverse};
+        options.settings.timing = rule;
+        auto report = buildReportFromStore(*store_, options);
+        if (!report) {
+            qFatal("report: %s", report.error().message.c_str());
+        }
+        return std::move(*report);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        store_ = mkbtest::openFixtureStore(std::filesystem::path(dir_.path().toStdString()) / "fixture.sqlite");
+        const std::int64_t source = trialId(*store_, "solo_triton");
+        const std::int64_t base = trialId(*store_, "solo_cuda");
+        const std::int64_t skill = trialId(*store_, "triton2cuda_skill");
+        // A stale record first (it names another trial as the skill), archived by the live one that follows.
+        QVERIFY(store_->insertRetiming(p1Retiming(source, base, trialId(*store_, "cuda2triton_skill"))).ok());
+        QVERIFY(store_->insertRetiming(p1Retiming(source, base, skill)).ok());
+    }
+
+    // paired: the re-timed helped cell turns neutral within noise; the unpaired rule still calls it helped
+    void timing_pairedRuleJudgesTheRetimedCellOnItsRatio() {
+        const ReportTable& paired = tableOf(build(mkb::analysis::TimingRule::Paired), "transfer");
+        QCOMPARE(cellOf(paired, "helped"), 1.0); // P2 cuda2triton (pass/fail) only
+        QCOMPARE(cellOf(paired, "neutral"), 2.0);
+        QCOMPARE(cellOf(paired, "harmed"), 1.0);
+        const ReportTable& unpaired = tableOf(build(mkb::analysis::TimingRule::Unpaired), "transfer");
+        QCOMPARE(cellOf(unpaired, "helped"), 2.0);
+        QCOMPARE(cellOf(unpaired, "neutral"), 1.0);
+        // ΔGM: the paired r = 1.01 replaces 4: (1/2 · 1.01 · 1.5 · 1)^(1/4) − 1
+        QVERIFY(std::fabs(cellOf(paired, "ΔGM") - (std::pow(0.5 * 1.01 * 1.5, 0.25) - 1.0)) < 1e-12);
+    }
+
+    // every outcome table says its rule and counts the re-timed cells
+    void timing_everyOutcomeTableSaysItsRule() {
+        const Report report = build(mkb::analysis::TimingRule::Paired);
+        for (const char* id : {"transfer", "standing", "reverse"}) {
+            const ReportTable& table = tableOf(report, id);
+            QVERIFY2(table.timing, id);
+            QCOMPARE(table.timing->rule, std::string("paired"));
+            QCOMPARE(table.timing->resolved, std::size_t(4));
+            QCOMPARE(table.timing->withRetiming, std::size_t(1));
+            QCOMPARE(table.timing->paired, std::size_t(1));
+            QCOMPARE(table.timing->withinNoise, std::size_t(1));
+            QCOMPARE(table.timing->fellBack, std::size_t(0)); // the other cells differ in pass/fail or are skipped
+            QCOMPARE(table.footnotes.size(), std::size_t(1));
+        }
+        QCOMPARE(tableOf(report, "transfer").footnotes[0],
+                 std::string("Timing: paired rule (DESIGN §8): 4 resolved comparisons, 1 with a paired re-timing; 1 "
+                             "judged by it (1 within noise), 0 fell back to the unpaired rule for want of one."));
+        const Report plain = build(mkb::analysis::TimingRule::Unpaired);
+        QCOMPARE(tableOf(plain, "transfer").footnotes[0],
+                 std::string("Timing: unpaired rule (MetaKernelBench, --timing unpaired): 4 resolved comparisons, 1 "
+                             "with a paired re-timing (not used)."));
+    }
+
+    // standing: the paired source/base ratio 0.98 [0.96, 1.0] is within noise, so the source stands level with base
+    void timing_standingUsesTheSourceBasePair() {
+        const ReportTable& paired = tableOf(build(mkb::analysis::TimingRule::Paired), "standing");
+        const ReportTable& unpaired = tableOf(build(mkb::analysis::TimingRule::Unpaired), "standing");
+        auto resolvedIn = [](const ReportTable& table, const std::string& standing) {
+            for (const auto& row : table.rows) {
+                if (row[1].text == standing) {
+                    return row[2].number;
+                }
+            }
+            return -1.0;
+        };
+        QCOMPARE(resolvedIn(unpaired, "above"), 2.0);
+        QCOMPARE(resolvedIn(paired, "above"), 1.0);
+        QCOMPARE(resolvedIn(paired, "same"), 1.0);
+    }
+
+    // the rule line appears under the table in every format, and JSON carries it as a field
+    void timing_ruleLineInEveryFormat() {
+        const Report report = build(mkb::analysis::TimingRule::Paired);
+        QVERIFY(toMarkdown(report).find("\n_Timing: paired rule (DESIGN §8): 4 resolved") != std::string::npos);
+        QVERIFY(toCsv(report).find("\r\nTiming: paired rule (DESIGN §8): 4 resolved") != std::string::npos);
+        QVERIFY(toLatex(report).find("\\end{tabular}\n\\par\\smallskip{\\footnotesize Timing: paired rule (DESIGN "
+                                     "\\S{}8)") != std::string::npos);
+        const nlohmann::json json = nlohmann::json::parse(toJson(report));
+        const nlohmann::json& timing = json["tables"][0]["timing"];
+        QCOMPARE(timing["rule"].get<std::string>(), std::string("paired"));
+        QCOMPARE(timing["with_retiming"].get<int>(), 1);
+        QCOMPARE(timing["judged_paired"].get<int>(), 1);
+        QCOMPARE(timing["within_noise"].get<int>(), 1);
+        QCOMPARE(timing["fell_back"].get<int>(), 0);
+    }
+
+    // tables that use no timing rule carry no rule line (the ladder's output stays as it was)
+    void timing_ladderCarriesNoRuleLine() {
+        ReportOptions options;
+        options.metrics = {MetricSet::Ladder, MetricSet::Coverage};
+        auto report = buildReportFromStore(*store_, options);
+        QVERIFY(report.ok());
+        for (const ReportTable& table : report->tables) {
+            QVERIFY(table.footnotes.empty() && !table.timing);
+        }
+        QVERIFY(toJson(*report).find("\"timing\"") == std::string::npos);
+    }
+
+    void timing_parseTimingRuleNamesTheBadValue() {
+        QVERIFY(*parseTimingRule("paired") == mkb::analysis::TimingRule::Paired);
+        QVERIFY(*parseTimingRule("unpaired") == mkb::analysis::TimingRule::Unpaired);
+        auto bad = parseTimingRule("pairwise");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.error().message.find("'pairwise' in --timing") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReportTiming)
+#include "tst_report_timing.moc"
