@@ -94,7 +94,19 @@ std::string verdictReport(const Verdict& v, const ReportHeading& heading) {
     }
     if (v.passed || v.speedupVsEager > 0) {
         std::string verdictWord = v.speedupVsEager >= 1 ? "faster than eager" : "slower than eager";
-        line("speedup", number(v.speedupVsEager, "%.2f") + "x (" + verdictWord + ")");
+        std::string interval;
+        if (v.speedupCiLow && v.speedupCiHigh) {
+            interval = "; 95% CI " + number(*v.speedupCiLow, "%.2f") + "-" + number(*v.speedupCiHigh, "%.2f") + "x";
+            if (*v.speedupCiLow <= 1 && *v.speedupCiHigh >= 1) {
+                interval += ", within noise of eager";
+            }
+        }
+        line("speedup", number(v.speedupVsEager, "%.2f") + "x (" + verdictWord + interval + ")");
+    }
+    if (v.gpuMedianMs) {
+        line("gpu time", milliseconds(*v.gpuMedianMs) + " median over " + std::to_string(v.gpuSamples) +
+                             " re-checked draw(s): the call's summed kernel time from CUDA's activity records (" +
+                             (v.gpuTimeSource.empty() ? "torch.profiler" : v.gpuTimeSource) + ")");
     }
     if (v.outliersCorrect) {
         line("outliers", *v.outliersCorrect ? "correct on outlier inputs"
@@ -131,6 +143,11 @@ std::string verdictReport(const Verdict& v, const ReportHeading& heading) {
         }
         if (!r.iou && !r.mfu) {
             text += "; no measured peaks (run mkb device probe)";
+        }
+        if (r.timeBasis == "gpu") {
+            text += "; over GPU time";
+        } else if (r.timeBasis == "end_to_end") {
+            text += "; over end-to-end time (no GPU time measured)";
         }
         line("roofline", text);
     }

@@ -168,6 +168,11 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.optionalNumber("eager_median_ms", verdict.eagerMedianMs);
     read.optionalNumber("kernel_iqr_ms", verdict.kernelIqrMs);
     read.boolean("throttled", verdict.throttled);
+    read.optionalNumber("speedup_ci_low", verdict.speedupCiLow);
+    read.optionalNumber("speedup_ci_high", verdict.speedupCiHigh);
+    read.optionalNumber("gpu_median_ms", verdict.gpuMedianMs);
+    read.text("gpu_time_source", verdict.gpuTimeSource);
+    read.integer("gpu_samples", verdict.gpuSamples);
     read.optionalBoolean("outliers_correct", verdict.outliersCorrect);
     read.number("eval_seconds", verdict.evalSeconds);
     read.text("outlier_mismatch", verdict.outlierMismatch);
@@ -201,6 +206,7 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
             f.optionalNumber("achieved_tflops", r.achievedTflops);
             f.optionalNumber("iou", r.iou);
             f.optionalNumber("mfu", r.mfu);
+            f.text("time_basis", r.timeBasis);
             if (!f.error().empty()) {
                 return makeError(f.error());
             }
@@ -235,6 +241,11 @@ std::string verdictToJson(const Verdict& v) {
     object["eager_median_ms"] = optional(v.eagerMedianMs);
     object["kernel_iqr_ms"] = optional(v.kernelIqrMs);
     object["throttled"] = v.throttled;
+    object["speedup_ci_low"] = optional(v.speedupCiLow);
+    object["speedup_ci_high"] = optional(v.speedupCiHigh);
+    object["gpu_median_ms"] = optional(v.gpuMedianMs);
+    object["gpu_time_source"] = v.gpuTimeSource.empty() ? "none" : v.gpuTimeSource;
+    object["gpu_samples"] = v.gpuSamples;
     object["outliers_correct"] = v.outliersCorrect ? Json(*v.outliersCorrect) : Json(nullptr);
     object["quant"] = v.quant ? Json{{"cosine", v.quant->cosine},
                                      {"relative_l1", v.quant->relativeL1},
@@ -246,7 +257,8 @@ std::string verdictToJson(const Verdict& v) {
                                            {"achieved_gbps", optional(v.roofline->achievedGBps)},
                                            {"achieved_tflops", optional(v.roofline->achievedTflops)},
                                            {"iou", optional(v.roofline->iou)},
-                                           {"mfu", optional(v.roofline->mfu)}}
+                                           {"mfu", optional(v.roofline->mfu)},
+                                           {"time_basis", v.roofline->timeBasis}}
                                     : Json(nullptr);
     object["eval_seconds"] = v.evalSeconds;
     object["outlier_mismatch"] = v.outlierMismatch;

@@ -19,8 +19,9 @@ struct Roofline {
     double flops = 0;                   // from the FLOP counter on reference, or MKB_META
     std::optional<double> achievedGBps; // over the kernel's median time
     std::optional<double> achievedTflops;
-    std::optional<double> iou; // achieved bandwidth / measured peak bandwidth
-    std::optional<double> mfu; // achieved FLOP/s / measured peak for the dominant dtype
+    std::optional<double> iou;  // achieved bandwidth / measured peak bandwidth
+    std::optional<double> mfu;  // achieved FLOP/s / measured peak for the dominant dtype
+    std::string timeBasis = ""; // the time the rates are over: "gpu" (CUDA activity records), "end_to_end", "" unknown
 };
 
 struct Verdict {
@@ -47,6 +48,15 @@ struct Verdict {
     std::optional<double> eagerMedianMs;
     std::optional<double> kernelIqrMs;
     bool throttled = false; // some timing samples were taken while the SM clock was throttled
+    // The speedup's 95% percentile-bootstrap interval over the paired timing draws; unset on failure or in older
+    // verdicts. Filled by verdictFromJson; the store keeps it inside Verdict::json.
+    std::optional<double> speedupCiLow;
+    std::optional<double> speedupCiHigh;
+    // Median GPU time of a call (summed device activity from CUDA's records) on the re-checked timing draws; unset on
+    // CPU or when the profiler was unavailable. gpuTimeSource is "torch.profiler" or "none".
+    std::optional<double> gpuMedianMs;
+    std::string gpuTimeSource;
+    int gpuSamples = 0;
 
     std::optional<bool> outliersCorrect; // outlier draws, reported separately
     std::optional<QuantMetrics> quant;

@@ -1,7 +1,9 @@
 // GraderProcess::retime and the retime request/reply code against the real grader on device "cpu" (cpusim fixtures).
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
+#include "core/grading/report_text.h"
 #include "core/grading/retime_request.h"
+#include "core/grading/verdict_json.h"
 #include "support/testpaths.h"
 
 #include <QTemporaryDir>
@@ -142,6 +144,38 @@ private slots:
         QVERIFY(!refused.ok());
         QVERIFY2(refused.error().message.find("2 to 4") != std::string::npos, refused.error().message.c_str());
         QCOMPARE(grader.spawnCount(), 1);
+    }
+
+    void verdictsCarryTheirSpeedupIntervalAndGpuTimeIntoTheReport() {
+        auto parsed = verdictFromJson(
+            R"({"imported":true,"correct":true,"passed":true,"speedup_vs_eager":2.5,"stage":"done",
+                "kernel_median_ms":0.4,"eager_median_ms":1.0,"speedup_ci_low":2.4,"speedup_ci_high":2.6,
+                "gpu_median_ms":0.35,"gpu_time_source":"torch.profiler","gpu_samples":3,
+                "roofline":{"bytes":4e9,"flops":null,"achieved_gbps":11428,"achieved_tflops":null,"iou":0.95,
+                            "mfu":null,"time_basis":"gpu"}})");
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().message.c_str());
+        QCOMPARE(*parsed->speedupCiLow, 2.4);
+        QCOMPARE(*parsed->speedupCiHigh, 2.6);
+        QCOMPARE(*parsed->gpuMedianMs, 0.35);
+        QCOMPARE(parsed->gpuSamples, 3);
+        QCOMPARE(parsed->roofline->timeBasis, std::string("gpu"));
+        std::string report = verdictReport(*parsed, {});
+        QVERIFY2(report.find("95% CI 2.40-2.60x") != std::string::npos, report.c_str());
+        QVERIFY2(report.find("gpu time") != std::string::npos, report.c_str());
+        QVERIFY2(report.find("over GPU time") != std::string::npos, report.c_str());
+        auto again = verdictFromJson(verdictToJson(*parsed));
+        QVERIFY(again.ok() && again->speedupCiHigh == 2.6 && again->gpuTimeSource == "torch.profiler");
+
+        auto older = verdictFromJson(R"({"imported":true,"correct":true,"passed":true,"speedup_vs_eager":1.0})");
+        QVERIFY(older.ok() && !older->speedupCiLow && !older->gpuMedianMs);
+        QVERIFY(verdictReport(*older, {}).find("95% CI") == std::string::npos);
+        auto noisy = verdictFromJson(R"({"imported":true,"correct":true,"passed":true,"speedup_vs_eager":1.01,
+                                         "speedup_ci_low":0.97,"speedup_ci_high":1.05})");
+        QVERIFY(noisy.ok());
+        QVERIFY(verdictReport(*noisy, {}).find("within noise of eager") != std::string::npos);
+        auto wrong = verdictFromJson(R"({"imported":true,"correct":true,"passed":true,"speedup_vs_eager":1.0,
+                                         "speedup_ci_low":"low"})");
+        QVERIFY(!wrong.ok() && wrong.error().message.find("speedup_ci_low") != std::string::npos);
     }
 
     void deadlineCoversCorrectnessRoundsAndMargin() {
