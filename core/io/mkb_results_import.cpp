@@ -548,10 +548,12 @@ public:
         const FieldReader fields(*identity, "store.json");
         auto model = fields.text("model");
         auto prefix = fields.text("prefix");
-        if (!model || !prefix || !*model || !*prefix) {
-            issue(modelDir_ / "store.json",
-                  (!model ? model.error().message + "; it needs " : "needs ") +
-                      std::string("string fields 'model' and 'prefix'; model folder skipped"));
+        std::string wrong = !model ? model.error().message : !prefix ? prefix.error().message : "";
+        if (wrong.empty() && (!*model || !*prefix || (*model)->empty() || (*prefix)->empty())) {
+            wrong = "store.json: needs non-empty string fields 'model' and 'prefix'";
+        }
+        if (!wrong.empty()) {
+            issue(modelDir_ / "store.json", wrong + "; model folder skipped");
             return false;
         }
         model_ = **model;

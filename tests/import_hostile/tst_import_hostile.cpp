@@ -293,6 +293,25 @@ private slots:
         QVERIFY(contains(issueAt(*summary, "_r30_solo_tirx"), "record.json: is missing"));
     }
 
+    void aModelFolderWithAMalformedStoreJsonIsSkippedSayingWhy() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const fs::path results = goodResultsFolder(root);
+        writeText(results / "kimi" / "store.json", R"({"model": "openrouter/m/kimi", "prefix": 5})");
+        writeText(results / "qwen" / "store.json", R"({"model": "", "prefix": "def456"})");
+        writeText(results / "deepseek" / "store.json", R"({"model": "openrouter/d/deepseek")");
+        auto store = mkb::Store::open(root / "p.sqlite");
+        QVERIFY(store.ok());
+        auto summary = mkb::importMetaKernelBenchResults(**store, results);
+        QVERIFY(summary.ok());
+        QCOMPARE(summary->models, 1);
+        QCOMPARE(summary->trialsImported, 1);
+        QCOMPARE(issueAt(*summary, "kimi"),
+                 std::string("store.json: field 'prefix' is 5, expected a string; model folder skipped"));
+        QVERIFY(contains(issueAt(*summary, "qwen"), "needs non-empty string fields 'model' and 'prefix'"));
+        QVERIFY(contains(issueAt(*summary, "deepseek"), "store.json: syntax error"));
+    }
+
     void twoProblemFoldersWithOneNumberAreBothSkipped() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
