@@ -1,9 +1,11 @@
 """retime: paired re-timing through the real server on cpu (cpusim): rounds, seeds, adaptive stop, failures."""
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import gradertest
@@ -174,6 +176,104 @@ class RetimeServerTest(unittest.TestCase):
             reply, _ = self.ask(kernels, settings)
             self.assertEqual(reply["type"], "error", reply)
             self.assertIn(words, reply["message"])
+
+
+
+# CUDA must never be initialised in this process: the grader forks evaluation children from it.
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+try:
+    import torch
+
+    HAS_GPU = torch.cuda.is_available() and importlib.util.find_spec("triton") is not None
+except ImportError:
+    HAS_GPU = False
+
+COPY_PROBLEM = '''"""Copy: out = x (512 MiB of float32), the GPU-time IOU check of issue 20."""
+import torch
+
+def reference(x):
+    return x.clone()
+
+def make_inputs(device="cpu"):
+    return [torch.randn(128 * 1024 * 1024, device=device)]
+'''
+COPY_KERNEL = '''"""A plain Triton device-to-device copy."""
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+def solve(x):
+    out = torch.empty_like(x)
+    n = x.numel()
+    copy_kernel[(triton.cdiv(n, 8192),)](x, out, n, BLOCK=8192, num_warps=8)
+    return out
+'''
+
+
+@unittest.skipUnless(HAS_GPU, "needs an NVIDIA GPU with triton")
+class RetimeGpuTest(unittest.TestCase):
+    """On the H200 (issue 20 items 1 and 5): GPU-time IOU of a copy kernel; a shipped solution re-timed against
+    itself and against a copy slowed by 10%."""
+
+    def test_a_triton_copy_kernel_reaches_ninety_percent_of_the_probed_copy_bandwidth_over_gpu_time(self) -> None:
+        from mkbgrader import probe, sandbox
+        from mkbgrader.grade import grade
+        from mkbgrader.settings import parse_settings
+
+        outcome = sandbox.run_in_child(lambda send: send({"device": probe.probe_device("cuda:0")}), 600)
+        peaks = next(m["device"] for m in outcome.messages if "device" in m)
+        with tempfile.TemporaryDirectory() as folder:
+            problem_path, kernel_path = os.path.join(folder, "90_copy.py"), os.path.join(folder, "kernel.py")
+            with open(problem_path, "w", encoding="utf-8") as handle:
+                handle.write(COPY_PROBLEM)
+            with open(kernel_path, "w", encoding="utf-8") as handle:
+                handle.write(COPY_KERNEL)
+            request = {"problem": problem_path, "kernel": kernel_path, "dsl": "triton",
+                       "dsl_descriptor": gradertest.descriptor("triton"), "device": "cuda:0", "peaks": peaks,
+                       "problem_meta": {"outliers": False}}
+            verdict = grade(request, parse_settings({"timeout_s": 600.0}))
+        print("\ncopy kernel:", json.dumps({"copy_gbps": peaks["copy_gbps"], **{k: verdict[k] for k in (
+            "kernel_median_ms", "gpu_median_ms", "gpu_samples", "gpu_time_source", "speedup_vs_eager",
+            "speedup_ci_low", "speedup_ci_high", "roofline")}}))
+        self.assertTrue(verdict["passed"], verdict["error"])
+        self.assertEqual(verdict["gpu_time_source"], "torch.profiler")
+        self.assertEqual(verdict["roofline"]["time_basis"], "gpu")
+        self.assertGreaterEqual(verdict["roofline"]["iou"], 0.90)
+
+    def test_a_shipped_solution_against_itself_and_a_slowed_copy(self) -> None:
+        from mkbgrader.retime import retime
+
+        solutions = os.path.join(gradertest.REPO, "problems", "attention", "_solutions")
+        triton_path = os.path.join(solutions, "01_gqa_decode_attention.triton.py")
+        cuda_path = os.path.join(solutions, "01_gqa_decode_attention.cuda.py")
+        kernels = [{"label": "source", "kernel": cuda_path, "dsl": "cuda",
+                    "dsl_descriptor": gradertest.descriptor("cuda")},
+                   {"label": "base", "kernel": triton_path, "dsl": "triton",
+                    "dsl_descriptor": gradertest.descriptor("triton")},
+                   {"label": "skill", "kernel": triton_path, "dsl": "triton",
+                    "dsl_descriptor": gradertest.descriptor("triton")},
+                   {"label": "slowed", "kernel": triton_path, "dsl": "triton",
+                    "dsl_descriptor": gradertest.descriptor("triton"), "slowdown": 0.1}]
+        request = {"problem": os.path.join(gradertest.REPO, "problems", "attention", "01_gqa_decode_attention.py"),
+                   "device": "cuda:0", "kernels": kernels}
+        result = retime(request)
+        print("\nretime 01 (A/A, A/B 10%):", json.dumps({k: result[k] for k in (
+            "ok", "error", "rounds", "stop", "seconds", "eager_median_s", "kernels", "pairs")}))
+        self.assertTrue(result["ok"], result["error"])
+        pairs = {(p["a"], p["b"]): p for p in result["pairs"]}
+        same = pairs[("base", "skill")]
+        self.assertLessEqual(same["ci_low"], 1.0)
+        self.assertGreaterEqual(same["ci_high"], 1.0)
+        slowed = pairs[("base", "slowed")]
+        self.assertLess(slowed["ci_high"], 1.0)
+        self.assertTrue(0.85 < slowed["ratio"] < 0.95, slowed)
+        self.assertTrue(all(k["gpu_median_s"] for k in result["kernels"]))
 
 
 if __name__ == "__main__":
