@@ -165,6 +165,15 @@ class RetimeServerTest(unittest.TestCase):
         self.assertEqual(reply["retime"]["failed_label"], "skill", reply)
         self.assertIn("compliance", reply["retime"]["error"])
 
+    def test_a_kernel_that_crashes_the_child_is_named_and_not_an_infrastructure_error(self) -> None:
+        reply, _ = self.ask([kernel("base", GOOD), kernel("skill", gradertest.hostile("segfault"))],
+                            {"min_rounds": 5, "max_rounds": 5})
+        result = reply["retime"]
+        self.assertFalse(result["ok"])
+        self.assertEqual(result["failed_label"], "skill", result)
+        self.assertFalse(result["infrastructure_error"])
+        self.assertIn("SIGSEGV", result["error"])
+
     def test_malformed_requests_get_error_replies(self) -> None:
         cases = [([kernel("base", GOOD)], {}, "2 to 4 kernels"),
                  ([kernel("base", GOOD), kernel("base", COPIES)], {}, "used twice"),

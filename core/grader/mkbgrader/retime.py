@@ -291,7 +291,7 @@ def build(outcome: sandbox.ChildOutcome, kernels: list[KernelSpec], settings: Se
             how = f"was killed by signal {signal.Signals(outcome.exit_signal).name}"
         else:
             how = f"exited with code {outcome.exit_code}"
-        label = next((str(m.get("label")) for m in reversed(outcome.messages) if m.get("t") == "calling"), "")
+        label = next((str(m.get("label") or "") for m in reversed(outcome.messages) if m.get("t") == "calling"), "")
         return _failed(result, f"the re-timing process {how} during stage {outcome.last_stage or 'load'} without a "
                        "result" + (f" (while calling kernel '{label}')" if label else ""), label, not label)
     if outcome.garbage:
@@ -402,7 +402,10 @@ def _make_evaluation_class() -> type:
             self.send({"t": "final"})
 
         def _use(self, slot: Optional[_Slot]) -> None:
-            self.current_label = slot.spec.label if slot else ""
+            label = slot.spec.label if slot else ""
+            if label != self.current_label:  # who runs next, so a crash that leaves no message can be attributed
+                self.outer_send({"t": "calling", "label": label})
+            self.current_label = label
             self.current_adapter = slot.adapter_name if slot else ""
             if slot is not None:
                 self.solve = slot.solve
