@@ -25,8 +25,11 @@ trial with its record.json rewards, verdict.json, submissions.jsonl, final kerne
 archived trials; invocations.jsonl becomes invocations. Importing the same folder again changes nothing; a trial
 whose content changed replaces the live one, which is archived, never deleted.
 
-Anything missing or malformed is reported on its own line (path: reason) and the rest imports. On a terminal,
-stderr shows the trials handled of all and the one being imported.
+Anything missing or malformed is reported on its own line (path: reason, naming the file and the field) and the
+rest imports. Only regular files whose real path lies inside the results folder are read; JSON nested deeper than
+256 levels, counts out of range and negative costs or speedups are refused. Imports into one store take turns, trial
+by trial, so two at once file each trial once; importing again links skill arms stored without their source trial.
+On a terminal, stderr shows the trials handled of all and the one being imported.
 
 options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); created when missing
