@@ -38,7 +38,8 @@ options:
   --python PATH   the interpreter that runs the grader (default: $MKB_PYTHON, else python3); it needs torch
   --timeout S     the evaluation bound in seconds (default 600); mkb allows the grader S + 30 s in all
   --dsl-dir DIR   an extra folder of DSL descriptors, searched first (repeatable)
-  --json          print the verdict JSON instead of the report
+  --json          print the verdict JSON instead of the report (with the speedup's 95% CI, speedup_ci_low and
+                  speedup_ci_high, and the GPU time, gpu_median_ms; fields: docs/grader-protocol.md)
   --store PATH    the project store: peaks for roofline come from its latest probe of the device
                   (default: $MKB_STORE or the user's store, when it exists)
   --save          record the verdict in the store as a trial of model "manual" (arm solo_D, replicate 1);
