@@ -4,7 +4,8 @@
 #   run_fuzz.sh run TARGET SECONDS [FLAG...]  fuzz TARGET for SECONDS from its committed corpus; extra libFuzzer flags
 #                                             go last. Exit 1 on a crash, a leak, undefined behaviour or a time-out.
 # Environment: MKB_FUZZ_BUILD_DIR (default build/dev/fuzz), MKB_FUZZ_SEED (default 1), MKB_FUZZ_JOBS (default 2),
-# MKB_FUZZ_RSS_MB (default 2048). Without clang it skips (exit 77), except under CI=true, where it fails.
+# MKB_FUZZ_RSS_MB (default 2048), MKB_FUZZ_GENERATED_DIR (the main build's generated/, for mkb/version.h).
+# Without clang it skips (exit 77), except under CI=true, where it fails.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,6 +35,9 @@ case "${1:-}" in
       generator=()
       command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
       cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    fi
+    if [ -n "${MKB_FUZZ_GENERATED_DIR:-}" ]; then
+      cmake -S "$here" -B "$build" -DMKB_GENERATED_DIR="$MKB_FUZZ_GENERATED_DIR" >/dev/null
     fi
     cmake --build "$build" -j "${MKB_FUZZ_JOBS:-2}"
     ;;
@@ -68,7 +72,7 @@ case "${1:-}" in
     echo "fuzz: $target ran ${seconds}s from $(ls "$seeds" | wc -l) seed(s) with no crash"
     ;;
   *)
-    sed -n '2,8p' "$0" >&2
+    sed -n '2,9p' "$0" >&2
     exit 2
     ;;
 esac
