@@ -1,12 +1,14 @@
 // `mkb plan`: what a run of model × problems × DSL pair × replicates would do next, given the store's history.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
+#include "app/cli/run_selection.h"
 
 #include "core/catalog/catalog.h"
 #include "core/catalog/dsl_registry.h"
 #include "core/grading/grader_fingerprint.h"
 #include "core/protocol/planner.h"
 #include "core/store/store.h"
+#include "core/util/dir_walk.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -109,10 +111,10 @@ nlohmann::json planToJson(const Plan& plan, const PlanOptions& options, bool sto
 }
 
 void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problemCount, bool storeExists) {
-    std::cout << "plan for model " << options.model << ", DSLs " << options.dslA << "," << options.dslB << ": "
-              << problemCount << (problemCount == 1 ? " problem" : " problems") << " x " << options.replicates
-              << (options.replicates == 1 ? " replicate" : " replicates") << " x 4 arms = " << plan.entries.size()
-              << " trials\n";
+    std::cout << "plan for model " << safeOneLine(options.model) << ", DSLs " << safeOneLine(options.dslA) << ","
+              << safeOneLine(options.dslB) << ": " << problemCount << (problemCount == 1 ? " problem" : " problems")
+              << " x " << options.replicates << (options.replicates == 1 ? " replicate" : " replicates")
+              << " x 4 arms = " << plan.entries.size() << " trials\n";
     std::cout << "history: "
               << (storeExists ? "store " + options.storePath.string()
                               : "none (no store at " + options.storePath.string() + ")")
@@ -141,7 +143,8 @@ void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problem
 Result<PlanOptions> readOptions(const ParsedArgs& args) {
     PlanOptions options;
     if (!args.positionals.empty()) {
-        return makeError("plan: unexpected argument '" + args.positionals.front() + "'; see mkb plan --help");
+        return makeError("plan: unexpected argument '" + safeOneLine(args.positionals.front()) +
+                         "'; see mkb plan --help");
     }
     auto glob = args.option("problems");
     if (!glob || trimmed(*glob).empty()) {
@@ -154,12 +157,13 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
     }
     const std::vector<std::string> pair = splitString(*dsls, ',');
     if (pair.size() != 2 || trimmed(pair[0]).empty() || trimmed(pair[1]).empty()) {
-        return makeError("plan: --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" + *dsls + "'");
+        return makeError("plan: --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" +
+                         safeOneLine(*dsls) + "'");
     }
     options.dslA = std::string(trimmed(pair[0]));
     options.dslB = std::string(trimmed(pair[1]));
     if (options.dslA == options.dslB) {
-        return makeError("plan: --dsls needs two different DSLs, got '" + options.dslA + "' twice");
+        return makeError("plan: --dsls needs two different DSLs, got '" + safeOneLine(options.dslA) + "' twice");
     }
     auto replicates = args.intOption("replicates", 1, 1, 100);
     if (!replicates) {
@@ -219,22 +223,24 @@ int runPlan(const std::vector<std::string>& rawArgs) {
             for (const std::string& id : registry->ids()) {
                 known += (known.empty() ? "" : ", ") + id;
             }
-            return fail(kExitUsage, "plan: unknown DSL '" + *dsl + "' in --dsls; known DSLs: " + known);
+            return fail(kExitUsage, "plan: unknown DSL '" + safeOneLine(*dsl) + "' in --dsls; known DSLs: " + known);
         }
     }
 
     for (const fs::path& suite : options->suites) {
-        std::error_code ec;
-        if (!fs::is_directory(suite, ec)) {
-            return fail(kExitBadInput, "plan: suite folder " + suite.string() +
-                                           " does not exist or is not a folder; pass --suite DIR");
+        if (std::string why = whyNotAFolder(suite); !why.empty()) {
+            return fail(kExitBadInput,
+                        "plan: suite folder " + safeOneLine(suite.string()) + " " + why + "; pass --suite DIR");
         }
     }
     const Catalog catalog = loadCatalog(options->suites);
+    if (const CatalogIssue* duplicate = catalog.duplicateSelectedBy(options->glob)) {
+        return fail(kExitBadInput, "plan: " + safeOneLine(duplicate->path.string()) + ": " + duplicate->message +
+                                       "; a run cannot go ahead while two files claim one number");
+    }
     const std::vector<const Problem*> selected = catalog.select(options->glob);
     if (selected.empty()) {
-        return fail(kExitBadInput, "plan: no problem matched --problems '" + options->glob + "' in " +
-                                       std::to_string(catalog.problems.size()) + " problems; try mkb problems list");
+        return fail(kExitBadInput, noProblemMatched(catalog, options->glob, "plan"));
     }
     if (!catalog.issues.empty()) {
         std::cerr << "mkb: note: " << catalog.issues.size()

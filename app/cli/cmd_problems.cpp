@@ -3,7 +3,9 @@
 #include "app/cli/command.h"
 
 #include "core/catalog/catalog.h"
+#include "core/util/dir_walk.h"
 #include "core/util/paths.h"
+#include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -102,9 +104,9 @@ Result<std::vector<fs::path>> suiteRoots(const ParsedArgs& args) {
         roots.push_back(shippedProblemsDir());
     }
     for (const fs::path& root : roots) {
-        std::error_code ec;
-        if (!fs::is_directory(root, ec)) {
-            return makeError("suite folder '" + root.string() + "' does not exist; pass an existing folder to --suite");
+        if (std::string why = whyNotAFolder(root); !why.empty()) {
+            return makeError("suite folder '" + safeOneLine(root.string()) + "' " + why +
+                             "; pass an existing folder to --suite");
         }
     }
     return roots;
@@ -115,7 +117,7 @@ void noteSkippedFiles(const Catalog& catalog, const std::vector<fs::path>& roots
         return;
     }
     std::cerr << "mkb: note: " << catalog.issues.size() << " malformed file(s) skipped; `mkb problems validate "
-              << roots.front().string() << "` lists them\n";
+              << safeOneLine(roots.front().string()) << "` lists them\n";
 }
 
 int listProblems(const ParsedArgs& args) {
@@ -173,10 +175,19 @@ int showProblem(const ParsedArgs& args) {
         return fail(kExitBadInput, roots.error().message);
     }
     Catalog catalog = loadCatalog(*roots);
-    const Problem* problem = catalog.find(args.positionals[0]);
+    const std::string& wanted = args.positionals[0];
+    const Problem* problem = catalog.find(wanted);
     if (!problem) {
-        return fail(kExitBadInput, "unknown problem '" + args.positionals[0] + "' in " + roots->front().string() +
-                                       "; `mkb problems list` shows the names");
+        const std::string rootText = safeOneLine(roots->front().string());
+        if (std::vector<const CatalogIssue*> why = catalog.issuesFor(wanted); !why.empty()) {
+            std::string more = why.size() > 1 ? " (and " + std::to_string(why.size() - 1) + " more issue(s))" : "";
+            return fail(kExitBadInput, "'" + safeOneLine(wanted) +
+                                           "' is not a valid problem: " + safeOneLine(why.front()->path.string()) +
+                                           ": " + safeOneLine(why.front()->message) + more +
+                                           "; `mkb problems validate " + rootText + "` lists every issue");
+        }
+        return fail(kExitBadInput, "unknown problem '" + safeOneLine(wanted) + "': nothing in " + rootText +
+                                       " has that number or name; `mkb problems list` shows the names");
     }
     if (args.has("json")) {
         std::cout << problemJson(*problem, true).dump(2) << '\n';
@@ -214,10 +225,9 @@ int validateSuite(const ParsedArgs& args) {
         return fail(kExitUsage, "problems validate takes one DIR (a suite root with family folders); see --help");
     }
     const fs::path root(args.positionals[0]);
-    std::error_code ec;
-    if (!fs::is_directory(root, ec)) {
+    if (std::string why = whyNotAFolder(root); !why.empty()) {
         return fail(kExitBadInput,
-                    "folder '" + root.string() + "' does not exist; pass a suite root such as problems/");
+                    "folder '" + safeOneLine(root.string()) + "' " + why + "; pass a suite root such as problems/");
     }
     Catalog catalog = loadCatalog({root});
     if (args.has("json")) {
@@ -226,10 +236,10 @@ int validateSuite(const ParsedArgs& args) {
         std::cout << report.dump(2) << '\n';
     } else {
         for (const CatalogIssue& issue : catalog.issues) {
-            std::cout << issue.path.string() << ": " << issue.message << '\n';
+            std::cout << safeOneLine(issue.path.string()) << ": " << safeOneLine(issue.message) << '\n';
         }
         std::cout << catalog.problems.size() << " valid problem(s), " << catalog.issues.size() << " issue(s) in "
-                  << root.string() << '\n';
+                  << safeOneLine(root.string()) << '\n';
     }
     return catalog.issues.empty() ? kExitOk : kExitFailed;
 }
@@ -250,7 +260,7 @@ int runProblems(const std::vector<std::string>& rawArgs) {
             std::cout << kProblemsHelp;
             return kExitOk;
         }
-        return fail(kExitUsage, "unknown action 'problems " + action + "'; use list, show or validate");
+        return fail(kExitUsage, "unknown action 'problems " + safeOneLine(action) + "'; use list, show or validate");
     }
     auto args = parseArgs(rest, spec);
     if (!args) {
@@ -262,8 +272,8 @@ int runProblems(const std::vector<std::string>& rawArgs) {
     }
     if (action == "list") {
         if (!args->positionals.empty()) {
-            return fail(kExitUsage, "problems list takes no positional arguments (got '" + args->positionals[0] +
-                                        "'); use --suite DIR");
+            return fail(kExitUsage, "problems list takes no positional arguments (got '" +
+                                        safeOneLine(args->positionals[0]) + "'); use --suite DIR");
         }
         return listProblems(*args);
     }

@@ -5,6 +5,7 @@
 #include "core/catalog/catalog.h"
 #include "core/catalog/dsl_registry.h"
 #include "core/grading/grade_request.h"
+#include "core/util/dir_walk.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -19,14 +20,24 @@ namespace fs = std::filesystem;
 Result<std::pair<std::string, std::string>> parseDslPair(const std::string& text, const std::string& verb) {
     const std::vector<std::string> pair = splitString(text, ',');
     if (pair.size() != 2 || trimmed(pair[0]).empty() || trimmed(pair[1]).empty()) {
-        return makeError(verb + ": --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" + text +
-                         "'");
+        return makeError(verb + ": --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" +
+                         safeOneLine(text) + "'");
     }
     std::pair<std::string, std::string> ids{std::string(trimmed(pair[0])), std::string(trimmed(pair[1]))};
     if (ids.first == ids.second) {
-        return makeError(verb + ": --dsls needs two different DSLs, got '" + ids.first + "' twice");
+        return makeError(verb + ": --dsls needs two different DSLs, got '" + safeOneLine(ids.first) + "' twice");
     }
     return ids;
+}
+
+std::string noProblemMatched(const Catalog& catalog, const std::string& glob, const std::string& verb) {
+    if (std::vector<const CatalogIssue*> why = catalog.issuesFor(glob); !why.empty()) {
+        return verb + ": --problems '" + safeOneLine(glob) +
+               "' names a file that is not a valid problem: " + safeOneLine(why.front()->path.string()) + ": " +
+               safeOneLine(why.front()->message) + "; fix it (mkb problems validate DIR lists every issue)";
+    }
+    return verb + ": no problem matched --problems '" + safeOneLine(glob) + "' in " +
+           std::to_string(catalog.problems.size()) + " problems; try mkb problems list";
 }
 
 std::vector<Problem> selectProblems(const std::vector<fs::path>& suites, const std::string& glob,
@@ -36,22 +47,26 @@ std::vector<Problem> selectProblems(const std::vector<fs::path>& suites, const s
         roots.push_back(shippedProblemsDir());
     }
     for (fs::path& root : roots) {
-        std::error_code ec;
-        if (!fs::is_directory(root, ec)) {
-            *error = {kExitBadInput, verb + ": suite folder " + root.string() +
-                                         " does not exist or is not a folder; pass --suite DIR"};
+        if (std::string why = whyNotAFolder(root); !why.empty()) {
+            *error = {kExitBadInput,
+                      verb + ": suite folder " + safeOneLine(root.string()) + " " + why + "; pass --suite DIR"};
             return {};
         }
+        std::error_code ec;
         root = fs::absolute(root, ec);
     }
     const Catalog catalog = loadCatalog(roots);
+    if (const CatalogIssue* duplicate = catalog.duplicateSelectedBy(glob)) {
+        *error = {kExitBadInput, verb + ": " + safeOneLine(duplicate->path.string()) + ": " + duplicate->message +
+                                     "; a run cannot go ahead while two files claim one number"};
+        return {};
+    }
     std::vector<Problem> problems;
     for (const Problem* problem : catalog.select(glob)) {
         problems.push_back(*problem);
     }
     if (problems.empty()) {
-        *error = {kExitBadInput, verb + ": no problem matched --problems '" + glob + "' in " +
-                                     std::to_string(catalog.problems.size()) + " problems; try mkb problems list"};
+        *error = {kExitBadInput, noProblemMatched(catalog, glob, verb)};
         return {};
     }
     if (!catalog.issues.empty()) {

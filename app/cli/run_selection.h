@@ -1,6 +1,7 @@
 // What `mkb run` (and `mkb plan`, which should move onto it) selects: suites, problems by glob, and the DSL pair.
 #pragma once
 
+#include "core/catalog/catalog.h"
 #include "core/protocol/runner.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"
@@ -20,6 +21,10 @@ struct SelectionError {
 
 /// "A,B" → the two trimmed, different ids; the error names the flag value.
 Result<std::pair<std::string, std::string>> parseDslPair(const std::string& text, const std::string& verb);
+
+/// The one line for a --problems glob that selected nothing: why the file it names is not a valid problem, when it
+/// names a malformed one, else that nothing has that name.
+std::string noProblemMatched(const Catalog& catalog, const std::string& glob, const std::string& verb);
 
 /// Loads the suites (default: the shipped problems) and selects by glob. On failure, *error is set and the
 /// result is empty. Malformed problem files are reported on stderr as a note, like mkb plan does.

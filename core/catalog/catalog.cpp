@@ -3,6 +3,7 @@
 
 #include "core/catalog/problem_meta.h"
 #include "core/catalog/python_source.h"
+#include "core/util/dir_walk.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -16,6 +17,8 @@ namespace mkb {
 namespace fs = std::filesystem;
 namespace {
 
+const char* const kDuplicateNumber = "duplicate number ";
+
 bool isIgnoredName(const std::string& name) {
     return !name.empty() && (name[0] == '_' || name[0] == '.');
 }
@@ -27,42 +30,6 @@ bool isFamilyName(const std::string& name) {
 
 bool isPythonFile(const fs::path& path) {
     return path.extension() == ".py";
-}
-
-/// Sorted entries of a folder; unreadable folders give an empty list and an issue.
-std::vector<fs::directory_entry> sortedEntries(const fs::path& folder, std::vector<CatalogIssue>& issues) {
-    std::vector<fs::directory_entry> entries;
-    std::error_code ec;
-    fs::directory_iterator it(folder, ec);
-    if (ec) {
-        issues.push_back({folder, "cannot list this folder (" + ec.message() + "); check its permissions"});
-        return entries;
-    }
-    for (const fs::directory_entry& entry : it) {
-        entries.push_back(entry);
-    }
-    std::sort(entries.begin(), entries.end(),
-              [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
-    return entries;
-}
-
-/// Every .py file below a folder, skipping parts that start with '_' or '.'.
-std::vector<fs::path> pythonFilesBelow(const fs::path& folder, std::vector<CatalogIssue>& issues) {
-    std::vector<fs::path> found;
-    for (const fs::directory_entry& entry : sortedEntries(folder, issues)) {
-        std::string name = entry.path().filename().string();
-        if (isIgnoredName(name)) {
-            continue;
-        }
-        std::error_code ec;
-        if (entry.is_directory(ec)) {
-            auto below = pythonFilesBelow(entry.path(), issues);
-            found.insert(found.end(), below.begin(), below.end());
-        } else if (isPythonFile(entry.path())) {
-            found.push_back(entry.path());
-        }
-    }
-    return found;
 }
 
 struct ParsedFileName {
@@ -92,7 +59,7 @@ std::string suiteName(const fs::path& root) {
 /// Reads one problem file; on any problem, appends issues and returns nothing.
 std::optional<Problem> readProblemFile(const fs::path& path, const std::string& family, const ParsedFileName& name,
                                        const std::string& suite, std::vector<CatalogIssue>& issues) {
-    auto bytes = readFile(path);
+    auto bytes = readFile(path, kMaxProblemFileBytes);
     if (!bytes) {
         issues.push_back({path, bytes.error().message});
         return std::nullopt;
@@ -174,69 +141,80 @@ struct ScanState {
     std::vector<CatalogIssue>& issues;
 };
 
-void scanFamily(const fs::path& folder, const std::string& suite, ScanState& state) {
-    std::vector<CatalogIssue>& issues = state.issues;
-    const std::string family = folder.filename().string();
-    for (const fs::directory_entry& entry : sortedEntries(folder, issues)) {
-        const fs::path& path = entry.path();
-        const std::string fileName = path.filename().string();
-        if (isIgnoredName(fileName)) {
-            continue;
-        }
-        std::error_code ec;
-        if (entry.is_directory(ec)) {
-            for (const fs::path& nested : pythonFilesBelow(path, issues)) {
-                issues.push_back({nested, "nested too deep: problems live directly in a family folder "
-                                          "(<family>/NN_slug.py); move it up or prefix its folder with '_'"});
-            }
-            continue;
-        }
-        if (!isPythonFile(path)) {
-            continue;
-        }
-        auto parsed = parseProblemFileName(fileName);
-        if (!parsed) {
-            issues.push_back({path, "bad file name '" + fileName +
-                                        "': expected NN_slug.py (two digits, then lowercase ASCII words joined by "
-                                        "single underscores)"});
-            continue;
-        }
-        state.filesByNumber[parsed->number].push_back(path);
-        if (auto problem = readProblemFile(path, family, *parsed, suite, issues)) {
-            state.found.push_back(std::move(*problem));
-        }
-    }
-}
+/// One suite root, walked once: family folders at depth 1, problem files at depth 2, anything deeper is misplaced.
+class SuiteScan {
+public:
+    SuiteScan(const fs::path& root, ScanState& state) : root_(root), suite_(suiteName(root)), state_(state) {}
 
-void scanRoot(const fs::path& root, ScanState& state) {
-    std::vector<CatalogIssue>& issues = state.issues;
-    std::error_code ec;
-    if (!fs::is_directory(root, ec)) {
-        issues.push_back({root, fs::exists(root, ec) ? "is not a folder; a suite root holds family folders"
-                                                     : "suite root does not exist; check the path"});
-        return;
+    void run() {
+        if (std::string why = whyNotAFolder(root_); !why.empty()) {
+            state_.issues.push_back({root_, "suite root " + why + "; pass a folder that holds family folders"});
+            return;
+        }
+        for (WalkProblem& problem : walkFolder(root_, [this](const WalkEntry& entry) { return visit(entry); })) {
+            state_.issues.push_back({std::move(problem.path), std::move(problem.message)});
+        }
     }
-    const std::string suite = suiteName(root);
-    for (const fs::directory_entry& entry : sortedEntries(root, issues)) {
-        const fs::path& path = entry.path();
-        const std::string name = path.filename().string();
+
+private:
+    bool visit(const WalkEntry& entry) {
+        const std::string name = entry.path.filename().string();
         if (isIgnoredName(name)) {
-            continue;
+            return false;
         }
-        if (entry.is_directory(ec)) {
-            if (isFamilyName(name)) {
-                scanFamily(path, suite, state);
-            } else if (!pythonFilesBelow(path, issues).empty()) {
-                issues.push_back({path, "bad family name '" + name +
-                                            "': family folders match [a-z][a-z0-9_]* (lowercase, digits, '_'); "
-                                            "its files were not loaded"});
+        const bool python = isPythonFile(entry.path);
+        if (entry.kind == WalkEntryKind::Unreachable) {
+            if (python || entry.depth == 1) {
+                state_.issues.push_back({entry.path, entry.problem});
             }
-        } else if (isPythonFile(path)) {
-            issues.push_back({path, "a .py directly in the suite root; move it into a family folder "
-                                    "(<family>/NN_slug.py)"});
+            return false;
         }
+        const bool folder = entry.kind == WalkEntryKind::Folder;
+        if (entry.depth == 1) {
+            if (python && !folder) {
+                state_.issues.push_back({entry.path, "a .py directly in the suite root; move it into a family folder "
+                                                     "(<family>/NN_slug.py)"});
+            }
+            return folder;
+        }
+        const fs::path familyFolder = root_ / *entry.path.lexically_relative(root_).begin();
+        const std::string family = familyFolder.filename().string();
+        if (!isFamilyName(family)) {
+            if (python && !folder && reportedBadFamilies_.insert(familyFolder).second) {
+                state_.issues.push_back(
+                    {familyFolder, "bad family name '" + safeOneLine(family) +
+                                       "': family folders match [a-z][a-z0-9_]* (lowercase, digits, '_'); its files "
+                                       "were not loaded"});
+            }
+            return folder;
+        }
+        if (folder || !python) {
+            return folder;
+        }
+        if (entry.depth > 2) {
+            state_.issues.push_back({entry.path, "nested too deep: problems live directly in a family folder "
+                                                 "(<family>/NN_slug.py); move it up or prefix its folder with '_'"});
+            return false;
+        }
+        auto parsed = parseProblemFileName(name);
+        if (!parsed) {
+            state_.issues.push_back({entry.path, "bad file name '" + safeOneLine(name) +
+                                                     "': expected NN_slug.py (two digits, then lowercase ASCII words "
+                                                     "joined by single underscores)"});
+            return false;
+        }
+        state_.filesByNumber[parsed->number].push_back(entry.path);
+        if (auto problem = readProblemFile(entry.path, family, *parsed, suite_, state_.issues)) {
+            state_.found.push_back(std::move(*problem));
+        }
+        return false;
     }
-}
+
+    const fs::path root_;
+    const std::string suite_;
+    ScanState& state_;
+    std::set<fs::path> reportedBadFamilies_;
+};
 
 std::string twoDigits(int number) {
     std::string text = std::to_string(number);
@@ -254,7 +232,7 @@ Catalog loadCatalog(const std::vector<fs::path>& suiteRoots) {
     Catalog catalog;
     ScanState state{{}, {}, catalog.issues};
     for (const fs::path& root : suiteRoots) {
-        scanRoot(root, state);
+        SuiteScan(root, state).run();
     }
     std::set<int> duplicated;
     for (const auto& [number, paths] : state.filesByNumber) {
@@ -266,11 +244,11 @@ Catalog loadCatalog(const std::vector<fs::path>& suiteRoots) {
             std::string others;
             for (const fs::path& other : paths) {
                 if (other != path) {
-                    others += (others.empty() ? "" : ", ") + other.string();
+                    others += (others.empty() ? "" : ", ") + safeOneLine(other.string());
                 }
             }
-            catalog.issues.push_back({path, "duplicate number " + twoDigits(number) + ": also used by " + others +
-                                                "; renumber one of them"});
+            catalog.issues.push_back(
+                {path, kDuplicateNumber + twoDigits(number) + ": also used by " + others + "; renumber one of them"});
         }
     }
     for (Problem& problem : state.found) {
@@ -280,6 +258,10 @@ Catalog loadCatalog(const std::vector<fs::path>& suiteRoots) {
     }
     std::sort(catalog.problems.begin(), catalog.problems.end(),
               [](const Problem& a, const Problem& b) { return a.number < b.number; });
+    // Messages quote names and literals from the files; whatever they hold, each issue stays one line.
+    for (CatalogIssue& issue : catalog.issues) {
+        issue.message = safeOneLine(issue.message);
+    }
     return catalog;
 }
 
@@ -355,6 +337,60 @@ std::vector<const Problem*> Catalog::select(const std::string& glob) const {
     return selected;
 }
 
+std::vector<const CatalogIssue*> Catalog::issuesFor(const std::string& nameOrNumber) const {
+    std::string key(trimmed(nameOrNumber));
+    std::vector<const CatalogIssue*> matched;
+    if (key.empty()) {
+        return matched;
+    }
+    std::error_code ec;
+    const fs::path keyPath = fs::absolute(key, ec).lexically_normal();
+    if (key.size() > 3 && key.compare(key.size() - 3, 3, ".py") == 0) {
+        key.resize(key.size() - 3);
+    }
+    std::optional<int> number;
+    if (allDigits(key)) {
+        number = std::stoi(key);
+    } else if ((key[0] == 'p' || key[0] == 'P') && allDigits(key.substr(1))) {
+        number = std::stoi(key.substr(1));
+    }
+    for (const CatalogIssue& issue : issues) {
+        const fs::path issuePath = fs::absolute(issue.path, ec).lexically_normal();
+        const std::string stem = issue.path.stem().string();
+        const std::string family = issue.path.parent_path().filename().string();
+        const bool numbered = stem.size() > 3 && std::isdigit(static_cast<unsigned char>(stem[0])) &&
+                              std::isdigit(static_cast<unsigned char>(stem[1])) && stem[2] == '_';
+        const bool matches = issuePath == keyPath ||
+                             (isPythonFile(issue.path) &&
+                              ((number && numbered && std::stoi(stem.substr(0, 2)) == *number) || key == stem ||
+                               key == family + "/" + stem ||
+                               (key.find('/') != std::string::npos && key.size() > family.size() + stem.size() + 1 &&
+                                key.compare(key.size() - family.size() - stem.size() - 2, std::string::npos,
+                                            "/" + family + "/" + stem) == 0) ||
+                               (numbered && key == stem.substr(3))));
+        if (matches) {
+            matched.push_back(&issue);
+        }
+    }
+    return matched;
+}
+
+const CatalogIssue* Catalog::duplicateSelectedBy(const std::string& glob) const {
+    for (const CatalogIssue& issue : issues) {
+        if (!startsWith(issue.message, kDuplicateNumber)) {
+            continue;
+        }
+        const std::string stem = issue.path.stem().string();
+        const std::string family = issue.path.parent_path().filename().string();
+        const std::string code = "p" + stem.substr(0, 2);
+        if (globMatch(glob, family + "/" + stem) || globMatch(glob, code) || globMatch(glob, stem) ||
+            globMatch(glob, family)) {
+            return &issue;
+        }
+    }
+    return nullptr;
+}
+
 fs::path solutionPath(const Problem& problem, const std::string& dslId) {
     return problem.path.parent_path() / "_solutions" /
            (twoDigits(problem.number) + "_" + problem.slug + "." + dslId + ".py");
@@ -365,12 +401,8 @@ std::vector<std::string> solutionDsls(const Problem& problem) {
     const fs::path folder = problem.path.parent_path() / "_solutions";
     const std::string prefix = twoDigits(problem.number) + "_" + problem.slug + ".";
     std::error_code ec;
-    fs::directory_iterator it(folder, ec);
-    if (ec) {
-        return dsls;
-    }
-    for (const fs::directory_entry& entry : it) {
-        std::string name = entry.path().filename().string();
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::string name = it->path().filename().string();
         if (name.size() > prefix.size() + 3 && startsWith(name, prefix) &&
             name.compare(name.size() - 3, 3, ".py") == 0) {
             std::string dsl = name.substr(prefix.size(), name.size() - prefix.size() - 3);

@@ -3,12 +3,16 @@
 
 #include "core/records/problem.h"
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace mkb {
+
+/// The largest problem file the catalog reads: MetaKernelBench's are a few kB, so anything near this is not a problem.
+inline constexpr std::size_t kMaxProblemFileBytes = 1u << 20;
 
 /// One malformed file or folder: the path and what is wrong with it, in words.
 struct CatalogIssue {
@@ -26,6 +30,12 @@ struct Catalog {
     const Problem* find(const std::string& nameOrNumber) const;
     /// Problems whose name ("family/NN_slug"), code ("pNN"), file stem ("NN_slug") or family matches a shell glob.
     std::vector<const Problem*> select(const std::string& glob) const;
+    /// The issues of the malformed files a name, number or path (the forms find() accepts) points at, so a caller can
+    /// say why the file is not a problem rather than that nothing matched.
+    std::vector<const CatalogIssue*> issuesFor(const std::string& nameOrNumber) const;
+    /// The first "duplicate number" issue of a file that the glob would select (as select() matches problems), or
+    /// nullptr: a run must not go ahead on a number two files claim.
+    const CatalogIssue* duplicateSelectedBy(const std::string& glob) const;
 };
 
 /// Scans each suite root; never throws; malformed files become issues. A file with any issue (including one whose

@@ -19,7 +19,7 @@ public:
     FieldReader(const nlohmann::json& object, const fs::path& file) : object_(object), file_(file) {}
 
     Error error(const std::string& field, const std::string& message) const {
-        return makeError(file_.string() + ": field '" + field + "': " + message);
+        return makeError(safeOneLine(file_.string() + ": field '" + field + "': " + message));
     }
 
     Result<std::string> text(const std::string& field, bool allowEmpty = false) const {
@@ -137,10 +137,10 @@ const std::vector<std::string>& knownDslAdapters() {
 Result<DslDescriptor> parseDslDescriptor(std::string_view json, const fs::path& file) {
     nlohmann::json root = parseJsonInputOrDiscarded<nlohmann::json>(json);
     if (root.is_discarded()) {
-        return makeError(file.string() + ": not valid JSON; check commas, quotes and brackets");
+        return makeError(safeOneLine(file.string()) + ": not valid JSON; check commas, quotes and brackets");
     }
     if (!root.is_object()) {
-        return makeError(file.string() + ": must hold a JSON object");
+        return makeError(safeOneLine(file.string()) + ": must hold a JSON object");
     }
     FieldReader reader(root, file);
     if (auto status = reader.onlyKnownKeys(
@@ -234,13 +234,14 @@ Result<DslRegistry> loadDslRegistry(const std::vector<fs::path>& descriptorDirs)
     for (const fs::path& folder : descriptorDirs) {
         std::error_code ec;
         if (!fs::is_directory(folder, ec)) {
-            return makeError(folder.string() + ": DSL descriptor folder does not exist; check the path or set "
-                                               "MKB_DATA_DIR");
+            return makeError(safeOneLine(folder.string()) +
+                             ": DSL descriptor folder does not exist; check the path or set "
+                             "MKB_DATA_DIR");
         }
         std::vector<fs::path> files;
-        for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-            if (entry.path().extension() == ".json" && !startsWith(entry.path().filename().string(), ".")) {
-                files.push_back(entry.path());
+        for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+            if (it->path().extension() == ".json" && !startsWith(it->path().filename().string(), ".")) {
+                files.push_back(it->path());
             }
         }
         std::sort(files.begin(), files.end());
@@ -254,8 +255,8 @@ Result<DslRegistry> loadDslRegistry(const std::vector<fs::path>& descriptorDirs)
                 return dsl.error();
             }
             if (const DslDescriptor* earlier = registry.find(dsl->id)) {
-                return makeError(file.string() + ": field 'id': '" + dsl->id + "' is already defined by " +
-                                 earlier->descriptorPath.string());
+                return makeError(safeOneLine(file.string()) + ": field 'id': '" + safeOneLine(dsl->id) +
+                                 "' is already defined by " + safeOneLine(earlier->descriptorPath.string()));
             }
             registry.dsls.push_back(std::move(*dsl));
         }

@@ -1,6 +1,7 @@
 // Hashing the grader package exactly as mkbgrader/fingerprint.py does, so planning needs no Python.
 #include "core/grading/grader_fingerprint.h"
 
+#include "core/util/dir_walk.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -18,18 +19,24 @@ Result<std::string> graderFingerprintOf(const std::filesystem::path& packageDir)
                          " is missing (set MKB_DATA_DIR to the workbench's data)");
     }
     std::vector<std::string> relativePaths;
-    for (auto it = fs::recursive_directory_iterator(package, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-        if (ec) {
-            return makeError("cannot list " + package.string() + ": " + ec.message());
-        }
-        if (it->is_directory() && it->path().filename() == "__pycache__") {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->is_regular_file() && it->path().extension() == ".py") {
-            relativePaths.push_back(it->path().lexically_relative(packageDir).generic_string());
-        }
+    // Like os.walk in fingerprint.py: linked folders are not entered, __pycache__ is skipped.
+    WalkOptions walk;
+    walk.followLinks = false;
+    const std::vector<WalkProblem> problems = walkFolder(
+        package,
+        [&](const WalkEntry& entry) {
+            if (entry.kind == WalkEntryKind::Folder) {
+                return entry.path.filename() != "__pycache__";
+            }
+            if (entry.kind == WalkEntryKind::RegularFile && entry.path.extension() == ".py") {
+                relativePaths.push_back(entry.path.lexically_relative(packageDir).generic_string());
+            }
+            return false;
+        },
+        walk);
+    if (!problems.empty()) {
+        return makeError("cannot list the grader package: " + problems.front().path.string() + ": " +
+                         problems.front().message);
     }
     if (fs::is_regular_file(packageDir / "mkb_cuda.py", ec)) {
         relativePaths.emplace_back("mkb_cuda.py");

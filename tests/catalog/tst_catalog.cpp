@@ -390,6 +390,50 @@ private slots:
         QCOMPARE(mkb::solutionPath(catalog.problems.at(0), "tirx").filename().string(), std::string("01_a.tirx.py"));
     }
 
+    void aFamilyLinkedUnderTwoNamesIsReadOnceNotAsDuplicates() {
+        FixtureSuite suite;
+        suite.write("moe/03_b.py", problemText());
+        std::filesystem::create_directory_symlink("moe", suite.root() / "moe_again");
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.problems.size(), std::size_t(1));
+        QVERIFY(contains(issueFor(catalog, suite.root() / "moe_again"), "the same folder as"));
+        QVERIFY(contains(issueFor(catalog, suite.root() / "moe_again"), "already walked"));
+        QCOMPARE(catalog.issues.size(), std::size_t(1));
+    }
+
+    void issuesForFindsTheMalformedFileByEveryForm() {
+        FixtureSuite suite;
+        suite.write("attention/01_good.py", problemText());
+        auto broken = suite.write("attention/07_paged_decode.py", "\"\"\"T.\"\"\"\n");
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        for (const std::string& name : {std::string("7"), std::string("p07"), std::string("07_paged_decode"),
+                                        std::string("attention/07_paged_decode.py"), std::string("paged_decode"),
+                                        std::string("suite/attention/07_paged_decode"), broken.string()}) {
+            std::vector<const mkb::CatalogIssue*> found = catalog.issuesFor(name);
+            QVERIFY2(found.size() == 2, name.c_str()); // no reference(), no make_inputs()
+            QCOMPARE(found[0]->path, broken);
+        }
+        QVERIFY(catalog.issuesFor("1").empty());
+        QVERIFY(catalog.issuesFor("8").empty());
+        QVERIFY(catalog.issuesFor("moe/07_paged_decode").empty());
+        QVERIFY(catalog.issuesFor("").empty());
+    }
+
+    void issueMessagesAreOneLineWhateverTheFileHolds() {
+        FixtureSuite suite;
+        suite.write("attention/01_a.py", problemText("T.", "MKB_META = {'tags': ['a'], 'bad\\nkey\\x1b': 1}\n"));
+        suite.write("attention/02_\tx.py", problemText());
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.issues.size(), std::size_t(2));
+        for (const mkb::CatalogIssue& issue : catalog.issues) {
+            for (char c : issue.message) {
+                QVERIFY2(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, issue.message.c_str());
+            }
+        }
+        QVERIFY(contains(issueFor(catalog, suite.root() / "attention/02_\tx.py"), "bad file name '02_\\tx.py'"));
+        QVERIFY(contains(issueFor(catalog, suite.root() / "attention/01_a.py"), "unknown key 'bad\\nkey\\x1b'"));
+    }
+
     void shippedProblemsAreValid() {
         mkb::Catalog catalog = mkb::loadCatalog({mkbtest::sourceDir() / "problems"});
         for (const auto& issue : catalog.issues) {
