@@ -28,8 +28,8 @@ actions:
   recover  apply a write-ahead log (PATH-wal) that a writer left behind, after copying the store and the log
 
 info and check (like report and export) open the store read-only: they never migrate it and never apply,
-checkpoint or delete a write-ahead log. A PATH-wal that no running process holds is reported instead (exit 4),
-and `mkb db recover` applies it; a PATH-wal that is certainly another database's is refused by every verb.
+checkpoint or delete its write-ahead log PATH-wal (its committed changes are read where they are; a writer or
+`mkb db recover` copies them in). A PATH-wal that is certainly another database's is refused by every verb.
 
 options:
   --store PATH  the store file (default: $MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite)
@@ -38,7 +38,7 @@ options:
 
 exit codes: 0 success, 1 check found problems, 2 bad command line,
             4 the store is missing (info, check, migrate, recover), corrupt, not a store, newer than this build,
-              or (info, check) beside a write-ahead log that no running process holds
+              or beside another database's write-ahead log
 )";
 
 const char* const kInitHelp = R"(usage: mkb db init [--store PATH]
@@ -52,8 +52,8 @@ const char* const kInfoHelp = R"(usage: mkb db info [--store PATH] [--json]
 
 Prints the store's path, schema version, file size, journal mode and rows per table. The store must exist;
 exit 4 with one line when it is missing, corrupt, not a store or newer than this build. Opens the store
-read-only: an older store is shown as it is (not migrated), and a write-ahead log that no running process holds
-is reported, not applied (see mkb db recover --help).
+read-only: an older store is shown as it is (not migrated), and the committed pages of a write-ahead log beside
+it are counted and read, not applied (see mkb db recover --help).
 )";
 
 const char* const kCheckHelp = R"(usage: mkb db check [--store PATH]
@@ -66,8 +66,9 @@ db info.
 const char* const kRecoverHelp = R"(usage: mkb db recover [--store PATH]
 
 Applies the write-ahead log PATH-wal that a writer (an import or a run) left behind when it stopped without closing
-the store, e.g. after a kill or a power cut. Read-only verbs (report, export, db info, db check) refuse such a log
-instead of applying it, because a log copied in from another database would overwrite the store.
+the store (a kill, a power cut), or that two connections closing at once left for the next writer. Read-only verbs
+(report, export, db info, db check) read such a log but never apply it: they cannot tell it from a log copied in
+from another workbench store, which would overwrite this one.
 Before applying it, the store and the log are copied to PATH.before-recover and PATH.before-recover-wal: once the
 store looks right (mkb db check, mkb report), delete them; if it does not, put them back.
 Refuses while any process has the store open (its log is then in use, not left over) and when the log is certainly
@@ -134,6 +135,7 @@ int runInfo(const fs::path& path, bool json) {
         out["migrated_from_version"] = migrated ? nlohmann::json(info->migratedFromVersion) : nlohmann::json();
         out["file_size_bytes"] = info->fileSizeBytes;
         out["journal_mode"] = info->journalMode;
+        out["wal_pending_pages"] = info->walPendingPages;
         nlohmann::json tables = nlohmann::json::object();
         for (const auto& [table, rows] : info->rowCounts) {
             tables[table] = rows;
@@ -154,6 +156,11 @@ int runInfo(const fs::path& path, bool json) {
               << '\n'
               << "file size:      " << humanSize(info->fileSizeBytes) << '\n'
               << "journal mode:   " << info->journalMode << '\n'
+              << (info->walPendingPages > 0
+                      ? "write-ahead:    " + std::to_string(info->walPendingPages) + " committed page(s) in " +
+                            info->path.string() + "-wal not yet in the store file (read as usual; a writer or mkb " +
+                            "db recover copies them in)\n"
+                      : std::string())
               << "rows:\n";
     for (const auto& [table, rows] : info->rowCounts) {
         std::printf("  %-15s %lld\n", table.c_str(), static_cast<long long>(rows));

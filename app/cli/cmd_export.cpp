@@ -32,7 +32,10 @@ repair-pairs  writes one JSON object per line for every pair of consecutive subm
 options:
   --store PATH   the project store (default: $MKB_STORE, else the user's data folder); must exist
   --model M      only this model
-  --output PATH  write there (atomically) instead of standard output
+  --output PATH  write there instead of standard output: atomically (temporary file + rename), through a symbolic
+                 link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
+
+The store is opened read-only: never migrated, its write-ahead log read but never applied (mkb db recover --help).
 
 exit codes: 0 written, 2 bad command line, 3 the output cannot be written or the model is unknown,
             4 the store cannot be opened or read

@@ -21,7 +21,8 @@ const char* const kReportHelp =
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
                   [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped] [--timing paired|unpaired]
 
-Prints the metrics of the project store (docs/metrics.md defines each one) as tables.
+Prints the metrics of the project store (docs/metrics.md defines each one) as tables. The store is opened read-only:
+it is never migrated, and its write-ahead log is read but never applied, checkpointed or deleted (mkb db recover).
 
 metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
   ladder       R@t and S for base and skill, and the lift
@@ -38,7 +39,8 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
 options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist
   --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
-  --output FILE      write there (atomically) instead of standard output
+  --output FILE      write there instead of standard output: atomically (temporary file + rename), through a
+                     symbolic link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
   --split S          rows per overall (default), direction, family, with_skill, source_verdict or model
   --model M          only this model's trials
   --direction D      only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms

@@ -63,8 +63,9 @@ options:
   --dsl-dir DIR        an extra folder of DSL descriptors, searched first (repeatable)
   --json FILE          write everything (validation reports and verdicts included) as JSON to FILE
   --table FILE         write the markdown suite table (docs/suite.md) to FILE
-                       (both files are rewritten after every problem; an interrupted run leaves a partial report
-                       that says which problems are left)
+                       (both files are rewritten after every problem, atomically and through a symbolic link;
+                       an interrupted run leaves a partial report that says which problems are left; a directory,
+                       FIFO, device or the store itself is refused before any problem is checked, exit 3)
   --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
                        solution files, grader, device, DSLs and flakiness settings are unchanged and that had no
                        infrastructure error; check the rest (typically --resume R --json R). Repeatable: the
@@ -73,8 +74,8 @@ options:
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
-            3 unknown suite, DSL or empty selection, 4 store error, 5 an infrastructure error (grader or GPU
-            failed) was among the issues, 130 interrupted
+            3 unknown suite, DSL or empty selection, or --json/--table cannot be written, 4 store error,
+            5 an infrastructure error (grader or GPU failed) was among the issues, 130 interrupted
 )";
 
 std::atomic<bool>& interrupted = interruptRequested();

@@ -328,10 +328,11 @@ Result<store::Holders> examineExisting(const fs::path& path, std::uintmax_t& siz
     }
 }
 
-/// Refuses a write-ahead log beside the store that no live connection holds, when applying it could destroy the
-/// store (it is certainly another database's) or when the open is read-only (a reader never applies what it did not
-/// write: it cannot tell a crashed writer's log from one copied in).
-Status checkUnheldWal(const fs::path& path, bool readOnly) {
+/// Refuses a write-ahead log beside the store that no live connection holds when it is certainly another database's:
+/// SQLite would apply it and overwrite the store. A log that may be the store's own is normal (a writer was killed,
+/// or two connections closed at the same moment and neither could checkpoint): a writer applies it, a read-only open
+/// reads it without applying, checkpointing or deleting it.
+Status checkUnheldWal(const fs::path& path) {
     fs::path walPath = path;
     walPath += "-wal";
     const store::WalSummary wal = store::summariseWal(walPath);
@@ -352,14 +353,6 @@ Status checkUnheldWal(const fs::path& path, bool readOnly) {
                          " beside it is not this store's (" + foreign +
                          "), and applying it would destroy the store; both were left untouched: move " +
                          quoted(walPath) + " aside, then try again");
-    }
-    if (readOnly) {
-        return makeError("store " + quoted(path) + ": the write-ahead log " + quoted(walPath) + " holds " +
-                         std::to_string(wal.committedFrames) +
-                         " committed page(s) that no running process has open (a writer stopped without closing "
-                         "the store, or the file was copied here); a read-only open does not apply it, and both "
-                         "were left untouched: if it is this store's, apply it with `mkb db recover --store " +
-                         quoted(path) + "` (which keeps a copy first), else move " + quoted(walPath) + " aside");
     }
     return Ok{};
 }
@@ -396,7 +389,7 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
             return holders.error();
         }
         if (!holders->live() && holders->walMayHoldFrames()) {
-            if (Status wal = checkUnheldWal(path, readOnly); !wal) {
+            if (Status wal = checkUnheldWal(path); !wal) {
                 return wal.error();
             }
         }
@@ -452,8 +445,9 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
                          "; a read-only open does not migrate it: run `mkb db migrate --store " + quoted(path) +
                          "` once, then try again");
     }
-    // A reader skips the page check (a writer's open runs it, and so does `mkb db check`).
-    const bool checkPages = !readOnly;
+    // A reader skips the page check (reports and exports stay cheap); writers and the store's own inspection
+    // (`mkb db info`, `db check`, `db migrate`) run it.
+    const bool checkPages = mode != OpenMode::ReadExisting;
     if (checkPages && size <= kQuickCheckOnOpenLimitBytes) {
         if (const std::string firstProblem = firstQuickCheckProblem(db); !firstProblem.empty()) {
             return corrupt("integrity check: " + firstProblem);
@@ -505,7 +499,7 @@ Result<Store::LogRecovery> Store::recoverWriteAheadLog(const fs::path& path) {
     if (!holders.walMayHoldFrames() || wal.committedFrames == 0) {
         return LogRecovery{};
     }
-    if (Status usable = checkUnheldWal(path, /*readOnly=*/false); !usable) {
+    if (Status usable = checkUnheldWal(path); !usable) {
         return usable.error();
     }
     fs::path copy = path;
@@ -1753,6 +1747,9 @@ Result<StoreInfo> Store::info() {
     info.schemaVersion = static_cast<int>(*version);
     std::error_code code;
     info.fileSizeBytes = fs::file_size(impl_->path, code);
+    fs::path walPath = impl_->path;
+    walPath += "-wal";
+    info.walPendingPages = store::summariseWal(walPath).committedFrames;
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(impl_->db, "PRAGMA journal_mode", -1, &raw, nullptr) == SQLITE_OK &&
         sqlite3_step(raw) == SQLITE_ROW) {

@@ -36,9 +36,9 @@ enum class OpenMode {
     CreateIfMissing, // create the file (and its parent folders) when absent; a 0-byte file is initialised too
     MustExist,       // fail with a clear error when the file does not exist
     ReadExisting,    // MustExist for readers (reports, exports): opened read-only, so nothing is ever written,
-                     // migrated, checkpointed or deleted; the page-by-page check on open is skipped (a damaged page
-                     // fails the read that meets it); an older schema is refused (`mkb db migrate` first), and so is
-                     // a write-ahead log beside the file that no running process holds (`mkb db recover` applies it)
+                     // migrated, checkpointed or deleted (a write-ahead log beside it is read, never applied); the
+                     // page-by-page check on open is skipped (a damaged page fails the read that meets it); an older
+                     // schema is refused (`mkb db migrate` first)
     Inspect,         // ReadExisting that also accepts an older schema (`mkb db info`, `mkb db check`)
 };
 
@@ -92,7 +92,8 @@ struct StoreInfo {
     int schemaVersion = 0;       // the file's version after opening (equals latestSchemaVersion())
     int migratedFromVersion = 0; // the version the file had before this open (0 = newly created)
     std::uintmax_t fileSizeBytes = 0;
-    std::string journalMode;                                     // "wal"
+    std::int64_t walPendingPages = 0; // committed pages in PATH-wal not yet copied into the file by a checkpoint
+    std::string journalMode;          // "wal"
     std::vector<std::pair<std::string, std::int64_t>> rowCounts; // table name -> rows, in schema order
     std::int64_t liveTrials = 0;
     std::int64_t archivedTrials = 0;
