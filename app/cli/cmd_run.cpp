@@ -60,9 +60,14 @@ options:
   --timing-draws N        timing draws per evaluation (default 50)
   --concurrency N         attempts in flight at once (default 2); grading is serialised per GPU
   --rerun-stale           archive stale trials and run them again
+  --no-retime             skip the paired re-timing of cells (on by default: once the attempts end, each cell
+                          whose base and skill passed has its kernels timed together on --device, DESIGN §5.5;
+                          cells already re-timed of the same kernels, device and grader are kept; mkb retime
+                          does the same for existing stores); on --device cpu (a test device) it stops at
+                          20..200 rounds or 10 s instead of 100..2000 rounds or 60 s
   --dry-run               print the plan (with the grader's fingerprint) and stop; nothing is written
   --progress MODE         text (default: lines on stderr) or json (one JSON object per event on stdout:
-                          plan, trial_started, submission, trial_finished, run_finished)
+                          plan, trial_started, submission, trial_finished, retimed, run_finished)
 
 exit codes: 0 every planned trial finished or was skipped, 2 bad command line, unknown DSL or driver setting,
             3 missing suite, problem or config file, 4 store error, 5 the grader could not start or some trials
@@ -92,7 +97,7 @@ void printDryRun(const RunSummary& summary) {
 
 int runRun(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
-    spec.flags = {"rerun-stale", "dry-run"};
+    spec.flags = {"rerun-stale", "dry-run", "no-retime"};
     spec.options = {"model",       "driver",     "driver-config", "problems",    "dsls",
                     "replicates",  "suite",      "dsl-dir",       "device",      "python",
                     "store",       "workspaces", "wall-clock",    "submissions", "max-kernel-bytes",
@@ -159,6 +164,10 @@ int runRun(const std::vector<std::string>& rawArgs) {
     settings.grade.timeoutS = *gradeTimeout;
     settings.rerunStale = args.has("rerun-stale");
     settings.dryRun = args.has("dry-run");
+    settings.retime = !args.has("no-retime");
+    if (settings.device == "cpu") {
+        settings.retimeSettings = {20, 200, 10, settings.retimeSettings.ciHalfwidth};
+    }
     settings.grader.python = graderPythonFrom(args.option("python"));
 
     // The driver, checked once here so a bad setting is one clear line before anything starts.
@@ -259,6 +268,13 @@ int runRun(const std::vector<std::string>& rawArgs) {
                                " finished (" + std::to_string(summary->passed) + " passed), " +
                                std::to_string(summary->skipped) + " skipped, " +
                                std::to_string(summary->plan.count(PlanStatus::Reuse)) + " reused";
+            if (settings.retime) {
+                finished.message += ", " + std::to_string(summary->retimed) + " cells re-timed";
+                if (summary->retimeErrors > 0) {
+                    finished.message +=
+                        " (" + std::to_string(summary->retimeErrors) + " could not be: run again, or mkb retime)";
+                }
+            }
         }
     }
     finished.exitCode = exitCode;

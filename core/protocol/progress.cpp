@@ -21,6 +21,8 @@ const char* toString(ProgressEventKind kind) {
         return "trial_finished";
     case ProgressEventKind::RunFinished:
         return "run_finished";
+    case ProgressEventKind::Retimed:
+        return "retimed";
     }
     return "unknown";
 }
@@ -97,6 +99,15 @@ std::string progressEventJson(const ProgressEvent& event) {
         out["exit_code"] = event.exitCode;
         out["message"] = event.message;
         break;
+    case ProgressEventKind::Retimed:
+        out["cell"] = event.coordinate;
+        out["status"] = event.status;
+        out["ratio"] = optionalNumber(event.ratio);
+        out["ci_low"] = optionalNumber(event.ciLow);
+        out["ci_high"] = optionalNumber(event.ciHigh);
+        out["rounds"] = event.rounds;
+        out["message"] = event.message;
+        break;
     }
     return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -149,6 +160,9 @@ std::string progressEventLine(const ProgressEvent& event) {
         break;
     case ProgressEventKind::RunFinished:
         line += "run " + event.status + (event.message.empty() ? std::string() : ": " + event.message);
+        break;
+    case ProgressEventKind::Retimed:
+        line += event.coordinate + " re-timed: " + event.message;
         break;
     }
     return line;

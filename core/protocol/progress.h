@@ -10,9 +10,10 @@
 
 namespace mkb {
 
-enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished };
+enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished, Retimed };
 
-/// "plan", "trial_started", "submission", "trial_finished", "run_finished".
+/// "plan", "trial_started", "submission", "trial_finished", "run_finished", "retimed" (a cell's paired re-timing
+/// ended: coordinate names the cell, status is the stop or "failed"/"error"; readers ignore events they don't know).
 const char* toString(ProgressEventKind kind);
 
 /// Running totals, carried by every event.
@@ -43,6 +44,11 @@ struct ProgressEvent {
     int submissionsLeft = 0;
     double secondsLeft = 0;
     int exitCode = 0; // run_finished
+    // retimed: the base -> skill paired ratio with its 95% CI and the rounds it took
+    std::optional<double> ratio;
+    std::optional<double> ciLow;
+    std::optional<double> ciHigh;
+    int rounds = 0;
 };
 
 /// Receives events from several threads; implementations serialise themselves.

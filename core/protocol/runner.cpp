@@ -4,6 +4,7 @@
 #include "core/agents/workspace.h"
 #include "core/grading/report_text.h"
 #include "core/grading/verdict_json.h"
+#include "core/protocol/retimer.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -753,6 +754,62 @@ Result<RunSummary> Runner::run() {
     }
     watcher.join();
     summary_.cancelled = cancel_.load();
+    // Paired re-timing (DESIGN §5.5) of every cell of the selection whose arms are final, on the run's device;
+    // missing or stale ones only, so cells reused from earlier runs are re-timed once.
+    if (settings_.retime && !summary_.cancelled) {
+        RetimeJob job;
+        job.scope.model = settings_.model;
+        job.scope.problems = settings_.problems;
+        job.scope.directions = directionsForPair(request.dslA, request.dslB);
+        for (int k = 1; k <= settings_.replicates; ++k) {
+            job.scope.replicates.push_back(k);
+        }
+        job.device = settings_.device;
+        job.retime = settings_.retimeSettings;
+        job.grade = settings_.grade;
+        job.dslDescriptor = [&](const std::string& id) -> Result<std::string> {
+            if (id == settings_.dslA.descriptor.id || id == settings_.dslB.descriptor.id) {
+                return dslOf(id).descriptorJson;
+            }
+            return makeError("not a DSL of this run");
+        };
+        const auto onOutcome = [&](const RetimeOutcome& outcome) {
+            ProgressEvent event;
+            event.kind = ProgressEventKind::Retimed;
+            event.coordinate = outcome.entry->cell.name();
+            if (outcome.result) {
+                event.status = outcome.result->ok ? outcome.result->stop : "failed";
+                event.message = retimeResultLine(*outcome.result);
+                event.rounds = outcome.result->rounds;
+                if (auto pair = outcome.result->pair("base", "skill"); pair && outcome.result->ok) {
+                    event.ratio = pair->ratio;
+                    event.ciLow = pair->ciLow;
+                    event.ciHigh = pair->ciHigh;
+                }
+            } else {
+                event.status = "error";
+                event.message = outcome.error;
+            }
+            emit(event);
+        };
+        GraderProcess retimer(launch);
+        Status started = retimer.start();
+        auto retimed = started ? runRetimes(*store_, retimer, job, {}, onOutcome, &cancel_)
+                               : Result<RetimeSummary>(started.error());
+        retimer.stop();
+        if (retimed) {
+            summary_.retimed = retimed->retimed + retimed->kernelFailed;
+            summary_.retimeErrors = retimed->errors;
+        } else {
+            ++summary_.retimeErrors;
+            ProgressEvent event;
+            event.kind = ProgressEventKind::Retimed;
+            event.status = "error";
+            event.message = "re-timing: " + retimed.error().message;
+            emit(event);
+        }
+        summary_.cancelled = cancel_.load();
+    }
     {
         std::lock_guard<std::mutex> lock(storeMutex_);
         (void)store_->finishInvocation(invocationId_);

@@ -4,6 +4,7 @@
 #include "core/agents/driver.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
+#include "core/grading/retime_request.h"
 #include "core/protocol/planner.h"
 #include "core/protocol/progress.h"
 #include "core/store/store.h"
@@ -39,6 +40,8 @@ struct RunSettings {
     int concurrency = 2; // attempts (model calls) in flight at once; grading is serialised per GPU by the lock
     bool rerunStale = false;
     bool dryRun = false;                 // plan (with the grader's fingerprint) and stop
+    bool retime = true;                  // paired re-timing of each cell whose arms are final, after the attempts
+    RetimeSettings retimeSettings;       // its adaptive stop
     std::filesystem::path workspaceRoot; // attempt workspaces go to <root>/<model>/<coordinate>-t<trial id>
     std::string commandLine;             // recorded with the invocation
 };
@@ -49,12 +52,14 @@ using DriverFactory = std::function<Result<std::unique_ptr<AgentDriver>>()>;
 struct RunSummary {
     Plan plan;
     std::string graderFingerprint;
-    int attempted = 0;   // attempts started
-    int finished = 0;    // attempts that ended with a final verdict
-    int passed = 0;      // of those, passed
-    int skipped = 0;     // skill arms recorded as skipped
-    int failed = 0;      // infrastructure errors, and skill arms whose source failed (left for the next run)
-    int interrupted = 0; // attempts stopped by cancel
+    int attempted = 0;    // attempts started
+    int finished = 0;     // attempts that ended with a final verdict
+    int passed = 0;       // of those, passed
+    int skipped = 0;      // skill arms recorded as skipped
+    int failed = 0;       // infrastructure errors, and skill arms whose source failed (left for the next run)
+    int interrupted = 0;  // attempts stopped by cancel
+    int retimed = 0;      // cells whose paired re-timing was stored (DESIGN §5.5)
+    int retimeErrors = 0; // cells whose re-timing got no result (left missing or stale for the next run)
     bool cancelled = false;
     double seconds = 0;
 };

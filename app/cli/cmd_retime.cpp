@@ -1,0 +1,292 @@
+// `mkb retime`: paired re-timing of the cells of existing stores (DESIGN §5.5), convergent: only missing or stale
+// cells.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+#include "app/cli/interrupt.h"
+#include "app/cli/run_selection.h"
+
+#include "core/grading/device_probe.h"
+#include "core/protocol/retimer.h"
+#include "core/util/paths.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string formatSeconds(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return text;
+}
+
+const char* const kRetimeHelp =
+    R"(usage: mkb retime [--store S] [--model NAME] [--problems GLOB] [--dsls A,B | --directions a2b,...]
+                  [--replicates N] [--device DEV] [options]
+
+Times the kernels of each cell (source, base and skill: each trial's final kernel) together in one grader child on
+one device, paired and interleaved on the same seeds with the order rotating every round (DESIGN §5.5), and stores
+the result: the median per-round ratio of each pair with its 95% bootstrap CI and n. A cell is re-timed when its
+base and skill arms are both final and both passed (a pass/fail difference is decisive without timing); the
+source joins when it passed. Convergent: a repeated command re-times only cells whose re-timing is missing or stale
+(made on another device or grader, or of other kernels); the older result is archived, never overwritten. Works on
+imported MetaKernelBench results that hold kernel sources. Ctrl+C stops after dropping the cell in flight.
+
+options:
+  --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
+  --model NAME          only this model's cells (default: every model)
+  --problems GLOB       problems to include (default "*"); matched by number to the store's trials
+  --suite DIR           a suite root (repeatable; default: the shipped problems/)
+  --dsls A,B            only the two directions of this DSL pair
+  --directions LIST     only these directions, e.g. triton2cuda,cuda2triton
+  --replicates N        only replicates 1..N (default: every replicate)
+  --dsl-dir DIR         an extra folder of DSL descriptors, searched first (repeatable)
+  --device DEV          cuda:N (default cuda:0) or cpu
+  --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
+  --min-rounds N        rounds before the stop may apply (default 100)
+  --max-rounds N        round limit (default 2000)
+  --max-seconds S       time limit of the rounds (default 60)
+  --ci-halfwidth F      stop once every pair's CI is within ratio x (1 +- F) (default 0.01)
+  --grade-timeout S     bound of loading, correctness and warm-up in the child (default 600)
+  --redo-current        re-time current cells too (their results are archived)
+  --dry-run             print which cells would be re-timed and why; nothing is timed or written
+
+Stale re-timings are re-timed without a flag (unlike stale trials in mkb run): a re-timing of other kernels or on
+another device says nothing about the current ones, and re-timing them changes no trial.
+
+output: one line per cell: "<cell>  <status>  ratio R [lo, hi] n=N <stop>" (base -> skill: R > 1 means the skill
+        kernel is faster), then a summary line.
+exit codes: 0 every cell is current or not re-timable, 1 a kernel failed its correctness draw in the re-timing,
+            2 bad command line, 3 missing suite or problem, 4 store error, 5 the grader failed (run again),
+            130 interrupted (run again to continue)
+)";
+
+/// The name of the device from this host's latest stored probe of it, "" when never probed.
+std::string storedDeviceName(Store& store, const std::string& device) {
+    auto devices = store.devices();
+    if (!devices) {
+        return {};
+    }
+    const std::string host = currentHostName();
+    std::string name;
+    std::string latest;
+    for (const DeviceRecord& record : *devices) {
+        const nlohmann::json peaks = nlohmann::json::parse(record.peaksJson, nullptr, false);
+        if (!peaks.is_object() || peaks.value("device", std::string()) != device ||
+            peaks.value("host", std::string()) != host) {
+            continue;
+        }
+        if (record.probedAt >= latest) {
+            latest = record.probedAt;
+            name = record.name;
+        }
+    }
+    return name;
+}
+
+Result<std::vector<Direction>> parseDirections(const std::string& text) {
+    std::vector<Direction> directions;
+    for (const std::string& item : splitString(text, ',')) {
+        const std::string word(trimmed(item));
+        if (word.empty()) {
+            continue;
+        }
+        const auto at = word.find('2');
+        const std::string source = at == std::string::npos ? "" : word.substr(0, at);
+        const std::string target = at == std::string::npos ? "" : word.substr(at + 1);
+        if (!isValidDslId(source) || !isValidDslId(target) || source == target) {
+            return makeError("retime: --directions: '" + word + "' is not a direction like triton2cuda");
+        }
+        directions.push_back({source, target});
+    }
+    if (directions.empty()) {
+        return makeError("retime: --directions names no direction (give e.g. triton2cuda,cuda2triton)");
+    }
+    return directions;
+}
+
+int runRetime(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec;
+    spec.flags = {"dry-run", "redo-current"};
+    spec.options = {"store",      "model",      "problems",    "suite",        "dsls",
+                    "directions", "replicates", "dsl-dir",     "device",       "python",
+                    "min-rounds", "max-rounds", "max-seconds", "ci-halfwidth", "grade-timeout"};
+    spec.repeatable = {"suite", "dsl-dir"};
+    auto parsed = parseArgs(rawArgs, spec);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb retime --help)");
+    }
+    const ParsedArgs& args = *parsed;
+    if (args.wantsHelp()) {
+        std::cout << kRetimeHelp;
+        return kExitOk;
+    }
+    if (!args.positionals.empty()) {
+        return fail(kExitUsage, "retime: unexpected argument '" + args.positionals.front() + "' (mkb retime --help)");
+    }
+    RetimeJob job;
+    job.device = args.optionOr("device", "cuda:0");
+    if (Status valid = validateDevice(job.device); !valid) {
+        return fail(kExitUsage, valid.error().message);
+    }
+    if (auto model = args.option("model")) {
+        job.scope.model = *model;
+    }
+    if (args.option("dsls") && args.option("directions")) {
+        return fail(kExitUsage, "retime: give --dsls or --directions, not both");
+    }
+    if (auto dsls = args.option("dsls")) {
+        auto pair = parseDslPair(*dsls, "retime");
+        if (!pair) {
+            return fail(kExitUsage, pair.error().message);
+        }
+        job.scope.directions = directionsForPair(pair->first, pair->second);
+    }
+    if (auto directions = args.option("directions")) {
+        auto parsedDirections = parseDirections(*directions);
+        if (!parsedDirections) {
+            return fail(kExitUsage, parsedDirections.error().message);
+        }
+        job.scope.directions = *parsedDirections;
+    }
+    if (args.option("replicates")) {
+        auto replicates = args.intOption("replicates", 1, 1, 100);
+        if (!replicates) {
+            return fail(kExitUsage, replicates.error().message);
+        }
+        for (int k = 1; k <= *replicates; ++k) {
+            job.scope.replicates.push_back(k);
+        }
+    }
+    auto minRounds = args.intOption("min-rounds", job.retime.minRounds, 2, 1000000);
+    auto maxRounds = args.intOption("max-rounds", job.retime.maxRounds, 2, 1000000);
+    auto maxSeconds = args.doubleOption("max-seconds", job.retime.maxSeconds);
+    auto halfwidth = args.doubleOption("ci-halfwidth", job.retime.ciHalfwidth);
+    auto gradeTimeout = args.doubleOption("grade-timeout", 600);
+    for (const Result<int>* value : {&minRounds, &maxRounds}) {
+        if (!*value) {
+            return fail(kExitUsage, value->error().message);
+        }
+    }
+    for (const Result<double>* value : {&maxSeconds, &halfwidth, &gradeTimeout}) {
+        if (!*value || **value <= 0) {
+            return fail(kExitUsage, *value ? "retime: --max-seconds, --ci-halfwidth and --grade-timeout take a "
+                                             "positive number"
+                                           : value->error().message);
+        }
+    }
+    if (*maxRounds < *minRounds) {
+        return fail(kExitUsage, "retime: --max-rounds (" + std::to_string(*maxRounds) + ") is below --min-rounds (" +
+                                    std::to_string(*minRounds) + ")");
+    }
+    job.retime = {*minRounds, *maxRounds, *maxSeconds, *halfwidth};
+    job.grade.timeoutS = *gradeTimeout;
+    job.redoCurrent = args.has("redo-current");
+    job.dryRun = args.has("dry-run");
+
+    std::vector<fs::path> suites;
+    for (const std::string& suite : args.all("suite")) {
+        suites.emplace_back(suite);
+    }
+    SelectionError selectionError;
+    job.scope.problems = selectProblems(suites, args.optionOr("problems", "*"), "retime", &selectionError);
+    if (job.scope.problems.empty()) {
+        return fail(selectionError.exitCode, selectionError.message);
+    }
+    std::vector<fs::path> dslDirs;
+    for (const std::string& dir : args.all("dsl-dir")) {
+        dslDirs.emplace_back(dir);
+    }
+    std::map<std::string, Result<std::string>> descriptors;
+    job.dslDescriptor = [&](const std::string& id) -> Result<std::string> {
+        auto found = descriptors.find(id);
+        if (found == descriptors.end()) {
+            auto dsl = loadRunDsl(id, dslDirs);
+            found = descriptors
+                        .emplace(id, dsl ? Result<std::string>(dsl->descriptorJson) : Result<std::string>(dsl.error()))
+                        .first;
+        }
+        return found->second;
+    };
+
+    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    auto opened = Store::open(storePath, job.dryRun ? OpenMode::ReadExisting : OpenMode::MustExist);
+    if (!opened) {
+        return fail(kExitStore, opened.error().message);
+    }
+    Store& store = **opened;
+    job.deviceName = storedDeviceName(store, job.device);
+
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.option("python"));
+    GraderProcess grader(launch);
+    if (Status started = grader.start(); !started) {
+        return fail(kExitInfrastructure, "retime: the grader could not start: " + started.error().message);
+    }
+    installInterruptHandler();
+    std::atomic<bool>& cancel = interruptRequested();
+    const auto statusText = [](const RetimePlanEntry& entry) {
+        std::string text = toString(entry.status);
+        if (entry.reason != text) {
+            text += " (" + entry.reason + ")";
+        }
+        return text;
+    };
+    const auto onPlan = [&](const RetimePlan& plan) {
+        for (const RetimePlanEntry& entry : plan.entries) {
+            if (!entry.retime || job.dryRun) {
+                std::printf("%s  %s%s\n", entry.cell.name().c_str(), statusText(entry).c_str(),
+                            entry.retime ? ": to re-time" : "");
+            }
+        }
+        std::fflush(stdout);
+    };
+    const auto onOutcome = [&](const RetimeOutcome& outcome) {
+        const RetimePlanEntry& entry = *outcome.entry;
+        std::string what = outcome.result ? retimeResultLine(*outcome.result) : "error: " + outcome.error;
+        if (outcome.result && outcome.result->ok) {
+            what += "  (" + formatSeconds(outcome.result->seconds) + ")";
+        }
+        std::printf("%s  %s  %s\n", entry.cell.name().c_str(), statusText(entry).c_str(), what.c_str());
+        std::fflush(stdout);
+    };
+    auto summary = runRetimes(store, grader, job, onPlan, onOutcome, &cancel);
+    grader.stop();
+    if (!summary) {
+        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + summary.error().message);
+    }
+    const RetimePlan& plan = summary->plan;
+    std::printf("\n%zu cells: %d missing, %d stale, %d current, %d not re-timed; ", plan.entries.size(),
+                plan.count(RetimeStatus::Missing), plan.count(RetimeStatus::Stale), plan.count(RetimeStatus::Current),
+                plan.count(RetimeStatus::NotRetimed));
+    if (job.dryRun) {
+        std::printf("dry run: %d would be re-timed, nothing was timed or written\n", plan.toRetime());
+        return kExitOk;
+    }
+    std::printf("re-timed %d, kernel failed %d, errors %d in %s%s\n", summary->retimed, summary->kernelFailed,
+                summary->errors, formatSeconds(summary->seconds).c_str(),
+                summary->cancelled ? "; interrupted: run the same command again to continue" : "");
+    std::fflush(stdout);
+    if (summary->cancelled) {
+        return kExitInterrupted;
+    }
+    if (summary->errors > 0) {
+        return fail(kExitInfrastructure, "retime: " + std::to_string(summary->errors) +
+                                             " cells could not be re-timed (see above); run the same command again");
+    }
+    return summary->kernelFailed > 0 ? kExitFailed : kExitOk;
+}
+
+const bool registered = registerCommand(
+    {"retime", "paired re-timing of cells in a store (convergent; --dry-run plans only)", kRetimeHelp, runRetime});
+
+} // namespace
+} // namespace mkb::cli

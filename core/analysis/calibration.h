@@ -1,0 +1,50 @@
+// Calibration statistics (DESIGN §5.5): false-outcome and detection rates of the paired and unpaired outcome rules on
+// A/A (a kernel against itself) and A/B (against a copy slowed by a known fraction) controls, and the smallest δ that
+// keeps the false rate at or below 1%. Pure: it reads plain samples; the outcome rules are analysis::judgeOutcome's.
+#pragma once
+
+#include "core/analysis/comparison.h"
+#include "core/analysis/settings.h"
+#include "core/analysis/transfer.h"
+#include "core/records/calibration.h"
+
+#include <optional>
+#include <vector>
+
+namespace mkb::analysis {
+
+/// One separate grading of a kernel, as the unpaired rule reads it.
+struct Grading {
+    bool passed = false;
+    double speedup = 0; // over eager
+};
+
+/// One unpaired control: the base grading against the other (A/A: a second grading of a; A/B: a grading of the slowed
+/// copy). The "other" plays the skill arm.
+struct UnpairedControl {
+    Grading base;
+    Grading other;
+};
+
+/// The δ grid searched for the smallest δ: 0, 0.001, ..., 0.500.
+std::vector<double> calibrationDeltaGrid();
+
+/// The largest false rate a δ may leave on the A/A controls to count as safe (1%).
+inline constexpr double kCalibrationFalseRateLimit = 0.01;
+
+/// The paired method: aa holds ratio time(a)/time(a copy) with its CI per control, ab holds time(a)/time(a slowed)
+/// (so a detected slowdown is a ratio below 1: harmed). Outcomes at settings.delta through judgeOutcome's paired rule.
+CalibrationMethodResult calibratePaired(const std::vector<PairedTiming>& aa, const std::vector<PairedTiming>& ab,
+                                        const AnalysisSettings& settings = {});
+
+/// The unpaired method (MetaKernelBench's rule on separate gradings, through judgeOutcome's unpaired rule).
+CalibrationMethodResult calibrateUnpaired(const std::vector<UnpairedControl>& aa,
+                                          const std::vector<UnpairedControl>& ab,
+                                          const AnalysisSettings& settings = {});
+
+/// The unpaired outcome of one control at settings.delta (helped / neutral / harmed, the other against the base).
+Outcome unpairedControlOutcome(const UnpairedControl& control, const AnalysisSettings& settings = {});
+/// The paired outcome of one control at settings.delta.
+Outcome pairedControlOutcome(const PairedTiming& ratio, const AnalysisSettings& settings = {});
+
+} // namespace mkb::analysis
