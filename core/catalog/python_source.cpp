@@ -110,6 +110,11 @@ Result<std::string> decodeEscapes(std::string_view body, int line) {
             if (*code > 0x10FFFF) {
                 return makeError(lineError(line, "escape beyond Unicode in a string"));
             }
+            if (*code >= 0xD800 && *code <= 0xDFFF) {
+                // A lone surrogate has no UTF-8 form; storing its bytes would make invalid UTF-8 downstream.
+                return makeError(
+                    lineError(line, "a surrogate escape (U+D800-U+DFFF) in a string; write the character"));
+            }
             appendUtf8(out, *code);
             break;
         }

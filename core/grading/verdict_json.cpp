@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace mkb {
 namespace {
@@ -49,8 +51,11 @@ public:
     }
     void integer(const char* field, int& target) {
         if (const Json* value = find(field)) {
-            value->is_number() ? void(target = static_cast<int>(value->get<double>()))
-                               : note(field, "a number", *value);
+            // A count outside int's range (or not whole) is refused: casting it would be undefined behaviour.
+            const double number = value->is_number() ? value->get<double>() : std::nan("");
+            const bool fits = std::isfinite(number) && number == std::floor(number) &&
+                              number >= std::numeric_limits<int>::min() && number <= std::numeric_limits<int>::max();
+            fits ? void(target = static_cast<int>(number)) : note(field, "a whole number within int's range", *value);
         }
     }
     void text(const char* field, std::string& target) {
@@ -156,8 +161,9 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.integer("total_draws", verdict.totalDraws);
     if (const Json* failed = read.find("failed_draws"); failed && failed->is_array()) {
         for (const Json& index : *failed) {
-            if (index.is_number_integer()) {
-                verdict.failedDraws.push_back(index.get<int>());
+            if (index.is_number_integer() && index.get<std::int64_t>() >= 0 &&
+                index.get<std::int64_t>() <= std::numeric_limits<int>::max()) {
+                verdict.failedDraws.push_back(int(index.get<std::int64_t>()));
             }
         }
     }
