@@ -36,8 +36,8 @@ options:
   --family F    list only this family
   --json        machine-readable output
 
-exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing or the
-problem is unknown.
+exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing, or the
+problem is unknown or malformed (show then prints why the file is not a valid problem).
 )";
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {

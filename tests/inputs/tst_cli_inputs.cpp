@@ -81,6 +81,18 @@ private slots:
         QVERIFY(plan.out.contains("1 problem x"));
     }
 
+    void importWithProblemsFolderHoldingLinksToDotFinishes() {
+        FixtureSuite suite;
+        suite.write("attention/01_good.py", problemText());
+        addLinksToDot(suite);
+        // The catalog is read before the results folder is looked at, so a missing results folder still walks it.
+        CliRun run = runMkb({"import", q(suite.root() / "no_results"), "--problems", q(suite.root()), "--store",
+                             q(suite.root() / "store.db")});
+        QVERIFY2(run.exitCode != -1, "import --problems hung on links to '.'");
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY(run.err.contains("no_results"));
+    }
+
     void fifoAndDevZeroProblemFilesAreRefusedWithoutBlocking() {
         FixtureSuite suite;
         suite.write("attention/01_good.py", problemText());
