@@ -114,8 +114,13 @@ Outcome pairedOutcome(const PairedTiming& paired, double delta) {
     return Outcome::Neutral;
 }
 
+bool isSignificant(const OutcomeJudgement& judgement) {
+    return judgement.outcome != Outcome::Neutral && (judgement.decisive || judgement.paired);
+}
+
 OutcomeJudgement judgeOutcome(const Comparison& comparison, const AnalysisSettings& settings) {
     OutcomeJudgement judgement;
+    judgement.decisive = comparison.base->passed != comparison.skillOutcome().passed;
     if (settings.timing == TimingRule::Unpaired || comparison.skillSkipped()) {
         judgement.outcome = unpairedOutcome(comparison, settings);
         return judgement;

@@ -40,8 +40,13 @@ struct OutcomeJudgement {
     bool paired = false;               // a paired ratio decided (paired rule, both passed, a re-timing attached)
     bool withinNoise = false;          // paired, neutral, and the CI contains 1
     bool fellBack = false;             // paired rule, both passed, no re-timing attached: the unpaired rule decided
+    bool decisive = false;             // one of base and skill outcome passed and the other did not
     std::optional<PairedTiming> ratio; // the paired ratio skill/base that decided, when paired
 };
+
+/// Helped or harmed beyond noise: decided by a pass/fail difference, or by a paired ratio whose CI excludes 1. An
+/// outcome of the unpaired rule on two passing kernels is never significant (separate gradings cannot resolve it).
+bool isSignificant(const OutcomeJudgement& judgement);
 
 /// The outcome of a resolved comparison under settings.timing. Unpaired (MetaKernelBench's rule): tiers differ →
 /// helped if the skill outcome's tier is higher, harmed if lower; same tier and both passed → helped if

@@ -78,9 +78,17 @@ std::vector<PairedRatioColumn> pairedRatioColumns(const std::vector<analysis::Co
         column.family = group.front().family;
         column.geometricMeanRatio = analysis::deltaGeometricMean(group, settings).value_or(0) + 1;
         for (const analysis::Comparison& comparison : group) {
-            column.points.push_back({comparison.model, comparison.direction, comparison.replicate,
-                                     analysis::pairedRatio(comparison, settings),
-                                     analysis::transferOutcome(comparison, settings)});
+            const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(comparison, settings);
+            PairedRatioPoint point{comparison.model, comparison.direction, comparison.replicate,
+                                   analysis::pairedRatio(comparison, settings), judgement.outcome};
+            if (judgement.ratio) {
+                // The CI is of the kernels' ratio; drawn around r, which equals it unless clipping at eager moved r.
+                const double scale = point.ratio / judgement.ratio->ratio;
+                point.ciLow = judgement.ratio->ciLow * scale;
+                point.ciHigh = judgement.ratio->ciHigh * scale;
+            }
+            point.withinNoise = judgement.withinNoise;
+            column.points.push_back(std::move(point));
         }
         columns.push_back(std::move(column));
     }

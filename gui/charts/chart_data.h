@@ -41,6 +41,9 @@ struct PairedRatioPoint {
     int replicate = 1;
     double ratio = 1; // analysis::pairedRatio
     analysis::Outcome outcome = analysis::Outcome::Neutral;
+    std::optional<double> ciLow; // the paired re-timing's 95% CI of the ratio, when a paired ratio decided
+    std::optional<double> ciHigh;
+    bool withinNoise = false; // analysis::OutcomeJudgement::withinNoise
 };
 /// A problem's column of points; problems are sorted by the geometric mean of their ratios (ΔGM + 1), ascending,
 /// ties by problem number.

@@ -160,6 +160,12 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
     QCPGraph* series[3] = {newPoints(plot(), chartcolors::helped(), names[0]),
                            newPoints(plot(), chartcolors::neutral(), names[1]),
                            newPoints(plot(), chartcolors::harmed(), names[2])};
+    // Error bars of the paired CIs ride on a graph of their own (no marker, no legend entry) whose points come in
+    // ascending key order, the order QCPErrorBars indexes them in.
+    // Made with the first CI, so a chart without re-timings holds the plottables it always did.
+    QCPGraph* ciCarrier = nullptr;
+    QVector<double> ciBelow;
+    QVector<double> ciAbove;
     std::vector<std::pair<double, QString>> ticks;
     double low = 1;
     double high = 1;
@@ -178,17 +184,35 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
             series[outcomeIndex(point.outcome)]->addData(key, point.ratio);
             low = std::min(low, point.ratio);
             high = std::max(high, point.ratio);
+            QString interval;
+            if (point.ciLow && point.ciHigh) {
+                if (!ciCarrier) {
+                    ciCarrier = plot()->addGraph();
+                    ciCarrier->setLineStyle(QCPGraph::lsNone);
+                    ciCarrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+                    ciCarrier->removeFromLegend();
+                    ciCarrier->setName(tr("95% CI"));
+                }
+                ciCarrier->addData(key, point.ratio);
+                ciBelow.push_back(std::max(0.0, point.ratio - *point.ciLow));
+                ciAbove.push_back(std::max(0.0, *point.ciHigh - point.ratio));
+                low = std::min(low, *point.ciLow);
+                high = std::max(high, *point.ciHigh);
+                interval = tr(", 95% CI [%1, %2]%3")
+                               .arg(QString::number(*point.ciLow, 'g', 4), QString::number(*point.ciHigh, 'g', 4),
+                                    point.withinNoise ? tr(", within noise") : QString());
+            }
             addMark(
                 {ChartMark::Shape::Point,
                  key,
                  0,
                  point.ratio,
                  0,
-                 tr("%1 (%2)\n%3 · %4 · replicate %5\nr = %6, %7\nproblem geometric mean r = %8")
+                 tr("%1 (%2)\n%3 · %4 · replicate %5\nr = %6%9, %7\nproblem geometric mean r = %8")
                      .arg(problem, text(column.family), text(point.model), text(point.direction))
                      .arg(point.replicate)
                      .arg(QString::number(point.ratio, 'g', 4), QString::fromLatin1(analysis::toString(point.outcome)),
-                          QString::number(column.geometricMeanRatio, 'g', 4)),
+                          QString::number(column.geometricMeanRatio, 'g', 4), interval),
                  {text(point.model), text(point.direction), text(column.family), problem}});
         }
     }
@@ -197,6 +221,15 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
         plot()->xAxis->setLabel(tr("problems, sorted by geometric mean ratio"));
     } else {
         setCategoryAxis(plot()->xAxis, ticks, double(columns.size()));
+    }
+    if (ciCarrier) {
+        auto* bars = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
+        bars->setName(tr("paired 95% CI"));
+        bars->setDataPlottable(ciCarrier);
+        bars->setData(ciBelow, ciAbove);
+        bars->setErrorType(QCPErrorBars::etValueError);
+        bars->setPen(QPen(QColor(0x55, 0x55, 0x55)));
+        bars->setWhiskerWidth(5);
     }
     setLogAxis(plot()->yAxis, low / 1.5, high * 1.5);
     plot()->yAxis->setLabel(tr("paired ratio r = e(skill) / e(base)"));

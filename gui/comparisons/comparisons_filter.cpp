@@ -39,7 +39,17 @@ void ComparisonsFilter::setSearchText(const QString& text) {
     emit filtersChanged();
 }
 
+void ComparisonsFilter::setSignificantOnly(bool on) {
+    if (significantOnly_ == on) {
+        return;
+    }
+    significantOnly_ = on;
+    invalidateFilter();
+    emit filtersChanged();
+}
+
 void ComparisonsFilter::clearFilters() {
+    significantOnly_ = false;
     columnFilters_.clear();
     searchText_.clear();
     lowerSearchText_.clear();
@@ -55,6 +65,9 @@ QVariantMap ComparisonsFilter::state() const {
     if (!searchText_.isEmpty()) {
         state.insert(QStringLiteral("search"), searchText_);
     }
+    if (significantOnly_) {
+        state.insert(QStringLiteral("significant"), true);
+    }
     return state;
 }
 
@@ -68,6 +81,7 @@ void ComparisonsFilter::restoreState(const QVariantMap& state) {
     }
     searchText_ = state.value(QStringLiteral("search")).toString();
     lowerSearchText_ = searchText_.toLower();
+    significantOnly_ = state.value(QStringLiteral("significant")).toBool();
     invalidateFilter();
     emit filtersChanged();
 }
@@ -75,6 +89,9 @@ void ComparisonsFilter::restoreState(const QVariantMap& state) {
 bool ComparisonsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
     // The comparisons model answers from its caches; any other model goes through data().
     if (const auto* comparisons = qobject_cast<const ComparisonsModel*>(sourceModel())) {
+        if (significantOnly_ && !comparisons->isSignificant(sourceRow)) {
+            return false;
+        }
         for (auto it = columnFilters_.begin(); it != columnFilters_.end(); ++it) {
             if (comparisons->filterTextAt(sourceRow, it.key()) != it.value()) {
                 return false;
@@ -83,6 +100,10 @@ bool ComparisonsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
         return lowerSearchText_.isEmpty() || comparisons->rowContains(sourceRow, lowerSearchText_);
     }
     const QAbstractItemModel* model = sourceModel();
+    if (significantOnly_ &&
+        !model->data(model->index(sourceRow, 0, sourceParent), ComparisonsModel::SignificantRole).toBool()) {
+        return false;
+    }
     for (auto it = columnFilters_.begin(); it != columnFilters_.end(); ++it) {
         const QModelIndex index = model->index(sourceRow, it.key(), sourceParent);
         if (model->data(index, ComparisonsModel::FilterRole).toString() != it.value()) {

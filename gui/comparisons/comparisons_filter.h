@@ -22,9 +22,12 @@ public:
     /// Keeps only rows where some column contains text (case-insensitive); empty = no search.
     void setSearchText(const QString& text);
     QString searchText() const { return searchText_; }
+    /// Keeps only helped or harmed comparisons beyond noise (ComparisonsModel::SignificantRole).
+    void setSignificantOnly(bool on);
+    bool significantOnly() const { return significantOnly_; }
     void clearFilters();
 
-    /// {"column/<n>": value, ..., "search": text}: what saveState writes and restoreState reads.
+    /// {"column/<n>": value, ..., "search": text, "significant": true}: what saveState writes and restoreState reads.
     QVariantMap state() const;
     void restoreState(const QVariantMap& state);
 
@@ -38,6 +41,7 @@ private:
     QMap<int, QString> columnFilters_;
     QString searchText_;
     QString lowerSearchText_;
+    bool significantOnly_ = false;
 };
 
 } // namespace mkb::gui

@@ -3,6 +3,9 @@
 
 #include "core/analysis/transfer.h"
 
+#include <QBrush>
+#include <QColor>
+#include <QFont>
 #include <QSet>
 #include <algorithm>
 
@@ -26,9 +29,16 @@ QString numberText(double value, int decimals) {
 } // namespace
 
 QString outcomeText(const analysis::Comparison& comparison, const analysis::AnalysisSettings& settings) {
-    return comparison.resolved()
-               ? QString::fromLatin1(analysis::toString(analysis::transferOutcome(comparison, settings)))
-               : QString();
+    if (!comparison.resolved()) {
+        return {};
+    }
+    const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(comparison, settings);
+    const QString outcome = QString::fromLatin1(analysis::toString(judgement.outcome));
+    return judgement.withinNoise ? QObject::tr("%1 (within noise)").arg(outcome) : outcome;
+}
+
+QString pairedCiText(const analysis::PairedTiming& paired) {
+    return QStringLiteral("[%1, %2]").arg(paired.ciLow, 0, 'f', 3).arg(paired.ciHigh, 0, 'f', 3);
 }
 
 ComparisonsModel::ComparisonsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -57,6 +67,26 @@ ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison
     if (comparison.resolved()) {
         row.pairedRatio = analysis::pairedRatio(comparison, settings_);
         row.outcome = outcomeText(comparison, settings_);
+        const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(comparison, settings_);
+        row.significant = analysis::isSignificant(judgement);
+        row.withinNoise = judgement.withinNoise;
+        row.fellBack = judgement.fellBack;
+        analysis::AnalysisSettings unpaired = settings_;
+        unpaired.timing = analysis::TimingRule::Unpaired;
+        row.unpairedOutcome = QString::fromLatin1(analysis::toString(analysis::transferOutcome(comparison, unpaired)));
+        if (judgement.ratio) {
+            row.pairedCi = pairedCiText(*judgement.ratio);
+            row.outcomeTip = tr("Paired rule: re-timed ratio %1, 95% CI %2, %3 rounds%4")
+                                 .arg(judgement.ratio->ratio, 0, 'f', 3)
+                                 .arg(row.pairedCi)
+                                 .arg(judgement.ratio->n)
+                                 .arg(judgement.withinNoise ? tr(": the CI contains 1, within noise") : QString());
+        } else if (judgement.fellBack) {
+            row.outcomeTip = tr("No paired re-timing: judged by the unpaired rule on two separate gradings, which "
+                                "cannot tell a 5% change from noise");
+        } else if (judgement.decisive) {
+            row.outcomeTip = tr("Decided by pass/fail");
+        }
         row.standing = QString::fromLatin1(analysis::toString(analysis::sourceStanding(comparison, settings_)));
     } else {
         tags << QStringLiteral("unresolved");
@@ -135,6 +165,10 @@ QVariant ComparisonsModel::displayOf(int row, int column) const {
         return cache.standing;
     case TagsColumn:
         return cache.tags;
+    case PairedCiColumn:
+        return cache.pairedCi;
+    case UnpairedOutcomeColumn:
+        return cache.unpairedOutcome;
     case ColumnCount:
         break;
     }
@@ -180,6 +214,33 @@ QVariant ComparisonsModel::data(const QModelIndex& index, int role) const {
         return sortOf(row, column);
     case ComparisonIndexRole:
         return row;
+    case SignificantRole:
+        return cache_[size_t(row)].significant;
+    case Qt::ForegroundRole:
+        // Noise reads grey, a significant harm red and a significant help green: a reviewer scanning regressions
+        // tells a real one from noise at a glance (an unverified fallback keeps the plain colour).
+        if (column == OutcomeColumn) {
+            const RowCache& cache = cache_[size_t(row)];
+            if (cache.withinNoise) {
+                return QBrush(QColor(0x80, 0x80, 0x80));
+            }
+            if (cache.significant) {
+                return QBrush(cache.outcome == QLatin1String("harmed") ? QColor(0xc0, 0x1c, 0x28)
+                                                                       : QColor(0x1a, 0x7f, 0x37));
+            }
+        }
+        return {};
+    case Qt::FontRole:
+        if (column == OutcomeColumn) {
+            const RowCache& cache = cache_[size_t(row)];
+            if (cache.withinNoise || cache.significant) {
+                QFont font;
+                font.setItalic(cache.withinNoise);
+                font.setBold(cache.significant);
+                return font;
+            }
+        }
+        return {};
     case Qt::TextAlignmentRole: {
         const bool numeric = column == ReplicateColumn || column == SourceTierColumn || column == BaseTierColumn ||
                              column == SkillTierColumn || column == BaseSpeedupColumn || column == SkillSpeedupColumn ||
@@ -188,7 +249,12 @@ QVariant ComparisonsModel::data(const QModelIndex& index, int role) const {
     }
     case Qt::ToolTipRole:
         if (column == PairedRatioColumn && cache_[size_t(row)].pairedRatio >= 0) {
-            return tr("e(skill outcome) / e(base), effective speedups");
+            return cache_[size_t(row)].pairedCi.isEmpty()
+                       ? tr("e(skill outcome) / e(base), effective speedups")
+                       : tr("The paired re-timing's ratio of the two kernels (clipped at eager)");
+        }
+        if (column == OutcomeColumn && !cache_[size_t(row)].outcomeTip.isEmpty()) {
+            return cache_[size_t(row)].outcomeTip;
         }
         return {};
     default:
@@ -231,6 +297,10 @@ QVariant ComparisonsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Standing");
     case TagsColumn:
         return tr("Tags");
+    case PairedCiColumn:
+        return tr("Paired 95% CI");
+    case UnpairedOutcomeColumn:
+        return tr("Unpaired outcome");
     case ColumnCount:
         break;
     }
@@ -255,6 +325,8 @@ const QString& ComparisonsModel::filterTextAt(int row, int column) const {
         return cache.standing;
     case TagsColumn:
         return cache.tags;
+    case UnpairedOutcomeColumn:
+        return cache.unpairedOutcome;
     default:
         return none;
     }
@@ -285,7 +357,7 @@ QStringList ComparisonsModel::distinctValues(int column) const {
     QSet<QString> values;
     const bool cached = column == ModelColumn || column == DirectionColumn || column == FamilyColumn ||
                         column == SourceVerdictColumn || column == OutcomeColumn || column == StandingColumn ||
-                        column == TagsColumn;
+                        column == TagsColumn || column == UnpairedOutcomeColumn;
     for (int row = 0; row < rowCount(); ++row) {
         const QString value = cached ? filterTextAt(row, column) : displayOf(row, column).toString();
         if (!value.isEmpty()) {

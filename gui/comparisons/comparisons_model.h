@@ -29,12 +29,15 @@ public:
         OutcomeColumn,
         StandingColumn,
         TagsColumn,
+        PairedCiColumn,        // the re-timing's 95% CI of the skill/base ratio (after Tags: saved filter states
+        UnpairedOutcomeColumn, // keep their column numbers) and MetaKernelBench's unpaired outcome beside the rule's
         ColumnCount
     };
     enum Role {
         SortRole = Qt::UserRole + 1, // numbers as doubles (missing = -1), text as text
         FilterRole,                  // the plain text the filter combos match ("" when missing)
         ComparisonIndexRole,         // the row's index into comparisons()
+        SignificantRole,             // bool: helped or harmed beyond noise (analysis::isSignificant)
     };
 
     explicit ComparisonsModel(QObject* parent = nullptr);
@@ -57,6 +60,8 @@ public:
     /// Whether some column of the row shows text containing lowerNeedle (already lower case). The rows' texts are
     /// joined and lowered once per data set (in setComparisons), so a keystroke is one substring scan per row.
     bool rowContains(int row, QStringView lowerNeedle) const;
+    /// analysis::isSignificant of the row's outcome (false when unresolved).
+    bool isSignificant(int row) const { return cache_[size_t(row)].significant; }
 
 private:
     struct RowCache {
@@ -65,6 +70,8 @@ private:
         int sourceTier = -1, baseTier = -1, skillTier = -1;
         double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1;
         QString outcome, standing, tags;
+        QString pairedCi, unpairedOutcome, outcomeTip;
+        bool significant = false, withinNoise = false, fellBack = false;
     };
     RowCache cacheFor(const analysis::Comparison& comparison) const;
     QVariant displayOf(int row, int column) const;
@@ -77,7 +84,8 @@ private:
     analysis::AnalysisSettings settings_;
 };
 
-/// The text a comparison's outcome, standing or source verdict shows ("" for an unresolved comparison).
+/// The text a comparison's outcome shows ("" for an unresolved comparison): the outcome under the settings' rule,
+/// "neutral (within noise)" when a paired CI contains 1.
 QString outcomeText(const analysis::Comparison& comparison, const analysis::AnalysisSettings& settings);
 
 } // namespace mkb::gui

@@ -9,6 +9,7 @@
 #include "gui/project/project_data.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QHBoxLayout>
@@ -51,6 +52,16 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
         if (!syncing_) {
             filter_->setSearchText(text);
+        }
+    });
+    significantOnly_ = new QCheckBox(tr("Significant only"), this);
+    significantOnly_->setObjectName(QStringLiteral("significantOnly"));
+    significantOnly_->setToolTip(tr("Only helped or harmed beyond noise: a pass/fail difference, or a paired "
+                                    "re-timing whose 95% CI excludes 1"));
+    controls->addWidget(significantOnly_);
+    connect(significantOnly_, &QCheckBox::toggled, this, [this](bool on) {
+        if (!syncing_) {
+            filter_->setSignificantOnly(on);
         }
     });
     auto* clear = new QPushButton(tr("Clear Filters"), this);
@@ -164,6 +175,7 @@ void ComparisonsView::syncControlsFromFilter() {
     if (search_->text() != filter_->searchText()) {
         search_->setText(filter_->searchText());
     }
+    significantOnly_->setChecked(filter_->significantOnly());
     syncing_ = false;
 }
 

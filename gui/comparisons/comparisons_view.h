@@ -6,6 +6,8 @@
 #include <QMap>
 #include <QWidget>
 
+class QCheckBox;
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -61,6 +63,7 @@ private:
     QTableView* table_ = nullptr;
     QMap<int, QComboBox*> combos_;
     QLineEdit* search_ = nullptr;
+    QCheckBox* significantOnly_ = nullptr;
     QLabel* countLabel_ = nullptr;
     QString projectKey_;
     bool syncing_ = false;

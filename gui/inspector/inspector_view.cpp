@@ -236,6 +236,33 @@ QString InspectorView::kernelOf(const analysis::Attempt* attempt) const {
     return QString::fromStdString(submissions->back().kernelSource);
 }
 
+QString InspectorView::timingSummary(const analysis::Comparison& comparison,
+                                     const analysis::OutcomeJudgement& judgement,
+                                     const analysis::AnalysisSettings& settings) {
+    if (judgement.ratio) {
+        const analysis::PairedTiming& paired = *judgement.ratio;
+        return tr("Paired re-timing (%1 rounds on %2): skill/base %3, 95% CI [%4, %5]%6")
+            .arg(paired.n)
+            .arg(QString::fromStdString(comparison.retiming->deviceName))
+            .arg(paired.ratio, 0, 'f', 3)
+            .arg(paired.ciLow, 0, 'f', 3)
+            .arg(paired.ciHigh, 0, 'f', 3)
+            .arg(judgement.withinNoise ? tr(" · within noise: the CI contains 1") : QString());
+    }
+    if (judgement.decisive) {
+        return tr("Decided by pass/fail (%1 rule)").arg(QString::fromLatin1(analysis::toString(settings.timing)));
+    }
+    if (judgement.fellBack) {
+        return tr("No paired re-timing: unpaired rule on two separate gradings (cannot resolve a 5% change; run "
+                  "`mkb retime`)");
+    }
+    if (settings.timing == analysis::TimingRule::Unpaired) {
+        return comparison.retiming ? tr("Unpaired rule (a paired re-timing exists but is not used)")
+                                   : tr("Unpaired rule");
+    }
+    return tr("No timing needed (both failed, or the skill arm was skipped)");
+}
+
 void InspectorView::showComparison(const analysis::Comparison& comparison) {
     comparison_ = comparison;
     const analysis::Comparison& c = *comparison_;
@@ -247,10 +274,15 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
                  QString::fromStdString(c.family).toHtmlEscaped())
             .arg(c.replicate);
     if (c.resolved()) {
+        const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(c, settings_);
+        QString outcome = QString::fromLatin1(analysis::toString(judgement.outcome));
+        if (judgement.withinNoise) {
+            outcome = tr("%1, within noise").arg(outcome);
+        }
         headline += tr("<br>Outcome: <b>%1</b> · source standing: %2 · paired ratio %3")
-                        .arg(QString::fromLatin1(analysis::toString(analysis::transferOutcome(c, settings_))),
-                             QString::fromLatin1(analysis::toString(analysis::sourceStanding(c, settings_))),
+                        .arg(outcome, QString::fromLatin1(analysis::toString(analysis::sourceStanding(c, settings_))),
                              QString::number(analysis::pairedRatio(c, settings_), 'f', 3));
+        headline += QStringLiteral("<br>") + timingSummary(c, judgement, settings_).toHtmlEscaped();
     } else {
         headline += tr("<br>Unresolved: not every arm holds a verdict yet.");
     }

@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/transfer.h"
 #include "core/records/store_records.h"
 #include "core/util/result.h"
 
@@ -37,6 +38,11 @@ public:
     enum class KernelPair { BaseVsSkill = 0, SourceVsSkill = 1, SourceVsBase = 2 };
 
     explicit InspectorView(QWidget* parent = nullptr);
+
+    /// One line on how the outcome was timed: the paired ratio with its CI and "within noise", a pass/fail decision,
+    /// or the unpaired fallback (shown under the inspector's headline).
+    static QString timingSummary(const analysis::Comparison& comparison, const analysis::OutcomeJudgement& judgement,
+                                 const analysis::AnalysisSettings& settings);
 
     /// The store the kernels, skills, reports and annotations are read from and written to (GUI thread only).
     void setStore(Store* store);

@@ -58,6 +58,10 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         row.transferRate = summary.outcomes.helpedShare;
         row.harmRate = summary.outcomes.harmedShare;
         row.deltaGeometricMean = summary.deltaGeometricMean;
+        row.judgedPaired = summary.outcomes.paired;
+        row.fellBack = summary.outcomes.fellBack;
+        row.withinNoise = summary.outcomes.withinNoise;
+        row.withRetiming = summary.outcomes.withRetiming;
         row.baseScore = scoreOf(metrics.all.base);
         row.skillScore = scoreOf(metrics.all.skill);
         row.lift = scoreOf(metrics.all.lift);
@@ -68,6 +72,25 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings) {
+    OverviewRow total;
+    for (const OverviewRow& row : rows) {
+        total.resolved += row.resolved;
+        total.judgedPaired += row.judgedPaired;
+        total.fellBack += row.fellBack;
+        total.withinNoise += row.withinNoise;
+        total.withRetiming += row.withRetiming;
+    }
+    const std::string counted = std::to_string(total.resolved) + " resolved, " + std::to_string(total.withRetiming) +
+                                " with a paired re-timing";
+    if (settings.timing == analysis::TimingRule::Unpaired) {
+        return "Timing: unpaired rule (MetaKernelBench): " + counted + (total.withRetiming ? " (not used)." : ".");
+    }
+    return "Timing: paired rule: " + counted + "; " + std::to_string(total.judgedPaired) + " judged by it (" +
+           std::to_string(total.withinNoise) + " within noise), " + std::to_string(total.fellBack) +
+           " on the unpaired rule for want of one.";
 }
 
 FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,

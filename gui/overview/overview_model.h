@@ -28,7 +28,17 @@ struct OverviewRow {
     std::optional<double> skillPassRate;
     std::optional<double> sourcePassed;
     std::optional<double> skillCoverage;
+    // How T and H were timed (analysis::OutcomeCounts): judged by a paired ratio, fallen back to the unpaired rule,
+    // paired neutrals within noise, and resolved comparisons with a re-timing attached.
+    std::size_t judgedPaired = 0;
+    std::size_t fellBack = 0;
+    std::size_t withinNoise = 0;
+    std::size_t withRetiming = 0;
 };
+
+/// The overview's line on the timing rule its T and H used (settings.timing) and how many comparisons it judged on
+/// paired re-timings, summed over rows.
+std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings);
 
 /// One row per (model, direction) present in comparisons, sorted by model then direction.
 std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,

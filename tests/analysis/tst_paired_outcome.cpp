@@ -175,6 +175,18 @@ private slots:
         QCOMPARE(plain.withRetiming, std::size_t(1));
     }
 
+    // significant: a pass/fail difference or a paired ratio beyond noise; an unpaired verdict on two passes never is
+    void significantOnlyForDecisiveOrPairedOutcomes() {
+        QVERIFY(isSignificant(judgeOutcome(cell(passing(1), passing(1.0), failing()))));
+        QVERIFY(isSignificant(judgeOutcome(cell(passing(1), passing(1.0), failing()), unpaired())));
+        QVERIFY(isSignificant(
+            judgeOutcome(retimed(cell(passing(1), passing(2.0), passing(1.0)), timing(0.8, 0.75, 0.85)))));
+        QVERIFY(!isSignificant(judgeOutcome(cell(passing(1), passing(2.0), passing(1.0))))); // fell back: harmed
+        QVERIFY(!isSignificant(judgeOutcome(cell(passing(1), passing(2.0), passing(1.0)), unpaired())));
+        QVERIFY(
+            !isSignificant(judgeOutcome(retimed(cell(passing(1), passing(2.0), passing(1.0)), timing(0.8, 0.6, 1.0)))));
+    }
+
     // a skipped skill counts as its base: neutral under both rules, even beside a re-timing, and never a fallback
     void skippedSkillCountsAsItsBase() {
         const Comparison comparison = retimed(cell(passing(1), passing(2.0), skippedSkill()), timing(1.5, 1.4, 1.6));

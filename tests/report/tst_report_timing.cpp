@@ -119,11 +119,13 @@ private slots:
 
     // paired: the re-timed helped cell turns neutral within noise; the unpaired rule still calls it helped
     void timing_pairedRuleJudgesTheRetimedCellOnItsRatio() {
-        const ReportTable& paired = tableOf(build(mkb::analysis::TimingRule::Paired), "transfer");
+        const Report pairedReport = build(mkb::analysis::TimingRule::Paired);
+        const ReportTable& paired = tableOf(pairedReport, "transfer");
         QCOMPARE(cellOf(paired, "helped"), 1.0); // P2 cuda2triton (pass/fail) only
         QCOMPARE(cellOf(paired, "neutral"), 2.0);
         QCOMPARE(cellOf(paired, "harmed"), 1.0);
-        const ReportTable& unpaired = tableOf(build(mkb::analysis::TimingRule::Unpaired), "transfer");
+        const Report unpairedReport = build(mkb::analysis::TimingRule::Unpaired);
+        const ReportTable& unpaired = tableOf(unpairedReport, "transfer");
         QCOMPARE(cellOf(unpaired, "helped"), 2.0);
         QCOMPARE(cellOf(unpaired, "neutral"), 1.0);
         // ΔGM: the paired r = 1.01 replaces 4: (1/2 · 1.01 · 1.5 · 1)^(1/4) − 1
@@ -155,8 +157,10 @@ private slots:
 
     // standing: the paired source/base ratio 0.98 [0.96, 1.0] is within noise, so the source stands level with base
     void timing_standingUsesTheSourceBasePair() {
-        const ReportTable& paired = tableOf(build(mkb::analysis::TimingRule::Paired), "standing");
-        const ReportTable& unpaired = tableOf(build(mkb::analysis::TimingRule::Unpaired), "standing");
+        const Report pairedReport = build(mkb::analysis::TimingRule::Paired);
+        const Report unpairedReport = build(mkb::analysis::TimingRule::Unpaired);
+        const ReportTable& paired = tableOf(pairedReport, "standing");
+        const ReportTable& unpaired = tableOf(unpairedReport, "standing");
         auto resolvedIn = [](const ReportTable& table, const std::string& standing) {
             for (const auto& row : table.rows) {
                 if (row[1].text == standing) {
@@ -174,7 +178,8 @@ private slots:
     void timing_ruleLineInEveryFormat() {
         const Report report = build(mkb::analysis::TimingRule::Paired);
         QVERIFY(toMarkdown(report).find("\n_Timing: paired rule (DESIGN §8): 4 resolved") != std::string::npos);
-        QVERIFY(toCsv(report).find("\r\nTiming: paired rule (DESIGN §8): 4 resolved") != std::string::npos);
+        QVERIFY(toCsv(report).find("\r\n\"Timing: paired rule (DESIGN §8): 4 resolved") !=
+                std::string::npos); // quoted: it holds commas
         QVERIFY(toLatex(report).find("\\end{tabular}\n\\par\\smallskip{\\footnotesize Timing: paired rule (DESIGN "
                                      "\\S{}8)") != std::string::npos);
         const nlohmann::json json = nlohmann::json::parse(toJson(report));
