@@ -1,5 +1,6 @@
 // The mkb entry point: dispatches to the verb's command and turns any escaped exception into one line.
 #include "app/cli/command.h"
+#include "core/util/text.h"
 
 #include "mkb/commit.h"
 #include "mkb/version.h"
@@ -75,7 +76,7 @@ const std::vector<Command>& commands() {
 }
 
 int fail(int code, const std::string& message) {
-    std::cerr << "mkb: " << message << '\n';
+    std::cerr << "mkb: " << safeOneLine(message) << '\n'; // one line, whatever names or values it quotes
     return code;
 }
 

@@ -231,6 +231,11 @@ private slots:
         QCOMPARE(show.exitCode, 3);
         QCOMPARE(show.err.count('\n'), 1);
         QVERIFY(show.err.contains("'nope\\nnope\\x1b[2J'"));
+        // Every verb's error goes through one line: a missing kernel file's name with a newline stays quoted.
+        CliRun grade = runMkb({"grade", "no\nsuch\tkernel.py", "--problem", "1", "--dsl", "triton"});
+        QCOMPARE(grade.exitCode, 3);
+        QCOMPARE(grade.err.count('\n'), 1);
+        QVERIFY2(grade.err.contains("no\\nsuch\\tkernel.py"), qPrintable(grade.err));
         CliRun plan = runMkb({"plan", "--suite", q(suite.root()), "--problems", "*", "--dsls", "triton,cu\nda",
                               "--grader-fingerprint", "f"});
         QCOMPARE(plan.exitCode, 2);
