@@ -101,6 +101,12 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     if (!parsed) {
         return makeError("its validation is unreadable");
     }
+    // A step that did not fit in memory says nothing about the problem: check it again (more memory may be free now).
+    for (const std::string& issue : parsed->issues) {
+        if (issue.rfind("cannot check ", 0) == 0) {
+            return makeError("a validation step did not fit in memory then");
+        }
+    }
     check.validation = *parsed;
     check.validation.json = validation->dump();
     auto solutions = entry.find("solutions");

@@ -347,10 +347,10 @@ private slots:
                 QFile::copy(src("tests/fixtures/problems/_validation/") + name, suite.path() + "/validation/" + name));
         }
         // 5 MiB: one input set of the 2 MiB caches and a second draw fit, their 8 MiB float64 anchors do not.
-        CliRun run =
-            runMkb({"suite", "check", "--suite", suite.path(), "--dsls", "cpusim", "--dsl-dir",
-                    src("tests/fixtures/dsls"), "--device", "cpu", "--eager-target-ms", "0", "--gradings", "1"},
-                   QString::fromStdString(mkbtest::testPython()), {{"MKB_GRADER_MEMORY_BYTES", "5242880"}});
+        CliRun run = runMkb({"suite", "check", "--suite", suite.path(), "--dsls", "cpusim", "--dsl-dir",
+                             src("tests/fixtures/dsls"), "--device", "cpu", "--eager-target-ms", "0", "--gradings", "1",
+                             "--json", suite.path() + "/first.json"},
+                            QString::fromStdString(mkbtest::testPython()), {{"MKB_GRADER_MEMORY_BYTES", "5242880"}});
         QVERIFY2(run.exitCode == 1, qPrintable(run.out + run.err));
         const QStringList issues = issueLines(run.out);
         QVERIFY2(issues.contains(QRegularExpression(
@@ -378,6 +378,16 @@ private slots:
                      "\\(3/4 inputs, 1 not checked\\), eager [0-9.]+ ms;",
                      QRegularExpression::MultilineOption)),
                  qPrintable(run.out));
+        // With the memory back, --resume checks the problem whose step did not fit again, and reuses the other.
+        CliRun resumed = runMkb({"suite", "check", "--suite", suite.path(), "--dsls", "cpusim", "--dsl-dir",
+                                 src("tests/fixtures/dsls"), "--device", "cpu", "--eager-target-ms", "0", "--gradings",
+                                 "1", "--resume", suite.path() + "/first.json"});
+        QVERIFY2(resumed.out.contains("1 problems reused; 1 checked again (a validation step did not fit in memory "
+                                      "then)"),
+                 qPrintable(resumed.out + resumed.err));
+        QVERIFY2(resumed.out.contains("ISSUE validation/41_paged_kv_decode_large_cache: deterministic, sensitive (5/5 "
+                                      "inputs), eager "),
+                 qPrintable(resumed.out));
     }
 
     void unknownDslIsOneLinePerProblemAndTheRunGoesOn() {
