@@ -48,6 +48,10 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
             attempt.mfu = verdict.roofline->mfu;
         }
         attempt.deviceName = verdict.deviceName;
+        if (attempt.passed) {
+            attempt.speedupCiLow = verdict.speedupCiLow;
+            attempt.speedupCiHigh = verdict.speedupCiHigh;
+        }
     }
     return attempt;
 }

@@ -34,7 +34,9 @@ struct Attempt {
     bool correct = false;
     bool imported = false;
     bool compliant = false;
-    double speedup = 0;      // speedup over eager of the final evaluation; 0 unless passed
+    double speedup = 0;                 // speedup over eager of the final evaluation; 0 unless passed
+    std::optional<double> speedupCiLow; // the speedup's 95% bootstrap CI (Verdict::speedupCiLow/High), when graded so
+    std::optional<double> speedupCiHigh;
     bool skipped = false;    // a skill arm never run because its source wrote no skill
     bool wroteSkill = false; // the attempt left a non-empty SKILL.md
     Usage usage;

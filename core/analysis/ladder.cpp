@@ -31,14 +31,28 @@ std::optional<LadderRates> ladder(const std::vector<const Attempt*>& attempts, c
     return result;
 }
 
+bool straddles(const Attempt& attempt, double threshold) {
+    return attempt.passed && attempt.speedupCiLow && attempt.speedupCiHigh && *attempt.speedupCiLow <= threshold &&
+           threshold <= *attempt.speedupCiHigh;
+}
+
 static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings) {
     Contrast result;
     result.resolved = resolved.size();
     std::vector<const Attempt*> bases;
     std::vector<const Attempt*> skills;
+    result.baseBorderline.assign(settings.thresholds.size(), 0);
+    result.skillBorderline.assign(settings.thresholds.size(), 0);
     for (const Comparison* comparison : resolved) {
         bases.push_back(&*comparison->base);
         skills.push_back(&comparison->skillOutcome());
+        for (const auto& [attempt, counts] :
+             {std::pair{bases.back(), &result.baseBorderline}, std::pair{skills.back(), &result.skillBorderline}}) {
+            result.withCi += attempt->speedupCiLow && attempt->speedupCiHigh ? 1 : 0;
+            for (std::size_t i = 0; i < settings.thresholds.size(); ++i) {
+                (*counts)[i] += straddles(*attempt, settings.thresholds[i]) ? 1 : 0;
+            }
+        }
     }
     result.base = ladder(bases, settings);
     result.skill = ladder(skills, settings);

@@ -27,6 +27,11 @@ struct Contrast {
     std::optional<LadderRates> base;
     std::optional<LadderRates> skill;
     std::optional<LadderRates> lift;
+    // Borderline attempts per threshold (same order as the settings' thresholds): passed, and the speedup's CI
+    // contains t, so R@t could go either way. withCi counts the base and skill-outcome attempts that carry a CI.
+    std::vector<std::size_t> baseBorderline;
+    std::vector<std::size_t> skillBorderline;
+    std::size_t withCi = 0;
 };
 
 /// Shares of resolved comparisons whose source passed and whose source handed over a skill.
@@ -48,6 +53,9 @@ struct GroupMetrics {
 
 /// The attempt passed with speedup >= threshold (ties attain it).
 bool attains(const Attempt& attempt, double threshold);
+
+/// The attempt passed and its speedup CI contains threshold (CI_low <= t <= CI_high): its R@t is within noise.
+bool straddles(const Attempt& attempt, double threshold);
 
 /// R@t and S over attempts; nullopt when there are none.
 std::optional<LadderRates> ladder(const std::vector<const Attempt*>& attempts, const AnalysisSettings& settings);

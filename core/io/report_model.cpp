@@ -235,9 +235,31 @@ ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& o
     }
     columns.push_back("S");
     table.columns = withGroupColumn(options.split, columns);
+    const std::size_t count = options.settings.thresholds.size();
+    std::vector<std::size_t> baseBorderline(count, 0);
+    std::vector<std::size_t> skillBorderline(count, 0);
+    std::size_t withCi = 0;
     for (const Group& group : groups) {
-        appendLadderRows(table, group.key, analysis::contrast(*group.comparisons, options.settings),
-                         options.settings.thresholds.size());
+        const analysis::Contrast contrast = analysis::contrast(*group.comparisons, options.settings);
+        appendLadderRows(table, group.key, contrast, count);
+        withCi += contrast.withCi;
+        for (std::size_t i = 0; i < count; ++i) {
+            baseBorderline[i] += contrast.baseBorderline[i];
+            skillBorderline[i] += contrast.skillBorderline[i];
+        }
+    }
+    if (withCi > 0) { // verdicts graded before speedup CIs existed add no line: older reports stay as they were
+        auto counts = [&](const std::vector<std::size_t>& borderline) {
+            std::string text;
+            for (std::size_t i = 0; i < count; ++i) {
+                text += (i ? ", " : "") + analysis::ladderLabel(options.settings.thresholds[i]) + " " +
+                        std::to_string(borderline[i]);
+            }
+            return text;
+        };
+        table.footnotes.push_back("Borderline (passed, speedup 95% CI contains t; " + std::to_string(withCi) +
+                                  " base and skill attempts carry a CI): base " + counts(baseBorderline) + "; skill " +
+                                  counts(skillBorderline) + ".");
     }
     return table;
 }

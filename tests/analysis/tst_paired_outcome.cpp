@@ -2,6 +2,7 @@
 // CI bounds at exactly 1, the fallback to the unpaired rule, ΔGM and standing on paired ratios, and attachRetimings.
 #include "analysis_fixtures.h"
 
+#include "core/analysis/ladder.h"
 #include "core/analysis/transfer.h"
 
 #include <QtTest>
@@ -185,6 +186,29 @@ private slots:
         QVERIFY(!isSignificant(judgeOutcome(cell(passing(1), passing(2.0), passing(1.0)), unpaired())));
         QVERIFY(
             !isSignificant(judgeOutcome(retimed(cell(passing(1), passing(2.0), passing(1.0)), timing(0.8, 0.6, 1.0)))));
+    }
+
+    // R@t borderline: a passed attempt whose speedup CI contains t (bounds included); no CI, no borderline
+    void borderlineCountsAttemptsWhoseCiContainsTheThreshold() {
+        Attempt near = passing(1.02);
+        near.speedupCiLow = 0.97;
+        near.speedupCiHigh = 1.08;
+        Attempt atBound = passing(2.1);
+        atBound.speedupCiLow = 2.0; // exactly t = 2: contains it
+        atBound.speedupCiHigh = 2.2;
+        QVERIFY(straddles(near, 1.0) && !straddles(near, 0.5) && !straddles(near, 2.0));
+        QVERIFY(straddles(atBound, 2.0));
+        QVERIFY(!straddles(passing(1.0), 1.0));
+        Attempt failed = failing();
+        failed.speedupCiLow = 0.9;
+        failed.speedupCiHigh = 1.1;
+        QVERIFY(!straddles(failed, 1.0));
+        // base near (R@1 borderline), skill atBound (R@2 borderline), one cell without CIs
+        const Contrast result =
+            contrast({cell(passing(1), near, atBound), cell(passing(1), passing(1.5), passing(1.5))});
+        QCOMPARE(result.withCi, std::size_t(2));
+        QCOMPARE(result.baseBorderline, (std::vector<std::size_t>{0, 0, 1, 0, 0}));
+        QCOMPARE(result.skillBorderline, (std::vector<std::size_t>{0, 0, 0, 1, 0}));
     }
 
     // a skipped skill counts as its base: neutral under both rules, even beside a re-timing, and never a fallback

@@ -203,6 +203,43 @@ private slots:
         QVERIFY(toJson(*report).find("\"timing\"") == std::string::npos);
     }
 
+    // ladder: with speedup CIs in the verdicts, a line counts the attempts whose CI straddles each t
+    void timing_ladderCountsBorderlineAttempts() {
+        std::vector<mkb::TrialRecord> trials;
+        auto add = [&](std::int64_t id, const std::string& arm, const std::string& dsl, double speedup,
+                       std::optional<double> low, std::optional<double> high) {
+            mkb::TrialRecord trial;
+            trial.id = id;
+            trial.model = "m";
+            trial.problemNumber = 1;
+            trial.problemSlug = "p";
+            trial.family = "f";
+            trial.arm = arm;
+            trial.dsl = dsl;
+            trial.status = mkb::TrialStatus::Finished;
+            mkb::Verdict verdict;
+            verdict.imported = verdict.compliant = verdict.correct = verdict.passed = true;
+            verdict.speedupVsEager = speedup;
+            verdict.speedupCiLow = low;
+            verdict.speedupCiHigh = high;
+            trial.finalVerdict = verdict;
+            trial.skillText = "# Skill\n";
+            trials.push_back(trial);
+        };
+        add(1, "solo_triton", "triton", 3.0, 2.5, 3.5);
+        add(2, "solo_cuda", "cuda", 1.05, 0.95, 1.15);      // base: R@1 borderline
+        add(3, "triton2cuda_skill", "cuda", 2.1, 1.9, 2.3); // skill: R@2 borderline
+        ReportOptions options;
+        options.metrics = {MetricSet::Ladder};
+        const Report report = buildReport(trials, {}, options);
+        const ReportTable& ladder = tableOf(report, "ladder");
+        QCOMPARE(ladder.footnotes.size(), std::size_t(1));
+        QCOMPARE(ladder.footnotes[0],
+                 std::string("Borderline (passed, speedup 95% CI contains t; 2 base and skill attempts carry a CI): "
+                             "base R@0 0, R@0.5 0, R@1 1, R@2 0, R@4 0; skill R@0 0, R@0.5 0, R@1 0, R@2 1, R@4 0."));
+        QVERIFY(!ladder.timing);
+    }
+
     void timing_parseTimingRuleNamesTheBadValue() {
         QVERIFY(*parseTimingRule("paired") == mkb::analysis::TimingRule::Paired);
         QVERIFY(*parseTimingRule("unpaired") == mkb::analysis::TimingRule::Unpaired);
