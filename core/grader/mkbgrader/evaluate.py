@@ -93,7 +93,7 @@ class Evaluation:
     # ----- stages ------------------------------------------------------------------------------------------
     def _run(self) -> None:
         self.enter("load")
-        memory.configure_allocator(self.device)
+        # No allocator settings here (validation uses expandable segments): the eager baseline is timed as before.
         self.budget = memory.Budget(self.device)
         set_reference_numerics()
         if self.device.startswith("cuda"):
