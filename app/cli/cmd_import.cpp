@@ -6,6 +6,7 @@
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
+#include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -81,7 +82,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
         options.progress = [](std::size_t done, std::size_t total, std::string_view where) {
             std::cerr << "\r\033[K";
             if (done < total) {
-                std::cerr << "importing " << done + 1 << "/" << total << ": " << where;
+                std::cerr << "importing " << done + 1 << "/" << total << ": " << safeOneLine(where);
             }
             std::cerr << std::flush;
             return true;
@@ -92,7 +93,8 @@ int runImport(const std::vector<std::string>& rawArgs) {
         return fail(kExitBadInput, summary.error().message);
     }
     for (const ImportIssue& issue : summary->issues) {
-        std::cerr << issue.path.string() << ": " << issue.message << '\n';
+        // One line per issue: a newline or escape in a folder name or a field must not break or forge lines.
+        std::cerr << safeOneLine(issue.path.string()) << ": " << safeOneLine(issue.message) << '\n';
     }
     if (args->has("json")) {
         nlohmann::json out = {{"models", summary->models},

@@ -312,6 +312,18 @@ private slots:
         QVERIFY(contains(issueAt(*summary, "deepseek"), "store.json: syntax error"));
     }
 
+    void aNewlineInAFolderNameStaysInsideItsOneIssueLine() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const fs::path results = goodResultsFolder(root);
+        writeText(results / "glm-5" / "problems" / kProblem / "abc123_p01_r2_solo_tirx\nforged: line" / "record.json",
+                  recordJson(1.0, 1.0));
+        const CliRun run = runImport(results, root / "p.sqlite");
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains("abc123_p01_r2_solo_tirx\\nforged: line"), run.err.constData());
+    }
+
     void twoProblemFoldersWithOneNumberAreBothSkipped() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
