@@ -85,6 +85,27 @@ class MemoryBudgetTest(unittest.TestCase):
         self.assertIn("input 0 (x, float32[512,1024]) differs between two draws with the same seed (by SHA-256)",
                       report["determinism_note"])
 
+    def test_inputs_the_reference_modifies_in_place_are_drawn_again_not_copied_up_front(self) -> None:
+        # The reference runs on the drawn inputs themselves (no second set); one it modifies in place, as a KV-cache
+        # update does, is drawn again from its seed, so the anchor and the next redraw see the values as drawn.
+        import tempfile
+        import textwrap
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "p.py")
+            with open(path, "w") as handle:
+                handle.write(textwrap.dedent("""
+                    import torch
+                    def reference(x, counts):
+                        counts += 1000  # in place and not idempotent: a second call on the same tensor differs
+                        return x * counts.to(x.dtype), counts
+                    def make_inputs(device="cpu"):
+                        return [torch.randn(256, device=device), torch.randint(0, 5, (256,), device=device)]
+                """))
+            report = validate({"problem": path, "device": "cpu", "eager_target_ms": 0.0}, FAST)
+        self.assertTrue(report["clean"], report["issues"])
+        self.assertEqual([e["changed"] for e in report["inputs"]], [True, True])
+
 
 class MemoryWordsTest(unittest.TestCase):
     def test_sizes_read_as_people_write_them(self) -> None:

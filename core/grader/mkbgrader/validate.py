@@ -220,18 +220,24 @@ class _Runner:
                 raise _NoRoom(f"{memory.out_of_memory_words(error, self.budget)} while the reference ran ({what})")
             raise RuntimeError(f"reference failed ({what}): {one_line(error)}")
 
-    def call_keeping(self, inputs: list, what: str, keep: Optional[list], seed: int) -> Any:
-        """The reference on `inputs` without copying them: an input of `keep` (shared with `inputs`) that the
-        reference modified in place (its version counter moved) is drawn again from `seed`, so `keep` stays as
-        drawn. Copying every input for every call would hold a second input set."""
+    def call_keeping(self, inputs: list, what: str, keep: Optional[list], seed: int,
+                     seeds: Optional[dict] = None) -> Any:
+        """The reference on `inputs` without copying them (copying every input for every call would hold a second
+        input set). An input the reference modified in place (its version counter moved) is drawn again, from
+        `seeds[position]` or else `seed`, and put back into `inputs` and, where shared, into `keep`: both stay as
+        drawn, so the anchor that follows sees what the reference saw."""
         before = _versions(inputs)
         output = self.call(inputs, what)
-        if keep is not None:
-            for position, version in enumerate(_versions(inputs)):
-                if version != before[position] and position < len(keep) and keep[position] is inputs[position]:
-                    fresh = self.draw(seed, f"restoring input {position} after the reference modified it")
-                    keep[position] = fresh[position]
-                    del fresh
+        for position, version in enumerate(_versions(inputs)):
+            if version == before[position]:
+                continue
+            shared = keep is not None and position < len(keep) and keep[position] is inputs[position]
+            fresh = self.draw((seeds or {}).get(position, seed),
+                              f"restoring input {position} after the reference modified it")
+            inputs[position] = fresh[position]
+            if shared:
+                keep[position] = fresh[position]
+            del fresh
         return output
 
 
@@ -402,7 +408,7 @@ def _sensitivity_phase(request: dict, seeds: dict, start: int, send: Send) -> No
         mixed[i] = replacement
         stop = False
         try:
-            mixed_output = runner.call_keeping(mixed, f"with input {i} redrawn", base, base_seed)
+            mixed_output = runner.call_keeping(mixed, f"with input {i} redrawn", base, base_seed, {i: other_seed})
             held += memory.tensor_bytes(replacement) + memory.tensor_bytes(mixed_output)
             no_room = runner.budget.shortfall(memory.promoted_bytes(mixed), held, "its float64 anchor")
             if no_room:
