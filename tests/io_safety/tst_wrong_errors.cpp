@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -102,8 +103,13 @@ private slots:
         QVERIFY2(version.exitCode == 0, qPrintable(version.err));
         const CliRun cliVersion = runMkb({"--version"});
         QCOMPARE(cliVersion.exitCode, 0);
-        QVERIFY(cliVersion.out.startsWith("mkb "));
-        QCOMPARE(version.out, "mkb-workbench " + cliVersion.out.mid(4)); // same version and commit, same shape
+        // The same shape and version as the CLI's (the commit stamps match too when both are built at one commit).
+        const QRegularExpression shape(R"(^(mkb|mkb-workbench) (\S+) \(commit [0-9a-f]+[^)]*\)\n$)");
+        const QRegularExpressionMatch cliMatch = shape.match(cliVersion.out);
+        const QRegularExpressionMatch workbenchMatch = shape.match(version.out);
+        QVERIFY2(cliMatch.hasMatch() && cliMatch.captured(1) == "mkb", qPrintable(cliVersion.out));
+        QVERIFY2(workbenchMatch.hasMatch() && workbenchMatch.captured(1) == "mkb-workbench", qPrintable(version.out));
+        QCOMPARE(workbenchMatch.captured(2), cliMatch.captured(2));
     }
 };
 
