@@ -6,6 +6,7 @@
 
 #include "core/grading/device_probe.h"
 #include "core/protocol/runner.h"
+#include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -177,10 +178,12 @@ int runRun(const std::vector<std::string>& rawArgs) {
         if (!text) {
             return fail(kExitBadInput, "run: --driver-config: " + text.error().message);
         }
-        driverSettings = nlohmann::json::parse(*text, nullptr, false);
-        if (driverSettings.is_discarded() || !driverSettings.is_object()) {
-            return fail(kExitBadInput, "run: --driver-config " + *configFile + " is not a JSON object");
+        auto parsed = parseJsonInput(*text);
+        if (!parsed || !parsed->is_object()) {
+            return fail(kExitBadInput, "run: --driver-config " + *configFile +
+                                           (parsed ? " is not a JSON object" : ": " + parsed.error().message));
         }
+        driverSettings = std::move(parsed).value();
     }
     if (auto probe = makeDriver(settings.driverKind, driverSettings); !probe) {
         return fail(kExitUsage, "run: " + probe.error().message);

@@ -6,6 +6,7 @@
 #include "core/catalog/dsl_registry.h"
 #include "core/grading/grade_request.h"
 #include "core/util/dir_walk.h"
+#include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -146,7 +147,7 @@ Result<RunDsl> loadRunDsl(const std::string& id, const std::vector<fs::path>& ex
     if (!fromExtraDir) {
         return strict.error();
     }
-    dsl.descriptor = lenientDescriptor(id, nlohmann::json::parse(*json, nullptr, false), file);
+    dsl.descriptor = lenientDescriptor(id, parseJsonInputOrDiscarded(*json), file);
     return dsl;
 }
 
