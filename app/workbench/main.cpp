@@ -2,6 +2,8 @@
 #include "core/util/paths.h"
 #include "gui/common/palettes.h"
 #include "gui/inspector/inspector_view.h"
+#include "gui/paper/headless_export.h"
+#include "gui/paper/paper_command.h"
 #include "gui/project/project_data.h"
 #include "gui/shell/main_window.h"
 #include "mkb/commit.h"
@@ -49,6 +51,24 @@ bool asksForHelpOrVersion(int argc, char** argv) {
     return false;
 }
 
+/// Whether the command line asks for a headless paper verb (--export-chart, --build-paper; before any "--"): those
+/// draw offscreen and never need a display.
+bool asksForPaper(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (std::strcmp(arg, "--") == 0) {
+            return false;
+        }
+        for (const char* word : {"--export-chart", "--build-paper"}) {
+            const std::size_t length = std::strlen(word);
+            if (std::strncmp(arg, word, length) == 0 && (arg[length] == '\0' || arg[length] == '=')) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void setIdentity() {
     QCoreApplication::setOrganizationName(QStringLiteral("MetaKernelBench"));
     QCoreApplication::setApplicationName(QStringLiteral("mkb-workbench"));
@@ -66,6 +86,9 @@ int main(int argc, char** argv) {
     if (asksForHelpOrVersion(argc, argv)) {
         headless.emplace(argc, argv);
     } else {
+        if (asksForPaper(argc, argv)) {
+            qputenv("QT_QPA_PLATFORM", "offscreen"); // figures are drawn offscreen: no display needed
+        }
         gui.emplace(argc, argv);
         QApplication::setApplicationDisplayName(QStringLiteral("MetaKernelBench Workbench"));
     }
@@ -97,6 +120,46 @@ int main(int argc, char** argv) {
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
     parser.addOption(paletteOption);
+    const QCommandLineOption exportChartOption(
+        QStringLiteral("export-chart"),
+        QStringLiteral("Without a window or display: draw the chart KIND of PROJECT and write it to --output, then "
+                       "exit. KIND is one of %1. Needs --preset or --size.")
+            .arg(mkb::gui::paper::chartKindIds().join(QStringLiteral(", "))),
+        QStringLiteral("KIND"));
+    const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("Chart only this model."),
+                                         QStringLiteral("M"));
+    const QCommandLineOption directionOption(QStringLiteral("direction"),
+                                             QStringLiteral("Chart only this direction (e.g. triton2cuda)."),
+                                             QStringLiteral("D"));
+    const QCommandLineOption familyOption(QStringLiteral("family"), QStringLiteral("Chart only this problem family."),
+                                          QStringLiteral("F"));
+    const QCommandLineOption presetOption(QStringLiteral("preset"),
+                                          QStringLiteral("Paper preset: single-column, double-column or slide."),
+                                          QStringLiteral("NAME"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"),
+                                        QStringLiteral("Figure size instead of a preset, e.g. 85x60mm or 3.3x2.4in."),
+                                        QStringLiteral("WxH"));
+    const QCommandLineOption fontOption(QStringLiteral("font"),
+                                        QStringLiteral("Font family and size in points, e.g. 'DejaVu Sans:8'."),
+                                        QStringLiteral("FAMILY[:PT]"));
+    const QCommandLineOption dpiOption(QStringLiteral("dpi"), QStringLiteral("PNG resolution (default: the preset's)."),
+                                       QStringLiteral("N"));
+    const QCommandLineOption formatOption(QStringLiteral("format"),
+                                          QStringLiteral("pdf, svg or png (default: the output's suffix)."),
+                                          QStringLiteral("FMT"));
+    const QCommandLineOption outputOption(QStringLiteral("output"), QStringLiteral("The figure file to write."),
+                                          QStringLiteral("FILE"));
+    const QCommandLineOption buildPaperOption(
+        QStringLiteral("build-paper"),
+        QStringLiteral("Without a window or display: regenerate every figure and table the paper manifest lists "
+                       "(docs/guide/exporting.md), with a provenance file beside them, then exit."),
+        QStringLiteral("MANIFEST"));
+    const QCommandLineOption storeOption(QStringLiteral("store"),
+                                         QStringLiteral("With --build-paper: the store to read instead of the "
+                                                        "manifest's."),
+                                         QStringLiteral("PATH"));
+    parser.addOptions({exportChartOption, modelOption, directionOption, familyOption, presetOption, sizeOption,
+                       fontOption, dpiOption, formatOption, outputOption, buildPaperOption, storeOption});
     if (headless) {
         parser.process(*headless); // prints the help or the version and exits 0
         return 0;
@@ -107,6 +170,38 @@ int main(int argc, char** argv) {
     if (positional.size() > 1) {
         std::fprintf(stderr, "mkb-workbench: give at most one project file; see mkb-workbench --help\n");
         return 2;
+    }
+    if (parser.isSet(exportChartOption) || parser.isSet(buildPaperOption)) {
+        if (parser.isSet(exportChartOption) && parser.isSet(buildPaperOption)) {
+            std::fprintf(stderr, "mkb-workbench: give --export-chart or --build-paper, not both\n");
+            return 2;
+        }
+        mkb::gui::paper::PaperCommandLine command;
+        command.chartKind = parser.value(exportChartOption);
+        command.model = parser.value(modelOption);
+        command.direction = parser.value(directionOption);
+        command.family = parser.value(familyOption);
+        command.preset = parser.value(presetOption);
+        command.size = parser.value(sizeOption);
+        command.font = parser.value(fontOption);
+        if (parser.isSet(dpiOption)) {
+            bool ok = false;
+            command.dpi = parser.value(dpiOption).toInt(&ok);
+            if (!ok || command.dpi <= 0) {
+                std::fprintf(stderr, "mkb-workbench: --dpi must be a positive whole number\n");
+                return 2;
+            }
+        }
+        command.format = parser.value(formatOption);
+        command.output = parser.value(outputOption);
+        command.project = positional.isEmpty() ? QString() : positional.first();
+        command.manifest = parser.value(buildPaperOption);
+        command.store = parser.value(storeOption);
+        command.commandLine = QCoreApplication::arguments();
+        command.commit = QString::fromLatin1(mkb::kGitCommit);
+        command.version = QString::fromLatin1(mkb::kVersion);
+        return parser.isSet(exportChartOption) ? mkb::gui::paper::runExportChart(command)
+                                               : mkb::gui::paper::runBuildPaper(command);
     }
     std::optional<mkb::gui::MainWindow::View> startView;
     if (parser.isSet(viewOption)) {

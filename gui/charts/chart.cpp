@@ -4,10 +4,12 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QPalette>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QtMath>
 
 #include <algorithm>
 #include <cmath>
@@ -35,20 +37,22 @@ QFont enlarged(QFont font, int by) {
 } // namespace
 
 namespace chartcolors {
+// Okabe & Ito's colour-blind safe palette, chosen so that each chart's colours also differ in lightness (CIE L*):
+// helped 46, harmed 71, neutral 21; base 70, skill 54 — a grayscale print keeps them apart.
 QColor helped() {
-    return QColor(0x1b, 0x9e, 0x77);
+    return QColor(0x00, 0x72, 0xb2); // blue
 }
 QColor neutral() {
-    return QColor(0x9a, 0x9a, 0x9a);
+    return QColor(0x33, 0x33, 0x33); // dark grey
 }
 QColor harmed() {
-    return QColor(0xd9, 0x5f, 0x02);
+    return QColor(0xe6, 0x9f, 0x00); // orange
 }
 QColor base() {
-    return QColor(0x4c, 0x72, 0xb0);
+    return QColor(0x56, 0xb4, 0xe9); // sky blue
 }
 QColor skill() {
-    return QColor(0xdd, 0x84, 0x52);
+    return QColor(0xd5, 0x5e, 0x00); // vermillion
 }
 } // namespace chartcolors
 
@@ -127,6 +131,7 @@ void Chart::setComparisons(const std::vector<analysis::Comparison>& comparisons,
     }
     titleElement_->setText(marks_.empty() ? title() + tr(" — no resolved comparisons") : title());
     applyStyle(style_);
+    fitCategoryLabels(plot_->size());
 }
 
 void Chart::applyStyle(const ChartStyle& style) {
@@ -162,6 +167,65 @@ void Chart::applyStyle(const ChartStyle& style) {
         }
     }
     plot_->replot();
+}
+
+std::vector<QPolygonF> Chart::categoryLabelBoxes() const {
+    std::vector<QPolygonF> boxes;
+    QCPAxis* axis = plot_->xAxis;
+    auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker) {
+        return boxes;
+    }
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const double radians = qDegreesToRadians(axis->tickLabelRotation());
+    const QPointF along(std::cos(radians), std::sin(radians));
+    const QPointF across(-std::sin(radians), std::cos(radians));
+    const double top = axis->axisRect()->bottom() + axis->tickLabelPadding();
+    for (auto tick = ticker->ticks().constBegin(); tick != ticker->ticks().constEnd(); ++tick) {
+        if (!axis->range().contains(tick.key())) {
+            continue;
+        }
+        double width = 0;
+        const QStringList lines = tick.value().split(QLatin1Char('\n'));
+        for (const QString& line : lines) {
+            width = std::max(width, metrics.horizontalAdvance(line));
+        }
+        const double height = metrics.height() * double(lines.size());
+        const double x = axis->coordToPixel(tick.key());
+        // Level labels are centred under their tick; turned ones (negative angles) end at it, slanting down-left.
+        const QPointF start =
+            axis->tickLabelRotation() == 0 ? QPointF(x - width / 2, top) : QPointF(x, top) - along * width;
+        boxes.push_back(QPolygonF(
+            {start, start + along * width, start + along * width + across * height, start + across * height}));
+    }
+    return boxes;
+}
+
+void Chart::fitCategoryLabels(const QSize& size) {
+    if (!plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>() || size.isEmpty()) {
+        return;
+    }
+    const QRect screen = plot_->viewport();
+    plot_->setViewport(QRect(QPoint(0, 0), size));
+    for (const double angle : {0.0, -30.0, -45.0, -60.0, -90.0}) {
+        plot_->xAxis->setTickLabelRotation(angle);
+        plot_->replot(QCustomPlot::rpImmediateRefresh);
+        const std::vector<QPolygonF> boxes = categoryLabelBoxes();
+        bool overlaps = false;
+        for (std::size_t i = 1; i < boxes.size() && !overlaps; ++i) {
+            overlaps = boxes[i - 1].intersects(boxes[i]);
+        }
+        if (!overlaps) {
+            break;
+        }
+    }
+    plot_->setViewport(screen);
+    plot_->replot();
+}
+
+void Chart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitCategoryLabels(plot_->size());
 }
 
 QPointF Chart::markCentre(const ChartMark& mark) const {

@@ -8,6 +8,8 @@
 #include <QColor>
 #include <QFont>
 #include <QPointF>
+#include <QPolygonF>
+#include <QSize>
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -16,6 +18,7 @@
 class QCustomPlot;
 class QCPTextElement;
 class QMouseEvent;
+class QResizeEvent;
 
 namespace mkb::gui {
 
@@ -83,6 +86,13 @@ public:
     /// Text of the tooltip shown when hovering at pixel; empty when nothing is there.
     QString toolTipAt(const QPointF& pixel) const;
 
+    /// Turns the x axis's category labels (a text ticker) just as far as needed — 0, 30, 45, 60 or 90 degrees, ending
+    /// at the tick — that no label overlaps its neighbour when the plot is laid out at this size (pixels, or points on
+    /// paper).
+    void fitCategoryLabels(const QSize& size);
+    /// The x axis's category labels in the current layout, each as its rotated text box in plot pixels.
+    std::vector<QPolygonF> categoryLabelBoxes() const;
+
     const ChartStyle& style() const { return style_; }
     /// Applies a style to axes, grid, title, legend and background, and replots.
     void applyStyle(const ChartStyle& style);
@@ -97,6 +107,8 @@ protected:
     virtual void draw(const std::vector<analysis::Comparison>& comparisons,
                       const analysis::AnalysisSettings& settings) = 0;
     void addMark(ChartMark mark) { marks_.push_back(std::move(mark)); }
+
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void resetPlot();

@@ -37,19 +37,22 @@ std::string failure(const QString& what, const QString& path, const QString& hin
     return (what + QStringLiteral(" '") + path + QStringLiteral("': ") + hint).toStdString();
 }
 
-/// Runs render with the chart in the preset's paper style, then gives the chart its screen style back.
+QSize layoutPoints(const PaperPreset& preset) {
+    const QSizeF points = preset.sizePoints();
+    return {std::max(1, qRound(points.width())), std::max(1, qRound(points.height()))};
+}
+
+/// Runs render with the chart in the preset's paper style (category labels turned to fit the page), then gives the
+/// chart its screen style back.
 bool withPaperStyle(Chart& chart, const PaperPreset& preset, const std::function<bool()>& render) {
     const ChartStyle screen = chart.style();
     chart.applyStyle(
         paperChartStyle(preset.fontFamily, preset.fontPoints, preset.transparentBackground, preset.forceLightPalette));
+    chart.fitCategoryLabels(layoutPoints(preset));
     const bool ok = render();
     chart.applyStyle(screen);
+    chart.fitCategoryLabels(chart.plot()->size());
     return ok;
-}
-
-QSize layoutPoints(const PaperPreset& preset) {
-    const QSizeF points = preset.sizePoints();
-    return {std::max(1, qRound(points.width())), std::max(1, qRound(points.height()))};
 }
 
 bool renderSvg(Chart& chart, const PaperPreset& preset, QSvgGenerator& generator) {
