@@ -524,6 +524,16 @@ Result<Store::LogRecovery> Store::recoverWriteAheadLog(const fs::path& path) {
             return makeError(opened.error().message + " (the store and its log as they were are in " + quoted(copy) +
                              " and " + quoted(walCopy) + ")");
         }
+        // Copied in now, not only at close: a reader that opens meanwhile would keep the close from checkpointing.
+        int logFrames = 0;
+        int copiedFrames = 0;
+        const int rc = sqlite3_wal_checkpoint_v2((*opened)->handle(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, &logFrames,
+                                                 &copiedFrames);
+        if (rc != SQLITE_OK || copiedFrames < logFrames) {
+            return makeError("store " + quoted(path) + ": its write-ahead log was replayed but not yet copied into " +
+                             "the file (" + sqlite3_errmsg((*opened)->handle()) + "; another process is reading " +
+                             "it); the next writer finishes the copy (the store as it was is in " + quoted(copy) + ")");
+        }
     }
     return LogRecovery{wal.committedFrames, copy};
 }
