@@ -333,7 +333,7 @@ Result<store::Holders> examineExisting(const fs::path& path, std::uintmax_t& siz
 /// or two connections closed at the same moment and neither could checkpoint): a writer applies it, a read-only open
 /// reads it without applying, checkpointing or deleting it.
 Status checkUnheldWal(const fs::path& path) {
-    fs::path walPath = path;
+    fs::path walPath = store::sqliteFilePath(path);
     walPath += "-wal";
     const store::WalSummary wal = store::summariseWal(walPath);
     if (wal.committedFrames == 0) {
@@ -493,7 +493,7 @@ Result<Store::LogRecovery> Store::recoverWriteAheadLog(const fs::path& path) {
         return makeError("store " + quoted(path) + " is open in a running process, so its write-ahead log is in use " +
                          "and not left over; nothing was changed: let that process finish, then try again");
     }
-    fs::path walPath = path;
+    fs::path walPath = store::sqliteFilePath(path);
     walPath += "-wal";
     const store::WalSummary wal = store::summariseWal(walPath);
     if (!holders.walMayHoldFrames() || wal.committedFrames == 0) {
@@ -1757,7 +1757,7 @@ Result<StoreInfo> Store::info() {
     info.schemaVersion = static_cast<int>(*version);
     std::error_code code;
     info.fileSizeBytes = fs::file_size(impl_->path, code);
-    fs::path walPath = impl_->path;
+    fs::path walPath = store::sqliteFilePath(impl_->path);
     walPath += "-wal";
     info.walPendingPages = store::summariseWal(walPath).committedFrames;
     sqlite3_stmt* raw = nullptr;

@@ -48,7 +48,7 @@ fs::path besides(const fs::path& path, const char* suffix) {
 
 /// Whether a process other than this one holds any lock on [start, start + length) of the file.
 bool lockedByOtherProcess(const fs::path& path, off_t start, off_t length) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         return false;
     }
@@ -160,7 +160,14 @@ Status checkHeader(const fs::path& path, std::uintmax_t size, bool checkLength) 
     return Ok{};
 }
 
-Holders holdersOf(const fs::path& path) {
+fs::path sqliteFilePath(const fs::path& path) {
+    std::error_code code;
+    const fs::path resolved = fs::canonical(path, code);
+    return code ? path : resolved;
+}
+
+Holders holdersOf(const fs::path& given) {
+    const fs::path path = sqliteFilePath(given);
     Holders holders;
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0) {

@@ -25,6 +25,10 @@ Status checkStorePathLength(const std::filesystem::path& path);
 /// while, and the log then holds the pages).
 Status checkHeader(const std::filesystem::path& path, std::uintmax_t size, bool checkLength);
 
+/// Where SQLite keeps the file and its -wal, -shm and -journal: the path with symbolic links resolved (SQLite's unix
+/// VFS resolves them too); the path itself when it cannot be resolved.
+std::filesystem::path sqliteFilePath(const std::filesystem::path& path);
+
 /// Who else may be using a store file right now.
 struct Holders {
     bool thisProcess = false;     // a Store of this process has the file open (its descriptors must not be touched)

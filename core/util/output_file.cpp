@@ -183,10 +183,15 @@ int writeAll(int fd, std::string_view bytes) {
 
 std::vector<fs::path> storeFiles(const fs::path& storePath) {
     std::vector<fs::path> files{storePath};
-    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-        fs::path side = storePath;
-        side += suffix;
-        files.push_back(side);
+    std::error_code code;
+    const fs::path real = fs::canonical(storePath, code); // SQLite keeps the side files beside a link's target
+    for (const fs::path& base :
+         code || real == storePath ? std::vector<fs::path>{storePath} : std::vector<fs::path>{storePath, real}) {
+        for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+            fs::path side = base;
+            side += suffix;
+            files.push_back(side);
+        }
     }
     return files;
 }

@@ -64,6 +64,27 @@ private slots:
         QCOMPARE(rowCount(store, "problems"), 600LL);
     }
 
+    // SQLite keeps the log beside the link's target, so that is where it is looked for and guarded.
+    void aStoreNamedThroughALinkIsGuardedWhereSQLiteKeepsItsLog() {
+        fs::create_directories(at("real"));
+        const fs::path store = at("real/project.sqlite");
+        QVERIFY(writeStore(store, 2, 20));
+        fs::create_symlink(store, at("link.sqlite"));
+        QVERIFY(copyLiveWal(at("other.sqlite"), "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('x');",
+                            besides(store, "-wal")));
+        const std::string before = fileBytes(store);
+        const CliRun info = runMkb({"db", "info", "--store", q(at("link.sqlite"))});
+        QCOMPARE(info.exitCode, 4);
+        QVERIFY2(info.err.contains("not this store's"), qPrintable(info.err));
+        QCOMPARE(fileBytes(store), before);
+        fs::remove(besides(store, "-wal"));
+        const CliRun output =
+            runMkb({"report", "--store", q(at("link.sqlite")), "--output", q(besides(store, "-wal"))});
+        QCOMPARE(output.exitCode, 3);
+        QVERIFY2(output.err.contains("project store"), qPrintable(output.err));
+        QVERIFY(!fs::exists(besides(store, "-wal")));
+    }
+
     // A killed writer, or two connections closing at once, leave a log nobody holds: readers read it in place.
     void aLogNobodyHoldsIsReadButNeverAppliedByReadersAndDbRecoverAppliesItAfterACopy() {
         const fs::path source = at("source.sqlite");
