@@ -1,10 +1,13 @@
-// Tests that imports serialise on the store: two `mkb import` processes over one folder at once file every trial once
-// with every skill arm linked to its source, and a re-import links skill arms an earlier race left without a source.
+// Tests that imports serialise on the store: concurrent `mkb import` processes over one folder at once file every trial
+// once with every skill arm linked to its source, and a re-import links skill arms an earlier race left without a
+// source.
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
 #include "support/results_folder.h"
 #include "support/testpaths.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,8 +15,10 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -101,7 +106,7 @@ class TestImportConcurrent : public QObject {
     Q_OBJECT
 
 private slots:
-    void twoImportsOfOneFolderAtOnceFileEveryTrialOnceAndLinked() {
+    void threeImportsOfOneFolderAtOnceFileEveryTrialOnceAndLinked() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
         const fs::path results = generatedResultsFolder(root);
@@ -109,19 +114,24 @@ private slots:
         QVERIFY(mkb::Store::open(storePath).ok()); // created first: creating it is not what races here
         const QStringList arguments = {"import", QString::fromStdString(results.string()), "--store",
                                        QString::fromStdString(storePath.string()), "--json"};
-        QProcess first;
-        QProcess second;
-        first.start(QString::fromStdString(mkbtest::cliPath()), arguments);
-        second.start(QString::fromStdString(mkbtest::cliPath()), arguments);
-        QVERIFY(first.waitForFinished(300000));
-        QVERIFY(second.waitForFinished(300000));
-        const QByteArray firstErr = first.readAllStandardError();
-        const QByteArray secondErr = second.readAllStandardError();
-        QVERIFY2(first.exitStatus() == QProcess::NormalExit && first.exitCode() == 0, firstErr.constData());
-        QVERIFY2(second.exitStatus() == QProcess::NormalExit && second.exitCode() == 0, secondErr.constData());
-        const QByteArray firstOut = first.readAllStandardOutput();
-        const QByteArray secondOut = second.readAllStandardOutput();
-        qInfo("first: %s second: %s", firstOut.trimmed().constData(), secondOut.trimmed().constData());
+        // Three at once, so that at least two of them overlap even when one starts late on a busy machine.
+        std::vector<std::unique_ptr<QProcess>> imports;
+        for (int i = 0; i < 3; ++i) {
+            imports.push_back(std::make_unique<QProcess>());
+            imports.back()->start(QString::fromStdString(mkbtest::cliPath()), arguments);
+        }
+        int imported = 0;
+        for (const auto& process : imports) {
+            QVERIFY(process->waitForFinished(300000));
+            const QByteArray err = process->readAllStandardError();
+            QVERIFY2(process->exitStatus() == QProcess::NormalExit && process->exitCode() == 0, err.constData());
+            const QByteArray out = process->readAllStandardOutput().trimmed();
+            qInfo("%s", out.constData());
+            const QJsonObject summary = QJsonDocument::fromJson(out).object();
+            QCOMPARE(summary["issues"].toInt(), 0);
+            imported += summary["trials_imported"].toInt();
+        }
+        QCOMPARE(imported, kLiveTrials + kArchivedTrials); // each trial filed by exactly one of them
 
         auto store = mkb::Store::open(storePath);
         QVERIFY(store.ok());
