@@ -253,6 +253,19 @@ QVariant ComparisonsModel::data(const QModelIndex& index, int role) const {
                        ? tr("e(skill outcome) / e(base), effective speedups")
                        : tr("The paired re-timing's ratio of the two kernels (clipped at eager)");
         }
+        if (column == BaseSpeedupColumn || column == SkillSpeedupColumn) {
+            const analysis::Comparison& comparison = comparisons_[size_t(row)];
+            const analysis::Attempt* attempt =
+                column == BaseSpeedupColumn
+                    ? comparison.base.get()
+                    : (comparison.skillSkipped() ? comparison.base.get() : comparison.skill.get());
+            if (attempt && attempt->passed && attempt->speedupCiLow && attempt->speedupCiHigh) {
+                return tr("95% CI [%1, %2]")
+                    .arg(*attempt->speedupCiLow, 0, 'f', 3)
+                    .arg(*attempt->speedupCiHigh, 0, 'f', 3);
+            }
+            return {};
+        }
         if (column == OutcomeColumn && !cache_[size_t(row)].outcomeTip.isEmpty()) {
             return cache_[size_t(row)].outcomeTip;
         }

@@ -3,6 +3,7 @@
 
 #include "core/analysis/transfer.h"
 #include "core/grading/report_text.h"
+#include "core/grading/verdict_json.h"
 #include "core/store/store.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
@@ -315,13 +316,32 @@ void InspectorView::fillArms() {
         auto ms = [](const std::optional<double>& value) {
             return value ? QString::number(*value, 'f', 4) : QString();
         };
+        // The speedup with its 95% CI: from the attempt when the loader kept it, else from the stored verdict JSON.
+        QString speedupText = attempt && attempt->passed ? QString::number(attempt->speedup, 'f', 2) : QString();
+        QString speedupTip;
+        auto showCi = [&](double low, double high) {
+            speedupText = tr("%1 [%2, %3]").arg(attempt->speedup, 0, 'f', 2).arg(low, 0, 'f', 2).arg(high, 0, 'f', 2);
+            speedupTip = tr("Speedup 95% CI [%1, %2] over the grading's own timing draws")
+                             .arg(low, 0, 'f', 3)
+                             .arg(high, 0, 'f', 3);
+        };
+        if (attempt && attempt->passed) {
+            if (attempt->speedupCiLow && attempt->speedupCiHigh) {
+                showCi(*attempt->speedupCiLow, *attempt->speedupCiHigh);
+            } else if (verdict && !verdict->json.empty()) {
+                Result<Verdict> parsed = verdictFromJson(verdict->json);
+                if (parsed && parsed->speedupCiLow && parsed->speedupCiHigh) {
+                    showCi(*parsed->speedupCiLow, *parsed->speedupCiHigh);
+                }
+            }
+        }
         const QStringList cells{
             rows[row].first,
             attempt ? QString::fromStdString(attempt->arm) : tr("(no verdict)"),
             attempt ? QString::number(attempt->trialId) : QString(),
             attempt ? verdictWord(*attempt) : QString(),
             attempt ? QString::number(analysis::tier(*attempt, settings_)) : QString(),
-            attempt && attempt->passed ? QString::number(attempt->speedup, 'f', 2) : QString(),
+            speedupText,
             verdict ? ms(verdict->kernelMedianMs) : QString(),
             verdict ? ms(verdict->eagerMedianMs) : QString(),
             verdict ? QString::fromStdString(verdict->stage + (verdict->error.empty() ? "" : ": " + verdict->error))
@@ -329,6 +349,7 @@ void InspectorView::fillArms() {
         for (int column = 0; column < cells.size(); ++column) {
             arms_->setItem(row, column, new QTableWidgetItem(cells[column]));
         }
+        arms_->item(row, 5)->setToolTip(speedupTip);
     }
     arms_->resizeColumnsToContents();
 }

@@ -75,6 +75,18 @@ private slots:
             model.distinctValues(ComparisonsModel::OutcomeColumn).contains(QStringLiteral("neutral (within noise)")));
     }
 
+    // browser: a speedup with its verdict's CI shows the CI as its tooltip
+    void speedupTooltipShowsTheVerdictCi() {
+        Attempt base = passing(2.0);
+        base.speedupCiLow = 1.9;
+        base.speedupCiHigh = 2.1;
+        ComparisonsModel model;
+        model.setComparisons({cell(passing(1), base, passing(2.2))}, {});
+        QCOMPARE(model.index(0, ComparisonsModel::BaseSpeedupColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("95% CI [1.900, 2.100]"));
+        QVERIFY(!model.index(0, ComparisonsModel::SkillSpeedupColumn).data(Qt::ToolTipRole).isValid());
+    }
+
     // browser: noise reads grey and italic, a significant harm red and bold, an unverified harm plain
     void withinNoiseStyleIsDistinctFromHarmed() {
         ComparisonsModel model;
