@@ -240,6 +240,38 @@ private slots:
         QVERIFY(!ladder.timing);
     }
 
+    // without re-timings both rules give the same report, line for line, except the rule lines
+    void timing_storeWithoutRetimingsGivesTheSameNumbersUnderBothRules() {
+        QTemporaryDir plainDir;
+        auto plain = mkbtest::openFixtureStore(std::filesystem::path(plainDir.path().toStdString()) / "plain.sqlite");
+        ReportOptions options;
+        options.metrics = {MetricSet::Ladder, MetricSet::Coverage, MetricSet::Transfer, MetricSet::Standing,
+                           MetricSet::Reverse};
+        auto paired = buildReportFromStore(*plain, options);
+        options.settings.timing = mkb::analysis::TimingRule::Unpaired;
+        auto unpaired = buildReportFromStore(*plain, options);
+        QVERIFY(paired.ok() && unpaired.ok());
+        auto withoutRuleLines = [](const std::string& markdown) {
+            std::string kept;
+            std::size_t start = 0;
+            while (start < markdown.size()) {
+                std::size_t end = markdown.find('\n', start);
+                end = end == std::string::npos ? markdown.size() : end + 1;
+                const std::string line = markdown.substr(start, end - start);
+                if (line.rfind("_Timing: ", 0) != 0) {
+                    kept += line;
+                }
+                start = end;
+            }
+            return kept;
+        };
+        const std::string pairedText = toMarkdown(*paired);
+        const std::string unpairedText = toMarkdown(*unpaired);
+        QVERIFY(pairedText != unpairedText); // the rule lines differ
+        QCOMPARE(withoutRuleLines(pairedText), withoutRuleLines(unpairedText));
+        QVERIFY(pairedText.find("0 with a paired re-timing; 0 judged by it (0 within noise)") != std::string::npos);
+    }
+
     void timing_parseTimingRuleNamesTheBadValue() {
         QVERIFY(*parseTimingRule("paired") == mkb::analysis::TimingRule::Paired);
         QVERIFY(*parseTimingRule("unpaired") == mkb::analysis::TimingRule::Unpaired);
