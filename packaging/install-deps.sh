@@ -18,6 +18,8 @@ packages=(
   dpkg-dev desktop-file-utils appstream
   # fuzz targets (tests/fuzz): clang with libFuzzer and the ASan/UBSan runtimes
   clang libclang-rt-dev
+  # paper output tests (tests/paper): pdffonts checks embedded fonts; pdflatex with booktabs compiles the tables
+  poppler-utils texlive-latex-base texlive-latex-recommended
 )
 
 missing=()

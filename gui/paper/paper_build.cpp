@@ -365,6 +365,18 @@ Result<PaperBuildSummary> buildPaper(const PaperManifest& manifest, const PaperB
     }
     json calibrations = json::array();
     if (auto opened = Store::open(std::filesystem::path(store.toStdString()), OpenMode::ReadExisting)) {
+        // The paired re-timings name their device even where a verdict does not (the CPU grader's, for one).
+        if (auto retimings = (*opened)->liveRetimings()) {
+            for (const RetimingRecord& retiming : *retimings) {
+                const RetimingResult& result = retiming.result;
+                if (!result.graderFingerprint.empty()) {
+                    graders.insert(result.graderFingerprint);
+                }
+                if (!result.deviceName.empty() || !result.device.empty()) {
+                    devices.insert(result.deviceName.empty() ? result.device : result.deviceName);
+                }
+            }
+        }
         if (auto live = (*opened)->liveCalibrations()) {
             for (const CalibrationRecord& calibration : *live) {
                 if (devices.empty() || devices.count(calibration.deviceName) || devices.count(calibration.device)) {
