@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -46,7 +47,7 @@ A/B, and the smallest delta that keeps the A/A false rate at or below 1%, and st
 this device and grader fingerprint (a newer calibration of the same device and grader archives the older one).
 
 options:
-  --problems GLOB       problems to include (default "*")
+  --problems GLOB       problems to include (default "*"; repeatable: the union, e.g. 'p0[1-9]' and 'p1[0-2]')
   --suite DIR           a suite root (repeatable; default: the shipped problems/)
   --dsls A,B            the DSLs whose solutions are calibrated (default triton,cuda; one DSL is fine)
   --solutions DIR       take the solutions from DIR/NN_slug.<dsl>.py instead of each family's _solutions/
@@ -88,7 +89,7 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     spec.options = {"problems",   "suite",       "dsls",         "solutions",    "dsl-dir",      "device",
                     "replicates", "slowdown",    "delta",        "store",        "python",       "min-rounds",
                     "max-rounds", "max-seconds", "ci-halfwidth", "timing-draws", "grade-timeout"};
-    spec.repeatable = {"suite", "dsl-dir"};
+    spec.repeatable = {"suite", "dsl-dir", "problems"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb calibrate --help)");
@@ -147,12 +148,28 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     for (const std::string& suite : args.all("suite")) {
         suites.emplace_back(suite);
     }
-    SelectionError selectionError;
-    const std::vector<Problem> problems =
-        selectProblems(suites, args.optionOr("problems", "*"), "calibrate", &selectionError);
-    if (problems.empty()) {
-        return fail(selectionError.exitCode, selectionError.message);
+    std::vector<Problem> problems; // the union of every --problems glob, each problem once, in catalog order
+    std::vector<std::string> globs = args.all("problems");
+    if (globs.empty()) {
+        globs.push_back("*");
     }
+    for (const std::string& glob : globs) {
+        SelectionError selectionError;
+        std::vector<Problem> selected = selectProblems(suites, glob, "calibrate", &selectionError);
+        if (selected.empty()) {
+            return fail(selectionError.exitCode, selectionError.message);
+        }
+        for (Problem& problem : selected) {
+            bool known = false;
+            for (const Problem& other : problems) {
+                known = known || other.number == problem.number;
+            }
+            if (!known) {
+                problems.push_back(std::move(problem));
+            }
+        }
+    }
+    std::sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) { return a.number < b.number; });
     std::vector<fs::path> dslDirs;
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);
