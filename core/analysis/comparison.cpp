@@ -339,6 +339,9 @@ CellRetiming cellRetiming(const RetimingRecord& record) {
 }
 
 RetimingAttachment attachRetimings(std::vector<Comparison>& comparisons, const std::vector<RetimingRecord>& records) {
+    if (records.empty()) {
+        return {}; // a store without re-timings: no index over its (perhaps 100,000) cells
+    }
     using Key = std::tuple<std::string_view, int, int, std::string_view, std::string_view>;
     std::map<Key, Comparison*> byCell;
     for (Comparison& comparison : comparisons) {
