@@ -32,8 +32,9 @@ constexpr std::uintmax_t kQuickCheckOnOpenLimitBytes = 64ull * 1024 * 1024;
 constexpr int kBusyTimeoutMs = 5000;
 
 // The tables info() counts, in schema order.
-const std::array<const char*, 9> kTables = {"devices",     "models",         "problems", "invocations", "trials",
-                                            "submissions", "final_verdicts", "skills",   "annotations"};
+const std::array<const char*, 11> kTables = {"devices",     "models",      "problems",       "invocations",
+                                             "trials",      "submissions", "final_verdicts", "skills",
+                                             "annotations", "retimings",   "calibrations"};
 
 int verdictColumnCount() {
     return static_cast<int>(store::verdictColumns().size());
