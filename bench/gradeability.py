@@ -84,8 +84,9 @@ def main() -> int:
         kernel = args.out / f"{problem.stem}.kernel.py"
         kernel.write_text(probe_kernel(problem.read_text()))
         started = time.monotonic()
-        done = subprocess.run([args.mkb, "grade", str(kernel), "--problem", str(problem.resolve()), "--dsl",
-                               "triton", "--json", "--timeout", str(args.timeout)],
+        name = problem.relative_to(args.suite).with_suffix("").as_posix()  # "family/NN_slug"
+        done = subprocess.run([args.mkb, "grade", str(kernel), "--suite", str(args.suite.resolve()), "--problem",
+                               name, "--dsl", "triton", "--json", "--timeout", str(args.timeout)],
                               capture_output=True, text=True, timeout=args.timeout + 120)
         seconds = time.monotonic() - started
         try:

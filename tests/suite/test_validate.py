@@ -79,8 +79,9 @@ class ValidateTest(unittest.TestCase):
         self.assertTrue(exempt["clean"], exempt["issues"])
         self.assertTrue(exempt["inputs"][1]["exempt"])
 
-    def test_fixed_structure_input_is_named(self) -> None:
-        # "validate: an input that is the same for every seed is reported as fixed structure"
+    def test_fixed_structure_input_is_named_as_not_checkable(self) -> None:
+        # "validate: an input that is the same for every seed cannot be checked by redrawing, and says so (not
+        # 'insensitive': the redraw proves nothing either way)"
         path = self.files.write("p.py", """
             import torch
             def reference(x, positions):
@@ -89,7 +90,9 @@ class ValidateTest(unittest.TestCase):
                 return [torch.randn(32, device=device), torch.arange(32, dtype=torch.float32, device=device)]
         """)
         report = run(path)
-        self.assertEqual(report["inputs"][1]["changed"], False)
+        self.assertIsNone(report["inputs"][1]["changed"])
+        self.assertIsNone(report["sensitive"])
+        self.assertIn("cannot check sensitivity of input 1", report["issues"][0])
         self.assertIn("fixed structure", report["issues"][0])
 
     def test_change_within_allowance_is_not_sensitivity(self) -> None:

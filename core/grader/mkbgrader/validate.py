@@ -131,7 +131,10 @@ def _largest_float_input(inputs: list) -> float:
             # [29441, 64, 8, 128] cache asked for nonzero()'s int64 [N, 4] index, 32 bytes an element: 57.5 GiB.
             flat = tensor.detach().reshape(-1)
             for begin in range(0, flat.numel(), _CHUNK):
-                value = flat[begin:begin + _CHUNK].abs()
+                value = flat[begin:begin + _CHUNK]
+                if value.element_size() == 1:  # fp8 has no abs kernel; every fp8 value is a float32 value
+                    value = value.float()
+                value = value.abs()
                 value = torch.where(value.isfinite(), value, torch.zeros_like(value))
                 largest = max(largest, float(value.max()))
     return largest
@@ -622,8 +625,19 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
             issues.append(f"{entry['description']}: cannot be redrawn alone: {message['error']}")
             continue
         if message.get("identical_input"):
-            entry["changed"] = False
-            entry["note"] = "a redraw with another seed gives the same values (fixed structure)"
+            # Every seed draws the same values: redrawing cannot show whether the output depends on this input, so
+            # it is not checked (null), not found insensitive. MetaKernelBench's files carry no MKB_META to say so.
+            if entry["exempt"]:
+                entry["changed"] = False
+                entry["note"] = "a redraw with another seed gives the same values (fixed structure; listed in " \
+                                "MKB_META[\"insensitive\"])"
+                continue
+            entry["changed"] = None
+            entry["skipped"] = "every seed draws the same values (fixed structure)"
+            entry["note"] = f"not checked: {entry['skipped']}"
+            issues.append(f"cannot check sensitivity of {entry['description']} because {entry['skipped']}; if "
+                          f"the input is structural, list {index} in MKB_META[\"insensitive\"]")
+            continue
         else:
             changed, words, diff, limit = _redraw_finding(message.get("leaves") or [], thresholds)
             entry["changed"], entry["note"], entry["max_diff"], entry["allowance"] = changed, words, diff, limit
