@@ -7,6 +7,8 @@
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/inspector/inspector_view.h"
 #include "gui/overview/overview_model.h"
+#include "gui/project/project_data.h"
+#include "tst_project_data_fixture.h"
 
 #include "../analysis/analysis_fixtures.h"
 
@@ -15,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFont>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace mkb::gui;
@@ -176,6 +179,66 @@ private slots:
         for (int i = 0; i < plain.plot()->plottableCount(); ++i) {
             QVERIFY(!qobject_cast<QCPErrorBars*>(plain.plot()->plottable(i)));
         }
+    }
+
+    // project data: a store's live re-timing reaches the workbench's comparisons, and the browser judges by it
+    void projectDataAttachesTheStoresRetimings() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("study.sqlite")).toStdString();
+        const mkbguitest::FixtureIds ids = mkbguitest::writeTransferFixture(path);
+        {
+            auto store = mkb::Store::open(path);
+            QVERIFY(store.ok());
+            // beta p1 triton2cuda: base 1.0, skill 3.0 (helped by tiers), re-timed as identical kernels
+            mkb::RetimingRecord record;
+            record.model = "beta";
+            record.suite = "fixture";
+            record.problemNumber = 1;
+            record.replicate = 1;
+            record.sourceDsl = "triton";
+            record.targetDsl = "cuda";
+            record.sourceTrialId = ids.at("beta/1/solo_triton");
+            record.baseTrialId = ids.at("beta/1/solo_cuda");
+            record.skillTrialId = ids.at("beta/1/triton2cuda_skill");
+            record.result.ok = true;
+            record.result.device = "cpu";
+            record.result.deviceName = "cpu";
+            record.result.graderFingerprint = "fixture";
+            record.result.rounds = 120;
+            mkb::RetimedPair pair;
+            pair.a = "base";
+            pair.b = "skill";
+            pair.ratio = 1.0;
+            pair.ciLow = 0.98;
+            pair.ciHigh = 1.02;
+            pair.n = 120;
+            record.result.pairs = {pair};
+            auto inserted = (*store)->insertRetiming(record);
+            QVERIFY2(inserted.ok(), inserted.ok() ? "" : inserted.error().message.c_str());
+        }
+        ProjectData data;
+        data.setStorePath(QString::fromStdString(path));
+        QVERIFY(data.waitUntilIdle());
+        QVERIFY2(data.lastError().isEmpty(), qPrintable(data.lastError()));
+        std::size_t attached = 0;
+        for (const Comparison& comparison : data.comparisons()) {
+            attached += comparison.retiming ? 1 : 0;
+        }
+        QCOMPARE(attached, std::size_t(1));
+        ComparisonsModel model;
+        model.setComparisons(data.comparisons(), data.settings());
+        int found = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const Comparison* comparison = model.comparisonAt(row);
+            if (comparison->model == "beta" && comparison->direction == "triton2cuda") {
+                QCOMPARE(model.index(row, ComparisonsModel::OutcomeColumn).data().toString(),
+                         QStringLiteral("neutral (within noise)"));
+                QCOMPARE(model.index(row, ComparisonsModel::UnpairedOutcomeColumn).data().toString(),
+                         QStringLiteral("helped"));
+                ++found;
+            }
+        }
+        QCOMPARE(found, 1);
     }
 
     // overview: it says which rule T and H used and how many comparisons it judged on paired data
