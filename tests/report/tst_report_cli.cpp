@@ -93,6 +93,18 @@ private slots:
         QVERIFY(run.out.find("all,skill,4,0.750,0.250,50.0\r\n") != std::string::npos);
     }
 
+    void cli_reportTimingFlagChoosesTheRuleEachOutcomeTableNames() {
+        Run run = runMkb({"report", "--store", store_, "--metrics", "transfer", "--timing", "unpaired"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.find("_Timing: unpaired rule (MetaKernelBench, --timing unpaired): ") != std::string::npos);
+        run = runMkb({"report", "--store", store_, "--metrics", "transfer", "--format", "json"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.find("\"rule\": \"paired\"") != std::string::npos); // the default
+        run = runMkb({"report", "--store", store_, "--timing", "sometimes"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(oneLineError(run));
+    }
+
     void cli_reportBadInputGetsOneLineAndTheDocumentedCode() {
         Run run = runMkb({"report", "--store", store_, "--format", "xml"});
         QCOMPARE(run.exitCode, 2);
