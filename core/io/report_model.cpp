@@ -228,7 +228,7 @@ void appendLadderRows(ReportTable& table, const std::string& key, const analysis
 
 ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& options) {
     ReportTable table{
-        "ladder", "Speedup ladder R@t and S, base against skill (" + splitTitle(options.split) + ")", {}, {}};
+        "ladder", "Speedup ladder R@t and S, base against skill (" + splitTitle(options.split) + ")", {}, {}, {}, {}};
     std::vector<std::string> columns{"arm", "resolved"};
     for (double threshold : options.settings.thresholds) {
         columns.push_back(analysis::ladderLabel(threshold));
@@ -265,7 +265,8 @@ ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& o
 }
 
 ReportTable coverageTable(const std::vector<Group>& groups, const ReportOptions& options) {
-    ReportTable table{"coverage", "Coverage of resolved cell-replicates (" + splitTitle(options.split) + ")", {}, {}};
+    ReportTable table{
+        "coverage", "Coverage of resolved cell-replicates (" + splitTitle(options.split) + ")", {}, {}, {}, {}};
     table.columns =
         withGroupColumn(options.split, {"cell-replicates", "resolved", "source passed", "source wrote skill"});
     for (const Group& group : groups) {
@@ -316,10 +317,10 @@ std::vector<ReportCell> outcomeCells(const analysis::OutcomeCounts& counts) {
 }
 
 ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions& options) {
-    ReportTable table{"transfer",
-                      "Paired transfer: helped (T), neutral, harmed (H) and ΔGM (" + splitTitle(options.split) + ")",
-                      {},
-                      {}};
+    ReportTable table{
+        "transfer", "Paired transfer: helped (T), neutral, harmed (H) and ΔGM (" + splitTitle(options.split) + ")",
+        {},         {},
+        {},         {}};
     table.columns =
         withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share", "H", "ΔGM"});
     TableTiming timing = emptyTiming(options);
@@ -338,7 +339,8 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
 }
 
 ReportTable standingTable(const std::vector<Group>& groups, const ReportOptions& options) {
-    ReportTable table{"standing", "Transfer outcomes by source standing (" + splitTitle(options.split) + ")", {}, {}};
+    ReportTable table{
+        "standing", "Transfer outcomes by source standing (" + splitTitle(options.split) + ")", {}, {}, {}, {}};
     table.columns = withGroupColumn(
         options.split, {"source standing", "resolved", "helped", "neutral", "harmed", "T", "neutral share", "H"});
     TableTiming timing = emptyTiming(options);
@@ -363,11 +365,13 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
     // whole selection there.
     const bool wholeSelection = !groupsAttemptsDirectly(options.split);
     const ReportSplit split = wholeSelection ? ReportSplit::Overall : options.split;
-    ReportTable table{"reverse",
-                      "Reverse direction: what happened b→a where a→b was helped, neutral or harmed (" +
-                          splitTitle(split) + ")",
-                      {},
-                      {}};
+    ReportTable table{
+        "reverse",
+        "Reverse direction: what happened b→a where a→b was helped, neutral or harmed (" + splitTitle(split) + ")",
+        {},
+        {},
+        {},
+        {}};
     table.columns = withGroupColumn(split, {"forward outcome", "comparisons", "reverse helped", "reverse neutral",
                                             "reverse harmed", "reverse missing"});
     TableTiming timing = emptyTiming(options);
@@ -393,7 +397,7 @@ ReportTable reverseTable(const std::vector<Group>& groups, const std::vector<Com
 }
 
 ReportTable usageTable(const std::vector<Group>& groups, const ReportOptions& options) {
-    ReportTable table{"usage", "Usage per arm (" + splitTitle(options.split) + ")", {}, {}};
+    ReportTable table{"usage", "Usage per arm (" + splitTitle(options.split) + ")", {}, {}, {}, {}};
     table.columns = withGroupColumn(options.split, {"arm", "attempts", "with usage", "input tokens", "cache tokens",
                                                     "output tokens", "cost USD", "mean agent s", "note"});
     for (const Group& group : groups) {
@@ -420,7 +424,7 @@ std::string fastPLabel(double p) {
 
 std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, const ReportOptions& options) {
     ReportTable accuracy{
-        "kbx", "KernelBench-X accuracies, fast_p and speedups (" + splitTitle(options.split) + ")", {}, {}};
+        "kbx", "KernelBench-X accuracies, fast_p and speedups (" + splitTitle(options.split) + ")", {}, {}, {}, {}};
     std::vector<std::string> columns{"graded", "call accuracy", "execution accuracy", "outlier accuracy",
                                      "quantization pass"};
     for (double p : options.settings.fastPThresholds) {
@@ -434,6 +438,8 @@ std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, co
                          "Share of variance in correctness explained by family and by model (η², " +
                              splitTitle(options.split) + ")",
                          withGroupColumn(options.split, {"graded", "η² family", "η² model"}),
+                         {},
+                         {},
                          {}};
     for (const Group& group : groups) {
         const analysis::KernelBenchXSummary summary = analysis::kernelBenchXSummary(group.attempts, options.settings);
@@ -465,17 +471,23 @@ std::vector<ReportTable> refinementTables(const std::vector<Group>& groups, cons
     ReportTable byIndex{"refinement-index",
                         "Compile and correct rates by submission index (" + scope + ")",
                         withGroupColumn(options.split, {"submission", "attempts", "compiled", "correct"}),
+                        {},
+                        {},
                         {}};
     ReportTable rescue{
         "refinement-rescue",
         "Rescued attempts against correct from the start (" + scope + ")",
         withGroupColumn(options.split, {"with submissions", "correct from start", "rescued", "never correct",
                                         "rescued share", "GM speedup from start", "GM speedup rescued"}),
+        {},
+        {},
         {}};
     ReportTable edits{"refinement-edits",
                       "Fixing edits: local fixes against structural rewrites (" + scope + ")",
                       withGroupColumn(options.split, {"fixing edits", "local fixes", "structural rewrites",
                                                       "local share", "median changed-line share"}),
+                      {},
+                      {},
                       {}};
     for (const Group& group : groups) {
         for (const analysis::IndexRates& rates : analysis::ratesBySubmissionIndex(group.attempts)) {
@@ -502,6 +514,8 @@ ReportTable portabilityTable(const std::vector<Group>& groups, const ReportOptio
         "portability",
         "Portability: one kernel graded on several devices, max/min speedup (" + splitTitle(options.split) + ")",
         withGroupColumn(options.split, {"problem", "DSL", "kernel", "devices", "max/min", "fastest", "slowest"}),
+        {},
+        {},
         {}};
     for (const Group& group : groups) {
         for (const analysis::PortabilityGroup& kernel : analysis::portability(group.attempts)) {
@@ -843,6 +857,8 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     load.filter.model = options.model;
     load.columns = metricColumns(options);
     load.withSubmissions = needsSubmissions(options);
+    load.withSpeedupIntervals =
+        std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Ladder) != options.metrics.end();
     load.keep = [&selector](const TrialRecord& trial) { return selector.keeps(trial); };
     Result<io::LoadedAttempts> loaded = io::loadAttempts(store, load);
     if (!loaded) {

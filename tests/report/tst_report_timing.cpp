@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <tuple>
+
 using namespace mkb::report;
 
 namespace {
@@ -270,6 +272,50 @@ private slots:
         QVERIFY(pairedText != unpairedText); // the rule lines differ
         QCOMPARE(withoutRuleLines(pairedText), withoutRuleLines(unpairedText));
         QVERIFY(pairedText.find("0 with a paired re-timing; 0 judged by it (0 within noise)") != std::string::npos);
+    }
+
+    // ladder from a store: the speedup CIs are read out of the stored verdict JSON
+    void timing_ladderBorderlineFromTheStoredVerdicts() {
+        QTemporaryDir ciDir;
+        auto opened = mkb::Store::open(std::filesystem::path(ciDir.path().toStdString()) / "ci.sqlite");
+        QVERIFY(opened.ok());
+        mkb::Store& store = **opened;
+        for (const auto& [arm, dsl, json] :
+             {std::tuple{"solo_triton", "triton", R"({"speedup_ci_low": 2.5, "speedup_ci_high": 3.5})"},
+              std::tuple{"solo_cuda", "cuda", R"({"speedup_ci_low": 0.95, "speedup_ci_high": 1.15})"},
+              std::tuple{"triton2cuda_skill", "cuda", R"({"stage": "done"})"}}) {
+            mkb::TrialRecord trial;
+            trial.model = "m";
+            trial.suite = "fixture";
+            trial.problemNumber = 1;
+            trial.problemSlug = "p";
+            trial.family = "f";
+            trial.replicate = 1;
+            trial.arm = arm;
+            trial.dsl = dsl;
+            trial.coordinate = std::string("p01_r1_") + arm;
+            trial.startedAt = "2026-12-01T00:00:00Z";
+            trial.status = mkb::TrialStatus::Finished;
+            mkb::TrialOutcome outcome;
+            outcome.finishedAt = "2026-12-01T00:10:00Z";
+            mkb::Verdict verdict;
+            verdict.imported = verdict.compliant = verdict.correct = verdict.passed = true;
+            verdict.speedupVsEager = 1.05;
+            verdict.stage = "done";
+            verdict.json = json;
+            outcome.verdict = verdict;
+            outcome.skillText = "# Skill\n";
+            QVERIFY(store.insertFinishedTrial(trial, outcome).ok());
+        }
+        ReportOptions options;
+        options.metrics = {MetricSet::Ladder};
+        auto report = buildReportFromStore(store, options);
+        QVERIFY(report.ok());
+        const ReportTable& ladder = tableOf(*report, "ladder");
+        QCOMPARE(ladder.footnotes.size(), std::size_t(1));
+        QVERIFY2(ladder.footnotes[0].find("1 base and skill attempts carry a CI): base R@0 0, R@0.5 0, R@1 1,") !=
+                     std::string::npos,
+                 ladder.footnotes[0].c_str());
     }
 
     void timing_parseTimingRuleNamesTheBadValue() {
