@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
         window.restorePalette();
     }
     if (startView) {
+        window.setShowsWelcome(false); // a view asked for is shown, even for an empty project
         window.showView(*startView);
     }
 

@@ -34,6 +34,14 @@ QFont enlarged(QFont font, int by) {
     return font;
 }
 
+/// What QCustomPlot's replot does to place the axes in the viewport, without painting (the layout's three phases).
+void layOut(QCustomPlot* plot) {
+    for (const auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout}) {
+        plot->plotLayout()->update(phase);
+    }
+}
+
 } // namespace
 
 namespace chartcolors {
@@ -131,7 +139,9 @@ void Chart::setComparisons(const std::vector<analysis::Comparison>& comparisons,
     }
     titleElement_->setText(marks_.empty() ? title() + tr(" — no resolved comparisons") : title());
     applyStyle(style_);
-    fitCategoryLabels(plot_->size());
+    if (!plot_->size().isEmpty()) { // not laid out yet: resizeEvent fits the labels
+        fitCategoryLabels(plot_->size());
+    }
 }
 
 void Chart::applyStyle(const ChartStyle& style) {
@@ -209,7 +219,7 @@ void Chart::fitCategoryLabels(const QSize& size) {
     plot_->setViewport(QRect(QPoint(0, 0), size));
     for (const double angle : {0.0, -30.0, -45.0, -60.0, -90.0}) {
         plot_->xAxis->setTickLabelRotation(angle);
-        plot_->replot(QCustomPlot::rpImmediateRefresh);
+        layOut(plot_);
         const std::vector<QPolygonF> boxes = categoryLabelBoxes();
         bool overlaps = false;
         for (std::size_t i = 1; i < boxes.size() && !overlaps; ++i) {
@@ -225,7 +235,9 @@ void Chart::fitCategoryLabels(const QSize& size) {
 
 void Chart::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    fitCategoryLabels(plot_->size());
+    if (!plot_->size().isEmpty()) {
+        fitCategoryLabels(plot_->size());
+    }
 }
 
 QPointF Chart::markCentre(const ChartMark& mark) const {

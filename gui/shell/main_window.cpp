@@ -19,6 +19,8 @@
 #include "gui/project/project_data.h"
 #include "gui/runs/runs_view.h"
 #include "gui/shell/recent_projects.h"
+#include "gui/welcome/example_project.h"
+#include "gui/welcome/welcome_page.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -33,6 +35,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
@@ -44,6 +47,7 @@
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -172,10 +176,19 @@ MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* p
     buildViews();
     connectAnalysisViews();
     buildMenus();
+    buildWelcome();
     projectLabel_ = new QLabel(this);
     projectLabel_->setObjectName(QStringLiteral("projectLabel"));
     statusBar()->addPermanentWidget(projectLabel_);
-    resize(1200, 760);
+    // With no saved layout: 80% of the screen's available area, centred (restoreLayout replaces it).
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QRect available = screen->availableGeometry();
+        const QSize size(available.width() * 4 / 5, available.height() * 4 / 5);
+        resize(size);
+        move(available.center() - QPoint(size.width() / 2, size.height() / 2));
+    } else {
+        resize(1200, 760);
+    }
     showView(View::Problems);
     updateTitle();
 }
@@ -237,7 +250,9 @@ void MainWindow::buildViews() {
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(viewList_);
     layout->addWidget(viewStack_, 1);
-    setCentralWidget(central);
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(central);
+    setCentralWidget(pages_);
 
     connect(viewList_, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0) {
@@ -801,11 +816,58 @@ void MainWindow::updateTitle() {
     projectLabel_->setText(tr("Project: %1").arg(QDir::toNativeSeparators(projectPath_)));
 }
 
+void MainWindow::buildWelcome() {
+    welcomePage_ = new WelcomePage(pages_);
+    pages_->addWidget(welcomePage_);
+    connect(welcomePage_, &WelcomePage::openExampleRequested, this, &MainWindow::openExampleProject);
+    connect(welcomePage_, &WelcomePage::gradeKernelRequested, this, [this] { showView(View::Problems); });
+    connect(welcomePage_, &WelcomePage::startRunRequested, this, [this] { showView(View::Runs); });
+    connect(welcomePage_, &WelcomePage::importResultsRequested, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Import a MetaKernelBench Results Folder"));
+        if (!folder.isEmpty() && importResultsFolder(folder)) {
+            showView(View::Overview);
+        }
+    });
+    connect(welcomePage_, &WelcomePage::recentProjectRequested, this,
+            [this](const QString& path) { openProject(path, OpenMode::MustExist); });
+    connect(projectData_, &ProjectData::loaded, this, &MainWindow::updateWelcome);
+}
+
+void MainWindow::updateWelcome() {
+    {
+        QSettings settings;
+        QStringList recent = RecentProjects(settings).paths();
+        recent.removeAll(projectPath_);
+        welcomePage_->setRecentProjects(recent);
+    }
+    const bool empty = projectData_->trials().empty() && !projectData_->isLoading();
+    if (empty && showsWelcome_) {
+        pages_->setCurrentWidget(welcomePage_);
+    } else if (!empty && isWelcomeShown()) {
+        pages_->setCurrentIndex(0);
+        showView(View::Overview);
+    }
+}
+
+bool MainWindow::isWelcomeShown() const {
+    return pages_->currentWidget() == welcomePage_;
+}
+
+bool MainWindow::openExampleProject() {
+    const Result<QString> example = userExampleProject();
+    if (!example) {
+        QMessageBox::warning(this, tr("Example Project"), QString::fromStdString(example.error().message));
+        return false;
+    }
+    return openProject(*example, OpenMode::MustExist);
+}
+
 void MainWindow::showView(View view) {
     const int index = int(view);
     if (index < 0 || index >= kViewCount) {
         return;
     }
+    pages_->setCurrentIndex(0);
     viewStack_->setCurrentIndex(index);
     if (viewList_->currentRow() != index) {
         const QSignalBlocker blocker(viewList_);

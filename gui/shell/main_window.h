@@ -31,6 +31,7 @@ class OverviewView;
 class ProblemsView;
 class ProjectData;
 class RunsView;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -66,6 +67,13 @@ public:
     ChartsView* chartsView() const { return chartsView_; }
     RunsView* runsView() const { return runsView_; }
     QMenu* recentProjectsMenu() const { return recentMenu_; }
+    /// The page shown instead of the views while the open project has no trials (gui/welcome/welcome_page.h).
+    WelcomePage* welcomePage() const { return welcomePage_; }
+    bool isWelcomeShown() const;
+    /// Whether an empty project opens on the welcome page (on by default; off when a start view was asked for).
+    void setShowsWelcome(bool shows) { showsWelcome_ = shows; }
+    /// Copies the shipped example project into the user's data folder (once) and opens it.
+    bool openExampleProject();
 
     /// Saves geometry, dock/toolbar state, the current view and chart, and the views' own layouts (table headers,
     /// splitters, tabs) with kLayoutVersion.
@@ -126,6 +134,9 @@ private:
     void showShortcuts();
     struct ImportState;
     void showImportProgress(ImportState& state);
+    void buildWelcome();
+    /// Shows the welcome page when the loaded project has no trials, the views when it has some.
+    void updateWelcome();
 
     std::vector<std::filesystem::path> suiteRoots_;
     std::unique_ptr<Store> store_;
@@ -150,6 +161,9 @@ private:
     std::shared_ptr<ImportState> importState_;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
+    QStackedWidget* pages_ = nullptr; // the views (0) or the welcome page (1)
+    WelcomePage* welcomePage_ = nullptr;
+    bool showsWelcome_ = true;
 };
 
 } // namespace mkb::gui
