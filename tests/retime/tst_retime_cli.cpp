@@ -1,6 +1,7 @@
 // mkb retime, mkb run's re-timing and mkb calibrate as processes, through the real grader on device cpu with the
 // cpusim fixtures: convergence, staleness, archiving, dry runs and a stored calibration.
 #include "core/store/store.h"
+#include "support/process_signals.h"
 #include "support/testpaths.h"
 
 #include <QDir>
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+
+#include <csignal>
 
 using namespace mkb;
 
@@ -195,6 +198,36 @@ private slots:
         QVERIFY2(redo.exitCode == 0, qPrintable(redo.err + redo.out));
         QVERIFY2(redo.out.contains("re-timed 2"), qPrintable(redo.out));
         QCOMPARE(retimings(store, true).size(), std::size_t(7));
+    }
+
+    void ctrlCLeavesTheStoreConsistentAndTheNextRetimeFinishes() {
+        const QString store = newStore();
+        const CliRun run = runMkb(runArgs(store, "p0[12]") << "--no-retime");
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        // Rounds that never converge (a CI half-width no CPU reaches) and a 30 s limit: SIGINT lands mid-cell.
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("MKB_DATA_DIR", QString::fromStdString(mkbtest::sourceDir().string()));
+        process.setProcessEnvironment(environment);
+        process.start(QString::fromStdString(mkbtest::cliPath()),
+                      QStringList{"retime", "--min-rounds", "1000000", "--max-rounds", "1000000", "--max-seconds", "30",
+                                  "--ci-halfwidth", "0.000001"} +
+                          common(store));
+        QVERIFY(process.waitForStarted());
+        QTest::qWait(8000);
+        QVERIFY(mkbtest::signalIfRunning(process, SIGINT));
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 130);
+        QVERIFY(retimings(store, true).size() <= 1);
+        {
+            auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+            QVERIFY(opened);
+            auto problems = (*opened)->integrityCheck();
+            QVERIFY(problems && problems->empty());
+        }
+        const CliRun resumed = runMkb(retimeArgs(store));
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        QCOMPARE(retimings(store, false).size(), std::size_t(4));
     }
 
     void aFailedSkillArmIsNotRetimedAndSaysWhy() {
