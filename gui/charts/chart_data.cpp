@@ -79,8 +79,10 @@ std::vector<PairedRatioColumn> pairedRatioColumns(const std::vector<analysis::Co
         column.geometricMeanRatio = analysis::deltaGeometricMean(group, settings).value_or(0) + 1;
         for (const analysis::Comparison& comparison : group) {
             const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(comparison, settings);
-            PairedRatioPoint point{comparison.model, comparison.direction, comparison.replicate,
-                                   analysis::pairedRatio(comparison, settings), judgement.outcome};
+            PairedRatioPoint point{comparison.model,     comparison.direction,
+                                   comparison.replicate, analysis::pairedRatio(comparison, settings),
+                                   judgement.outcome,    std::nullopt,
+                                   std::nullopt,         false};
             if (judgement.ratio) {
                 // The CI is of the kernels' ratio; drawn around r, which equals it unless clipping at eager moved r.
                 const double scale = point.ratio / judgement.ratio->ratio;
