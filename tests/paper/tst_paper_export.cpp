@@ -8,6 +8,7 @@
 #include "gui/charts/chart.h"
 #include "gui/charts/chart_export.h"
 #include "gui/paper/headless_export.h"
+#include "gui/paper/paper_build.h"
 
 #include <qcustomplot.h>
 
@@ -340,6 +341,31 @@ private slots:
             QVERIFY2(latex.exitCode() == 0,
                      qPrintable(table + ": " + QString::fromUtf8(latex.readAllStandardOutput()).right(1500)));
         }
+    }
+
+    void theExportingGuideShowsTheManifestWorkflow() {
+        const QString page = QString::fromUtf8(readAll(sourcePath("docs/guide/exporting.md")));
+        QVERIFY(page.contains("mkb-workbench --build-paper docs/paper/manifest.json"));
+        QVERIFY(page.contains("provenance.json"));
+        for (const QString& kind : paper::chartKindIds()) {
+            QVERIFY2(page.contains("`" + kind + "`"), qPrintable(kind));
+        }
+        // The page's example manifest is one the workbench reads.
+        const qsizetype start = page.indexOf("```json\n");
+        QVERIFY(start >= 0);
+        const qsizetype end = page.indexOf("```", start + 8);
+        const QString example = page.mid(start + 8, end - start - 8);
+        QDir().mkpath(dir_.filePath("guide"));
+        QFile file(dir_.filePath("guide/manifest.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(example.toUtf8());
+        file.close();
+        Result<paper::PaperManifest> manifest = paper::readPaperManifest(file.fileName());
+        QVERIFY2(manifest, manifest ? "" : manifest.error().message.c_str());
+        QCOMPARE(manifest->figures.size(), std::size_t(2));
+        QCOMPARE(manifest->tables.size(), std::size_t(1));
+        QCOMPARE(manifest->figures[1].format, QStringLiteral("svg"));
+        QCOMPARE(manifest->tables[0].output, dir_.filePath("guide/out/tables/main.tex"));
     }
 
     void paletteIsOkabeItoAndApartInGrayscale() {
