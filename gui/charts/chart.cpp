@@ -102,6 +102,7 @@ Chart::Chart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot_->legend->setIconSize(14, 8);
     plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+    keepCategoryLabelsApart(plot_);
     connect(plot_, &QCustomPlot::mouseMove, this, &Chart::onMouseMove);
     connect(plot_, &QCustomPlot::mousePress, this, &Chart::onMousePress);
     connect(plot_, &QCustomPlot::mouseRelease, this, &Chart::onMouseRelease);
@@ -139,9 +140,6 @@ void Chart::setComparisons(const std::vector<analysis::Comparison>& comparisons,
     }
     titleElement_->setText(marks_.empty() ? title() + tr(" — no resolved comparisons") : title());
     applyStyle(style_);
-    if (!plot_->size().isEmpty()) { // not laid out yet: resizeEvent fits the labels
-        fitCategoryLabels(plot_->size());
-    }
 }
 
 void Chart::applyStyle(const ChartStyle& style) {
@@ -179,9 +177,9 @@ void Chart::applyStyle(const ChartStyle& style) {
     plot_->replot();
 }
 
-std::vector<QPolygonF> Chart::categoryLabelBoxes() const {
+std::vector<QPolygonF> categoryLabelBoxes(const QCustomPlot* plot) {
     std::vector<QPolygonF> boxes;
-    QCPAxis* axis = plot_->xAxis;
+    const QCPAxis* axis = plot->xAxis;
     auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
     if (!ticker) {
         return boxes;
@@ -211,16 +209,16 @@ std::vector<QPolygonF> Chart::categoryLabelBoxes() const {
     return boxes;
 }
 
-void Chart::fitCategoryLabels(const QSize& size) {
-    if (!plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>() || size.isEmpty()) {
+void fitCategoryLabels(QCustomPlot* plot, const QSize& size) {
+    if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>() || size.isEmpty()) {
         return;
     }
-    const QRect screen = plot_->viewport();
-    plot_->setViewport(QRect(QPoint(0, 0), size));
+    const QRect viewport = plot->viewport();
+    plot->setViewport(QRect(QPoint(0, 0), size));
     for (const double angle : {0.0, -30.0, -45.0, -60.0, -90.0}) {
-        plot_->xAxis->setTickLabelRotation(angle);
-        layOut(plot_);
-        const std::vector<QPolygonF> boxes = categoryLabelBoxes();
+        plot->xAxis->setTickLabelRotation(angle);
+        layOut(plot);
+        const std::vector<QPolygonF> boxes = categoryLabelBoxes(plot);
         bool overlaps = false;
         for (std::size_t i = 1; i < boxes.size() && !overlaps; ++i) {
             overlaps = boxes[i - 1].intersects(boxes[i]);
@@ -229,15 +227,20 @@ void Chart::fitCategoryLabels(const QSize& size) {
             break;
         }
     }
-    plot_->setViewport(screen);
-    plot_->replot();
+    plot->setViewport(viewport);
 }
 
-void Chart::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    if (!plot_->size().isEmpty()) {
-        fitCategoryLabels(plot_->size());
-    }
+void keepCategoryLabelsApart(QCustomPlot* plot) {
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot,
+                     [plot] { fitCategoryLabels(plot, plot->viewport().size()); });
+}
+
+std::vector<QPolygonF> Chart::categoryLabelBoxes() const {
+    return gui::categoryLabelBoxes(plot_);
+}
+
+void Chart::fitCategoryLabels(const QSize& size) {
+    gui::fitCategoryLabels(plot_, size);
 }
 
 QPointF Chart::markCentre(const ChartMark& mark) const {

@@ -18,7 +18,6 @@
 class QCustomPlot;
 class QCPTextElement;
 class QMouseEvent;
-class QResizeEvent;
 
 namespace mkb::gui {
 
@@ -66,6 +65,15 @@ QColor base();
 QColor skill();
 } // namespace chartcolors
 
+/// Turns the x axis's category labels (a text ticker) just as far as needed — 0, 30, 45, 60 or 90 degrees, ending at
+/// the tick — that no label overlaps its neighbour when the plot is laid out at this size (pixels, or points on
+/// paper). Lays the plot out at that size without painting and leaves its viewport as it was; does not replot.
+void fitCategoryLabels(QCustomPlot* plot, const QSize& size);
+/// The x axis's category labels in the plot's current layout, each as its turned text box in plot pixels.
+std::vector<QPolygonF> categoryLabelBoxes(const QCustomPlot* plot);
+/// Fits the category labels to the plot's own size before each of its replots (resizes and data changes alike).
+void keepCategoryLabelsApart(QCustomPlot* plot);
+
 class Chart : public QWidget {
     Q_OBJECT
 public:
@@ -86,11 +94,9 @@ public:
     /// Text of the tooltip shown when hovering at pixel; empty when nothing is there.
     QString toolTipAt(const QPointF& pixel) const;
 
-    /// Turns the x axis's category labels (a text ticker) just as far as needed — 0, 30, 45, 60 or 90 degrees, ending
-    /// at the tick — that no label overlaps its neighbour when the plot is laid out at this size (pixels, or points on
-    /// paper).
+    /// fitCategoryLabels(plot(), size). On screen it happens before every replot; the exports call it for the page.
     void fitCategoryLabels(const QSize& size);
-    /// The x axis's category labels in the current layout, each as its rotated text box in plot pixels.
+    /// categoryLabelBoxes(plot()).
     std::vector<QPolygonF> categoryLabelBoxes() const;
 
     const ChartStyle& style() const { return style_; }
@@ -107,8 +113,6 @@ protected:
     virtual void draw(const std::vector<analysis::Comparison>& comparisons,
                       const analysis::AnalysisSettings& settings) = 0;
     void addMark(ChartMark mark) { marks_.push_back(std::move(mark)); }
-
-    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void resetPlot();

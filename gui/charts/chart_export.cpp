@@ -50,8 +50,7 @@ bool withPaperStyle(Chart& chart, const PaperPreset& preset, const std::function
         paperChartStyle(preset.fontFamily, preset.fontPoints, preset.transparentBackground, preset.forceLightPalette));
     chart.fitCategoryLabels(layoutPoints(preset));
     const bool ok = render();
-    chart.applyStyle(screen);
-    chart.fitCategoryLabels(chart.plot()->size());
+    chart.applyStyle(screen); // its replot fits the labels to the screen again
     return ok;
 }
 

@@ -1,6 +1,7 @@
 // OverviewView: fills the table and the two family bar charts from ProjectData on every load.
 #include "gui/overview/overview_view.h"
 
+#include "gui/charts/chart.h"
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
@@ -27,6 +28,7 @@ QCustomPlot* makeBarChart(QWidget* parent, const QString& name, const QString& t
     plot->yAxis->setLabel(valueLabel);
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
     bars->setWidth(0.6);
+    keepCategoryLabelsApart(plot); // long family names turn instead of running into each other
     return plot;
 }
 

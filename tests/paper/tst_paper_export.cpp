@@ -404,7 +404,10 @@ private slots:
                 // Level labels at this size do collide (so the check below can fail) …
                 chart->plot()->xAxis->setTickLabelRotation(0);
                 chart->plot()->setViewport(QRect(QPoint(0, 0), page));
-                chart->plot()->replot(QCustomPlot::rpImmediateRefresh);
+                for (const auto phase :
+                     {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout}) {
+                    chart->plot()->plotLayout()->update(phase); // laid out as a replot would, without refitting
+                }
                 const bool collideLevel = anyOverlap(chart->categoryLabelBoxes());
                 chart->plot()->setViewport(chart->plot()->rect());
                 // … and after fitting, laid out at the page size, none does.
