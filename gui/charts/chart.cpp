@@ -209,8 +209,27 @@ std::vector<QPolygonF> categoryLabelBoxes(const QCustomPlot* plot) {
     return boxes;
 }
 
+/// Wraps the legend's one row into as few rows as keep it within the width (a narrow figure cut its entries short).
+void fitLegend(QCustomPlot* plot, int width) {
+    QCPLegend* legend = plot->legend;
+    if (!legend->visible() || legend->itemCount() == 0) {
+        return;
+    }
+    for (int columns = legend->itemCount(); columns >= 1; --columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLegend::foColumnsFirst, true); // lays the entries out again under the new wrap
+        if (columns == 1 || legend->minimumOuterSizeHint().width() <= width) {
+            break;
+        }
+    }
+}
+
 void fitCategoryLabels(QCustomPlot* plot, const QSize& size) {
-    if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>() || size.isEmpty()) {
+    if (size.isEmpty()) {
+        return;
+    }
+    fitLegend(plot, size.width());
+    if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) {
         return;
     }
     const QRect viewport = plot->viewport();

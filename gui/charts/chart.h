@@ -67,11 +67,13 @@ QColor skill();
 
 /// Turns the x axis's category labels (a text ticker) just as far as needed — 0, 30, 45, 60 or 90 degrees, ending at
 /// the tick — that no label overlaps its neighbour when the plot is laid out at this size (pixels, or points on
-/// paper). Lays the plot out at that size without painting and leaves its viewport as it was; does not replot.
+/// paper), and wraps the legend into rows that fit its width. Lays the plot out at that size without painting and
+/// leaves its viewport as it was; does not replot.
 void fitCategoryLabels(QCustomPlot* plot, const QSize& size);
 /// The x axis's category labels in the plot's current layout, each as its turned text box in plot pixels.
 std::vector<QPolygonF> categoryLabelBoxes(const QCustomPlot* plot);
-/// Fits the category labels to the plot's own size before each of its replots (resizes and data changes alike).
+/// Fits the category labels (and wraps the legend) to the plot's own size before each of its replots (resizes and
+/// data changes alike).
 void keepCategoryLabelsApart(QCustomPlot* plot);
 
 class Chart : public QWidget {

@@ -417,6 +417,9 @@ private slots:
                 const std::vector<QPolygonF> boxes = chart->categoryLabelBoxes();
                 QCOMPARE(boxes.size(), std::size_t(6));
                 QVERIFY2(!anyOverlap(boxes), qPrintable(kind + " at " + preset.name));
+                // The legend wraps into rows rather than cutting its entries short.
+                QVERIFY2(chart->plot()->legend->minimumOuterSizeHint().width() <= page.width(),
+                         qPrintable(kind + "'s legend at " + preset.name));
                 if (preset.name == QLatin1String("Single column")) {
                     QVERIFY2(collideLevel, qPrintable(kind + ": the fixture's labels should collide when level"));
                 }
