@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates resources/example/reference-cpusim.sqlite, the example project the welcome page opens: a real
 # reference-driver run (model "reference-solutions": the shipped reference kernels, not a model's) over the CPU
-# fixture suite's problems 1-4 in two CPU DSLs (cpusim ⇄ cpusimb), with paired re-timing, on device "cpu".
+# fixture suite's problems 1-4 in two CPU DSLs (cpusim ⇄ cpusimb), with paired re-timing and the device's
+# calibration, on device "cpu".
 # On an H200 the lead replaces it with the reference-driver A/A study (see the command at the end).
 #
 # usage: docs/paper/make_example_project.sh [BUILD_DIR]   (default build/dev; MKB_EXAMPLE_OUT=FILE writes elsewhere)
@@ -26,6 +27,11 @@ MKB_DATA_DIR="$root" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
   "$build/app/mkb" run --model reference-solutions --driver reference --driver-config "$work/reference.json" \
   --problems 'p0[1-4]' --dsls cpusim,cpusimb --replicates 1 --suite "$root/tests/fixtures/problems" \
   --dsl-dir "$work/dsls" --device cpu --python /usr/bin/python3 --timing-draws 5 --concurrency 2 --store "$store"
+# The device's calibration of the outcome rules (A/A and A/B per timing method), kept in the same store.
+MKB_DATA_DIR="$root" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
+  "$build/app/mkb" calibrate --problems 'p0[1-4]' --suite "$root/tests/fixtures/problems" --dsls cpusim,cpusimb \
+  --solutions "$work/solutions" --dsl-dir "$work/dsls" --device cpu --python /usr/bin/python3 --timing-draws 5 \
+  --store "$store"
 out="${MKB_EXAMPLE_OUT:-$root/resources/example/reference-cpusim.sqlite}"
 mkdir -p "$(dirname "$out")"
 cp "$store" "$out"

@@ -277,7 +277,11 @@ private slots:
         QVERIFY(provenance["command"].toArray().contains(QJsonValue("--build-paper")));
         QCOMPARE(provenance["figures"].toArray().size(), manifest["figures"].toArray().size());
         QCOMPARE(provenance["tables"].toArray().size(), manifest["tables"].toArray().size());
-        QVERIFY(provenance.contains("calibrations"));
+        // The example project holds mkb calibrate's calibration of its device.
+        const QJsonArray calibrations = provenance["calibrations"].toArray();
+        QVERIFY(!calibrations.isEmpty());
+        QCOMPARE(calibrations.first()["device"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(calibrations.first()["methods"].toArray().size(), 2);
     }
 
     void manifestTablesAreExactlyTheCliReport() {
