@@ -42,6 +42,47 @@ void layOut(QCustomPlot* plot) {
     }
 }
 
+/// Neutral is dark grey so that it stands apart in lightness on paper; on a dark background it would vanish, so there
+/// its marks are drawn light grey instead (and dark again for a light style, such as a paper export's).
+void inkNeutralMarks(QCustomPlot* plot, bool darkBackground) {
+    const QColor paper = chartcolors::neutral();
+    const QColor screen(0xbb, 0xbb, 0xbb);
+    const QColor from = darkBackground ? paper : screen;
+    const QColor to = darkBackground ? screen : paper;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
+            if (bars->brush().color() == from) {
+                bars->setBrush(to);
+                bars->setPen(QPen(to.darker(130), 0));
+            }
+        } else if (auto* graph = qobject_cast<QCPGraph*>(plot->plottable(i))) {
+            QCPScatterStyle scatter = graph->scatterStyle();
+            if (scatter.brush().color() == from) {
+                QPen pen = scatter.pen();
+                pen.setColor(to);
+                scatter.setPen(pen);
+                scatter.setBrush(to);
+                graph->setScatterStyle(scatter);
+            }
+        }
+    }
+}
+
+/// Wraps the legend's one row into as few rows as keep it within the width (a narrow figure cut its entries short).
+void fitLegend(QCustomPlot* plot, int width) {
+    QCPLegend* legend = plot->legend;
+    if (!legend->visible() || legend->itemCount() == 0) {
+        return;
+    }
+    for (int columns = legend->itemCount(); columns >= 1; --columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLegend::foColumnsFirst, true); // lays the entries out again under the new wrap
+        if (columns == 1 || legend->minimumOuterSizeHint().width() <= width) {
+            break;
+        }
+    }
+}
+
 } // namespace
 
 namespace chartcolors {
@@ -157,6 +198,7 @@ void Chart::applyStyle(const ChartStyle& style) {
         axis->grid()->setPen(QPen(style.grid, 0, Qt::DotLine));
         axis->grid()->setZeroLinePen(QPen(style.grid, 0, Qt::SolidLine));
     }
+    inkNeutralMarks(plot_, style.foreground.lightness() > 128); // light text: a dark background
     titleElement_->setFont(enlarged(style.font, 1));
     titleElement_->setTextColor(style.foreground);
     plot_->legend->setFont(style.font);
@@ -207,21 +249,6 @@ std::vector<QPolygonF> categoryLabelBoxes(const QCustomPlot* plot) {
             {start, start + along * width, start + along * width + across * height, start + across * height}));
     }
     return boxes;
-}
-
-/// Wraps the legend's one row into as few rows as keep it within the width (a narrow figure cut its entries short).
-void fitLegend(QCustomPlot* plot, int width) {
-    QCPLegend* legend = plot->legend;
-    if (!legend->visible() || legend->itemCount() == 0) {
-        return;
-    }
-    for (int columns = legend->itemCount(); columns >= 1; --columns) {
-        legend->setWrap(columns);
-        legend->setFillOrder(QCPLegend::foColumnsFirst, true); // lays the entries out again under the new wrap
-        if (columns == 1 || legend->minimumOuterSizeHint().width() <= width) {
-            break;
-        }
-    }
 }
 
 void fitCategoryLabels(QCustomPlot* plot, const QSize& size) {

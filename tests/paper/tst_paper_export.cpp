@@ -395,6 +395,26 @@ private slots:
         }
     }
 
+    void neutralMarksAreLightOnADarkScreenAndDarkOnPaper() {
+        std::unique_ptr<Chart> chart = paper::makeChart(QStringLiteral("paired-ratio"));
+        chart->setComparisons(sixFamilies(), {}); // problem 5: base 1.5, skill 1.5, neutral
+        auto neutralColour = [&] {
+            for (int i = 0; i < chart->plot()->graphCount(); ++i) {
+                if (chart->plot()->graph(i)->name().startsWith(QLatin1String("neutral"))) {
+                    return chart->plot()->graph(i)->scatterStyle().brush().color();
+                }
+            }
+            return QColor();
+        };
+        ChartStyle dark;
+        dark.background = QColor(0x20, 0x20, 0x20);
+        dark.foreground = QColor(0xee, 0xee, 0xee);
+        chart->applyStyle(dark);
+        QCOMPARE(neutralColour(), QColor(0xbb, 0xbb, 0xbb));
+        chart->applyStyle(paperChartStyle(QStringLiteral("DejaVu Sans"), 8, false));
+        QCOMPARE(neutralColour(), chartcolors::neutral());
+    }
+
     void sixFamilyChartsKeepTickLabelsApartAtEveryPaperPreset() {
         const std::vector<analysis::Comparison> comparisons = sixFamilies();
         for (const QString& kind :
