@@ -24,22 +24,22 @@ COPY_KERNEL = '''
 
 # ---- added by bench/gradeability.py: the eager answer, with its first tensor routed through a Triton copy ----
 import torch as _torch
-import triton as _triton
-import triton.language as _tl
+import triton  # plain names: the static check looks for "@triton.jit"
+import triton.language as tl
 
 
-@_triton.jit
-def _copy_bytes(src, dst, n, BLOCK: _tl.constexpr):
-    offsets = _tl.program_id(0) * BLOCK + _tl.arange(0, BLOCK)
+@triton.jit
+def _copy_bytes(src, dst, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
-    _tl.store(dst + offsets, _tl.load(src + offsets, mask=mask), mask=mask)
+    tl.store(dst + offsets, tl.load(src + offsets, mask=mask), mask=mask)
 
 
 def _through_triton(tensor):
     flat = tensor.contiguous().view(-1).view(_torch.uint8)
     out = _torch.empty_like(flat)
     if flat.numel():
-        _copy_bytes[(_triton.cdiv(flat.numel(), 1024),)](flat, out, flat.numel(), BLOCK=1024)
+        _copy_bytes[(triton.cdiv(flat.numel(), 1024),)](flat, out, flat.numel(), BLOCK=1024)
     return out.view(tensor.dtype).view(tensor.shape)
 
 
