@@ -71,9 +71,7 @@ class RetimeServerTest(unittest.TestCase):
         trace = result["trace"]
         functions = ["base", "skill", "eager"]
         self.assertEqual(result["rounds"], 12)
-        for k, order in enumerate(trace["orders"]):
-            self.assertEqual(order, [functions[i] for i in retime.rotation(k, 3)])
-            self.assertEqual(order[0], functions[k % 3])
+        self.assert_williams_blocks(trace["orders"], functions)
         for sums in trace["input_sums"]:  # same seed in a round: every function drew the same input values
             self.assertEqual(len(set(sums.values())), 1, sums)
         self.assertEqual(len(set(trace["seeds"])), 12)  # a fresh seed every round
@@ -84,6 +82,37 @@ class RetimeServerTest(unittest.TestCase):
         fresh = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
                             {"min_rounds": 3, "max_rounds": 3, "ci_halfwidth": 0}, trace=True)
         self.assertFalse(set(fresh["trace"]["seeds"]) & set(trace["seeds"]))
+
+    def assert_williams_blocks(self, orders: list, functions: list) -> None:
+        """Every block of the design: each function in each position, and directly after each other, equally often."""
+        m = len(functions)
+        period = retime.design_period(m)
+        self.assertEqual(len(orders) % period, 0)
+        for start in range(0, len(orders), period):
+            block = orders[start:start + period]
+            for order in block:
+                self.assertEqual(sorted(order), sorted(functions))
+            for f in functions:
+                self.assertEqual([sum(o[p] == f for o in block) for p in range(m)], [period // m] * m, (f, block))
+                for g in functions:
+                    if f != g:
+                        follows = sum(o[p] == f and o[p + 1] == g for o in block for p in range(m - 1))
+                        self.assertEqual(follows, period // m, (f, g, block))
+
+    def test_no_kernel_is_spared_eager_two_calls_back_by_its_place_in_the_request(self) -> None:
+        # With 3 kernels the plain Williams square never put eager two calls before the second kernel (and did for
+        # the first and third): identical kernels came out 1-5% apart by their place in the request.
+        functions = ["source", "base", "skill", "eager"]
+        result = self.run_ok([kernel(label, GOOD) for label in functions[:3]],
+                             {"min_rounds": 400, "max_rounds": 400, "ci_halfwidth": 0}, seed=5, trace=True)
+        orders = result["trace"]["orders"]
+        self.assert_williams_blocks(orders, functions)
+        two_back = {f: sum(o[p] == f and o[p - 2] == "eager" for o in orders for p in range(2, 4))
+                    for f in functions[:3]}
+        mean = sum(two_back.values()) / 3
+        for label, count in two_back.items():
+            self.assertGreater(count, 0.75 * mean, two_back)
+            self.assertLess(count, 1.25 * mean, two_back)
 
     def test_the_reply_holds_medians_every_pair_and_the_grader_fingerprint(self) -> None:
         reply, stages = self.ask([kernel("base", GOOD), kernel("skill", GOOD), kernel("source", COPIES)],

@@ -163,6 +163,27 @@ def rotation(k: int, m: int) -> list[int]:
     return [((k - b) if mirrored else (k + b)) % m for b in base]
 
 
+def design_period(m: int) -> int:
+    """Rounds in one Williams block: m, or 2m when m is odd (the block and its mirror)."""
+    return m if m % 2 == 0 else 2 * m
+
+
+def block_labelling(seed: int, m: int) -> list[int]:
+    """Which function plays each index of the Williams square during one block, drawn afresh per block from the
+    seed of the block's first round. The square balances position and the direct predecessor, but not what ran two
+    or more calls before: with 3 kernels and eager (m = 4), index 1 never has eager two calls back while indices 0
+    and 2 do, and on a loaded CPU three identical kernels came out 1-5% apart by their place in the request.
+    A fresh labelling per block keeps each block's balance exact and spreads those longer carry-overs evenly."""
+    labelling = list(range(m))
+    random.Random(seed).shuffle(labelling)
+    return labelling
+
+
+def round_order(k: int, m: int, labelling: list[int]) -> list[int]:
+    """The functions of round k in calling order: the Williams row of round k under its block's labelling."""
+    return [labelling[i] for i in rotation(k, m)]
+
+
 def converged(times: dict[str, list[float]], labels: list[str], halfwidth: float,
               resamples: int = STOP_RESAMPLES) -> bool:
     """The adaptive stop's test: every pair's CI within ratio × (1 ± halfwidth)."""
@@ -366,6 +387,7 @@ def _make_evaluation_class() -> type:
             self.trace = bool(request.get("trace"))
             self.current_label = ""
             self.current_adapter = ""
+            self.labelling: list[int] = []  # the current Williams block's labelling (block_labelling)
 
         def _send_labelled(self, message: dict) -> None:
             if self.current_label and "label" not in message:
@@ -551,10 +573,13 @@ def _make_evaluation_class() -> type:
             self.enter("done")
 
         def _round(self, functions: list, k: int, seed: int, warmup: bool) -> dict[str, float]:
-            """One round: every function once, on its own fresh inputs from this round's seed, in rotation(k) order."""
+            """One round: every function once, on its own fresh inputs from this round's seed, in round_order(k) order."""
             import torch
 
-            order = [functions[i] for i in rotation(k, len(functions))]
+            m = len(functions)
+            if k % design_period(m) == 0 or len(self.labelling) != m:
+                self.labelling = block_labelling(seed, m)
+            order = [functions[i] for i in round_order(k, m, self.labelling)]
             result: dict[str, float] = {}
             sums: dict[str, float] = {}
             for slot in order:
