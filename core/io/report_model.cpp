@@ -655,6 +655,86 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
     return report;
 }
 
+// The live calibration of each device that graded the data (DESIGN §5.5), as one table appended to the report. The
+// devices are those of the live re-timings; without re-timings, every calibrated device. Nothing is added when the
+// store holds no calibration at all, so reports of uncalibrated stores stay as they were.
+Status appendCalibrations(const Store& store, Report& report) {
+    Result<std::vector<CalibrationRecord>> calibrations = store.liveCalibrations();
+    if (!calibrations) {
+        return calibrations.error();
+    }
+    if (calibrations->empty()) {
+        return Ok{};
+    }
+    Result<std::vector<RetimingRecord>> retimings = store.liveRetimings();
+    if (!retimings) {
+        return retimings.error();
+    }
+    std::set<std::string> fingerprints; // the grader fingerprints the data was re-timed with
+    std::vector<std::string> devices;
+    const auto addDevice = [&devices](const std::string& device) {
+        if (!device.empty() && std::find(devices.begin(), devices.end(), device) == devices.end()) {
+            devices.push_back(device);
+        }
+    };
+    for (const RetimingRecord& retiming : *retimings) {
+        addDevice(retiming.result.device);
+        if (!retiming.result.graderFingerprint.empty()) {
+            fingerprints.insert(retiming.result.graderFingerprint);
+        }
+    }
+    if (devices.empty()) {
+        for (const CalibrationRecord& calibration : *calibrations) {
+            addDevice(calibration.device);
+        }
+    }
+    ReportTable table;
+    table.id = "calibration";
+    table.title = "Calibration of the devices that graded the data";
+    table.columns = {"Device",           "Grader",           "Date",         "Calibrated",      "Method", "δ",
+                     "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
+    for (const std::string& device : devices) {
+        const CalibrationRecord* chosen = nullptr; // newest first: the first match, preferring the data's grader
+        for (const CalibrationRecord& calibration : *calibrations) {
+            if (calibration.device != device && calibration.deviceName != device) {
+                continue;
+            }
+            if (!chosen ||
+                (fingerprints.count(calibration.graderFingerprint) && !fingerprints.count(chosen->graderFingerprint))) {
+                chosen = &calibration;
+            }
+        }
+        if (!chosen) {
+            table.footnotes.push_back("no calibration of " + device + ": run mkb calibrate");
+            continue;
+        }
+        const bool stale = !fingerprints.empty() && !fingerprints.count(chosen->graderFingerprint);
+        if (stale) {
+            table.footnotes.push_back("the calibration of " + device + " was made with grader " +
+                                      chosen->graderFingerprint.substr(0, 12) +
+                                      ", not the data's: stale, run mkb calibrate again");
+        }
+        const std::string name =
+            chosen->deviceName.empty() ? chosen->device : chosen->device + " (" + chosen->deviceName + ")";
+        for (const CalibrationMethodResult& method : chosen->methods) {
+            const auto share = [](int count, int total) {
+                return total ? std::optional<double>(double(count) / total) : std::nullopt;
+            };
+            table.rows.push_back({textCell(name), textCell(chosen->graderFingerprint.substr(0, 12)),
+                                  textCell(chosen->createdAt.substr(0, 10)), textCell(chosen->selection),
+                                  textCell(method.method), numberCell(method.delta, 3),
+                                  percentCell(share(method.aaHelped, method.aaComparisons)),
+                                  percentCell(share(method.aaHarmed, method.aaComparisons)),
+                                  percentCell(share(method.abDetected, method.abComparisons)),
+                                  numberCell(method.smallestDelta, 3), textCell(stale ? "stale" : "current")});
+        }
+    }
+    table.footnotes.insert(table.footnotes.begin(),
+                           "A/A: a solution against its own copies (any outcome is false); A/B: against a copy "
+                           "slowed by the calibration's slowdown (detected when judged harmed).");
+    report.tables.push_back(std::move(table));
+    return Ok{};
+}
 } // namespace
 
 ReportCell textCell(std::string text) {
@@ -869,7 +949,11 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     selection.attempts = std::move(loaded->attempts);
     selection.armless = std::move(loaded->armless);
     selection.comparisons = std::move(loaded->comparisons);
-    return reportOf(selection, options);
+    Report report = reportOf(selection, options);
+    if (Status calibrated = appendCalibrations(store, report); !calibrated) {
+        return calibrated.error();
+    }
+    return report;
 }
 
 } // namespace mkb::report

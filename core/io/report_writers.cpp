@@ -185,6 +185,7 @@ std::string toCsv(const Report& report) {
 std::string latexEscape(const std::string& text) {
     static const std::pair<const char*, const char*> kSymbols[] = {{"Δ", "\\ensuremath{\\Delta}"},
                                                                    {"η", "\\ensuremath{\\eta}"},
+                                                                   {"δ", "\\ensuremath{\\delta}"},
                                                                    {"²", "\\textsuperscript{2}"},
                                                                    {"—", "---"},
                                                                    {"–", "--"},
