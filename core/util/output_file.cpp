@@ -95,8 +95,10 @@ Result<Destination> destinationOf(const fs::path& path, const OutputRules& rules
         }
         if (!S_ISREG(followed.st_mode)) {
             return makeError(rules.label + " " + path.string() + " is " + kindInWords(followed.st_mode) +
-                             ", not a regular file; name a regular file, or leave " + rules.label +
-                             " out to print to standard output");
+                             ", not a regular file; name a regular file" +
+                             (rules.label.rfind("--", 0) == 0
+                                  ? ", or leave " + rules.label + " out to print to standard output"
+                                  : std::string()));
         }
     } else if (errno != ENOENT) {
         return systemFailure(rules, path, "cannot look at it", errno);

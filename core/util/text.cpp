@@ -1,6 +1,8 @@
 // File and string helpers with errors as values.
 #include "core/util/text.h"
 
+#include "core/util/output_file.h"
+
 #include <fnmatch.h>
 
 #include <cerrno>
@@ -122,26 +124,10 @@ Result<std::string> readFile(const std::filesystem::path& path, std::size_t maxB
 }
 
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view bytes) {
-    std::filesystem::path temporary = path;
-    temporary += ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            return makeError("cannot write " + temporary.string() + ": " + std::strerror(errno));
-        }
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) {
-            return makeError("error while writing " + temporary.string() + " (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::filesystem::remove(temporary, ec);
-        return makeError("cannot move " + temporary.string() + " to " + path.string() + ": " + ec.message());
-    }
-    return Ok{};
+    // One writer for every file the workbench replaces: atomic, through symbolic links, never over a folder or FIFO.
+    OutputRules rules;
+    rules.label = "destination";
+    return writeOutputFile(path, bytes, rules);
 }
 
 bool isValidUtf8(std::string_view bytes, std::size_t* badOffset) {

@@ -30,7 +30,8 @@ std::string fileKindInWords(unsigned int mode);
 /// U+2028/U+2029) become visible escapes such as "\n" or "\x1b", and bytes that are not UTF-8 become "\xNN".
 std::string safeOneLine(std::string_view text);
 
-/// Writes a file atomically (temporary file + rename); the error names the path.
+/// Writes a file atomically (temporary file + rename) as writeOutputFile does: through a symbolic link to its target,
+/// never over a folder, FIFO, socket or device; the error names the path and what to do.
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view bytes);
 
 /// True when the bytes are well-formed UTF-8. On failure, badOffset receives the first bad byte's offset.
