@@ -691,8 +691,9 @@ Status appendCalibrations(const Store& store, Report& report) {
     ReportTable table;
     table.id = "calibration";
     table.title = "Calibration of the devices that graded the data";
-    table.columns = {"Device",           "Grader",           "Date",         "Calibrated",      "Method", "δ",
-                     "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
+    table.columns = {
+        "Device",           "Grader",           "Date",         "A/A pairs",       "A/B pairs", "Method", "δ",
+        "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
     for (const std::string& device : devices) {
         const CalibrationRecord* chosen = nullptr; // newest first: the first match, preferring the data's grader
         for (const CalibrationRecord& calibration : *calibrations) {
@@ -720,13 +721,14 @@ Status appendCalibrations(const Store& store, Report& report) {
             const auto share = [](int count, int total) {
                 return total ? std::optional<double>(double(count) / total) : std::nullopt;
             };
-            table.rows.push_back({textCell(name), textCell(chosen->graderFingerprint.substr(0, 12)),
-                                  textCell(chosen->createdAt.substr(0, 10)), textCell(chosen->selection),
-                                  textCell(method.method), numberCell(method.delta, 3),
-                                  percentCell(share(method.aaHelped, method.aaComparisons)),
-                                  percentCell(share(method.aaHarmed, method.aaComparisons)),
-                                  percentCell(share(method.abDetected, method.abComparisons)),
-                                  numberCell(method.smallestDelta, 3), textCell(stale ? "stale" : "current")});
+            table.rows.push_back(
+                {textCell(name), textCell(chosen->graderFingerprint.substr(0, 12)),
+                 textCell(chosen->createdAt.substr(0, 10)), countCell(std::size_t(method.aaComparisons)),
+                 countCell(std::size_t(method.abComparisons)), textCell(method.method), numberCell(method.delta, 3),
+                 percentCell(share(method.aaHelped, method.aaComparisons)),
+                 percentCell(share(method.aaHarmed, method.aaComparisons)),
+                 percentCell(share(method.abDetected, method.abComparisons)), numberCell(method.smallestDelta, 3),
+                 textCell(stale ? "stale" : "current")});
         }
     }
     table.footnotes.insert(table.footnotes.begin(),

@@ -130,7 +130,7 @@ private slots:
         QVERIFY(table != nullptr);
         QCOMPARE(table->rows.size(), std::size_t(2));
         const std::string markdown = renderReport(report, ReportFormat::Markdown);
-        QVERIFY2(markdown.find("| cpu (cpu) | fixture | 2026-11-30 | --problems 1-12 | paired | 0.050 | 0.0% | 2.5% | "
+        QVERIFY2(markdown.find("| cpu (cpu) | fixture | 2026-11-30 | 40 | 20 | paired | 0.050 | 0.0% | 2.5% | "
                                "95.0% | 0.020 | current |") != std::string::npos,
                  markdown.c_str());
         QVERIFY(markdown.find("stale") == std::string::npos);
