@@ -207,6 +207,28 @@ CREATE TABLE calibrations (
 CREATE UNIQUE INDEX calibrations_one_live ON calibrations (device_name, device, grader_fingerprint) WHERE archived = 0;
 )";
 
+// The grader's speedup CI and GPU-activity time as columns of both verdict tables, so loaded verdicts carry them;
+// verdicts stored before keep them in their JSON, from which this step backfills (numbers only, else NULL).
+std::string version5() {
+    std::string sql;
+    for (const char* table : {"submissions", "final_verdicts"}) {
+        const std::string name = table;
+        sql += "ALTER TABLE " + name + " ADD COLUMN speedup_ci_low REAL;\n";
+        sql += "ALTER TABLE " + name + " ADD COLUMN speedup_ci_high REAL;\n";
+        sql += "ALTER TABLE " + name + " ADD COLUMN gpu_median_ms REAL;\n";
+        std::string sets;
+        for (const char* column : {"speedup_ci_low", "speedup_ci_high", "gpu_median_ms"}) {
+            const std::string path = std::string("'$.") + column + "'";
+            sets += std::string(sets.empty() ? "" : ", ") + column + " = CASE WHEN json_type(verdict_json, " + path +
+                    ") IN ('real', 'integer') THEN json_extract(verdict_json, " + path + ") END";
+        }
+        sql += "UPDATE " + name + " SET " + sets +
+               " WHERE (instr(verdict_json, '\"speedup_ci_') > 0 OR instr(verdict_json, '\"gpu_median_ms\"') > 0)"
+               " AND json_valid(verdict_json);\n";
+    }
+    return sql;
+}
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -237,6 +259,7 @@ const std::vector<Migration>& migrations() {
         {2, "skill annotations", kVersion2},
         {3, "trial origin (imported trials)", kVersion3},
         {4, "paired re-timings of cells and per-device calibrations", kVersion4},
+        {5, "speedup CI and GPU median time columns of the verdicts", version5()},
     };
     return steps;
 }
@@ -292,7 +315,8 @@ const std::vector<std::string>& verdictColumns() {
                                                      "roofline_gbps",   "roofline_tflops",
                                                      "roofline_iou",    "roofline_mfu",
                                                      "eval_seconds",    "device_name",
-                                                     "verdict_json"};
+                                                     "speedup_ci_low",  "speedup_ci_high",
+                                                     "gpu_median_ms",   "verdict_json"};
     return columns;
 }
 

@@ -111,6 +111,9 @@ void bindVerdict(Statement& statement, int first, const Verdict& verdict) {
     }
     statement.bind(i++, verdict.evalSeconds);
     statement.bind(i++, verdict.deviceName);
+    statement.bind(i++, verdict.speedupCiLow);
+    statement.bind(i++, verdict.speedupCiHigh);
+    statement.bind(i++, verdict.gpuMedianMs);
     statement.bind(i++, verdict.json);
 }
 
@@ -154,6 +157,9 @@ Verdict readVerdict(const Statement& row, int first, bool withJson = true) {
     i += 6;
     verdict.evalSeconds = row.real(i++);
     verdict.deviceName = row.text(i++);
+    verdict.speedupCiLow = row.optionalReal(i++);
+    verdict.speedupCiHigh = row.optionalReal(i++);
+    verdict.gpuMedianMs = row.optionalReal(i++);
     if (withJson) {
         verdict.json = row.text(i++);
     }
@@ -1277,7 +1283,8 @@ std::string metricsTrialSelect(const MetricColumns& columns) {
 std::string metricsVerdictSelect(const MetricColumns& columns) {
     return std::string("SELECT trial_id, passed, speedup") +
            (columns.verdictDetail ? ", imported, correct, compliant, outliers_correct, quant_cosine, quant_passed, "
-                                    "roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name"
+                                    "roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name, "
+                                    "speedup_ci_low, speedup_ci_high, gpu_median_ms"
                                   : "") +
            " FROM final_verdicts ORDER BY trial_id";
 }
@@ -1337,6 +1344,9 @@ Verdict readMetricsVerdict(const Statement& row, int first, const MetricColumns&
         verdict.roofline = roofline;
     }
     verdict.deviceName = row.text(i + 10);
+    verdict.speedupCiLow = row.optionalReal(i + 11);
+    verdict.speedupCiHigh = row.optionalReal(i + 12);
+    verdict.gpuMedianMs = row.optionalReal(i + 13);
     return verdict;
 }
 

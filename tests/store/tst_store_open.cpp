@@ -88,6 +88,55 @@ private slots:
         QCOMPARE(trials->back().problemNumber, 300);
     }
 
+    // store: opening a schema-4 store adds the verdict CI and GPU time columns, filled from the stored verdict JSON
+    void migrationFromVersion4BackfillsSpeedupCiAndGpuTimeFromTheVerdictJson() {
+        const fs::path path = at("v4.sqlite");
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            const bool migrated = static_cast<bool>(mkb::store::applyMigrations(db, 0, 4, path.string()));
+            sqlite3_close(db);
+            QVERIFY(migrated);
+        }
+        QCOMPARE(rawInt(path, "PRAGMA user_version"), 4LL);
+        const std::string verdictValues =
+            "1, 1, 1, 1.5, 'done', 0, 0, '', 1, 1, '', 1, '', 0.2, 0.3, NULL, 0, NULL, NULL, NULL, NULL, NULL, "
+            "NULL, NULL, NULL, NULL, NULL, NULL, 2.0, 'cpu', ";
+        QVERIFY(rawExec(path, "INSERT INTO models (id, name, driver, created_at) VALUES (1, 'm', 'chat', 'then');"
+                              "INSERT INTO trials (id, model_id, suite, problem_number, problem_slug, family, "
+                              "replicate, arm, dsl, coordinate, status, started_at) VALUES "
+                              "(1, 1, 's', 1, 'p1', 'f', 1, 'solo_cuda', 'cuda', 'c1', 'finished', 'then'),"
+                              "(2, 1, 's', 2, 'p2', 'f', 1, 'solo_cuda', 'cuda', 'c2', 'finished', 'then');"));
+        const std::string withFields =
+            R"('{"passed": true, "speedup_ci_low": 1.25, "speedup_ci_high": 1.75, "gpu_median_ms": 0.125}')";
+        QVERIFY(rawExec(path, "INSERT INTO final_verdicts VALUES (1, 'then', " + verdictValues + withFields +
+                                  "); INSERT INTO final_verdicts VALUES (2, 'then', " + verdictValues +
+                                  R"('{"passed": true}'))" +
+                                  "; INSERT INTO submissions (trial_id, idx, kernel_source, created_at, " +
+                                  "imported, correct, passed, speedup, stage, infrastructure_error, timed_out, "
+                                  "error, correct_draws, total_draws, mismatch, compliant, compliance_rule, "
+                                  "kernel_median_ms, eager_median_ms, kernel_iqr_ms, throttled, outliers_correct, "
+                                  "quant_cosine, quant_relative_l1, quant_rmse, quant_passed, roofline_bytes, "
+                                  "roofline_flops, roofline_gbps, roofline_tflops, roofline_iou, roofline_mfu, "
+                                  "eval_seconds, device_name, verdict_json) VALUES (1, 1, 'k', 'then', " +
+                                  verdictValues + withFields + ")"));
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        QCOMPARE(store->migratedFromVersion(), 4);
+        mkb::Result<mkb::TrialRecord> with = store->loadTrial(1);
+        QVERIFY(with && with->finalVerdict);
+        QCOMPARE(with->finalVerdict->speedupCiLow, std::optional<double>(1.25));
+        QCOMPARE(with->finalVerdict->speedupCiHigh, std::optional<double>(1.75));
+        QCOMPARE(with->finalVerdict->gpuMedianMs, std::optional<double>(0.125));
+        mkb::Result<mkb::TrialRecord> without = store->loadTrial(2);
+        QVERIFY(without && without->finalVerdict);
+        QVERIFY(!without->finalVerdict->speedupCiLow && !without->finalVerdict->gpuMedianMs);
+        mkb::Result<std::vector<mkb::SubmissionRecord>> submissions = store->submissions(1);
+        QVERIFY(submissions && submissions->size() == 1);
+        QCOMPARE(submissions->front().verdict.speedupCiHigh, std::optional<double>(1.75));
+        QCOMPARE(submissions->front().verdict.gpuMedianMs, std::optional<double>(0.125));
+    }
+
     void migratesForwardFromVersion1() {
         const fs::path path = at("old.sqlite");
         QVERIFY(writeVersion1Store(path));

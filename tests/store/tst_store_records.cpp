@@ -86,6 +86,9 @@ void compareVerdicts(const mkb::Verdict& a, const mkb::Verdict& b) {
     }
     QCOMPARE(a.evalSeconds, b.evalSeconds);
     QCOMPARE(a.deviceName, b.deviceName);
+    QCOMPARE(a.speedupCiLow, b.speedupCiLow);
+    QCOMPARE(a.speedupCiHigh, b.speedupCiHigh);
+    QCOMPARE(a.gpuMedianMs, b.gpuMedianMs);
     QCOMPARE(a.json, b.json);
 }
 
@@ -516,6 +519,42 @@ private slots:
         }));
         QCOMPARE(store_->loadTrials()->size(), std::size_t(0));
         QCOMPARE(store_->models()->size(), std::size_t(1));
+    }
+
+    // store: the speedup CI and GPU median time come back from insert through the full, lean and metrics loaders
+    void speedupCiAndGpuTimeSurviveEveryLoader() {
+        mkb::Result<std::int64_t> id = store_->insertTrial(sampleTrial("model-ci", 7, 1, "solo_cuda"));
+        QVERIFY(id);
+        mkb::TrialOutcome outcome;
+        outcome.verdict = fullVerdict();
+        outcome.verdict->speedupCiLow = 1.25;
+        outcome.verdict->speedupCiHigh = 2.5;
+        outcome.verdict->gpuMedianMs = 0.0625;
+        QVERIFY(store_->finishTrial(*id, outcome));
+        QVERIFY(store_->addSubmission({0, *id, 1, "kernel", *outcome.verdict, 1.0, ""}));
+        const mkb::TrialFilter filter{std::string("model-ci"), {}, false};
+        for (mkb::TrialDetail detail : {mkb::TrialDetail::Full, mkb::TrialDetail::Lean, mkb::TrialDetail::Metrics}) {
+            mkb::Result<std::vector<mkb::TrialRecord>> trials = store_->loadTrials(filter, detail);
+            QVERIFY(trials);
+            QCOMPARE(trials->size(), std::size_t(1));
+            QVERIFY(trials->front().finalVerdict);
+            QCOMPARE(trials->front().finalVerdict->speedupCiLow, std::optional<double>(1.25));
+            QCOMPARE(trials->front().finalVerdict->speedupCiHigh, std::optional<double>(2.5));
+            QCOMPARE(trials->front().finalVerdict->gpuMedianMs, std::optional<double>(0.0625));
+        }
+        mkb::Result<std::vector<mkb::SubmissionRecord>> submissions = store_->submissions(*id);
+        QVERIFY(submissions && submissions->size() == 1);
+        QCOMPARE(submissions->front().verdict.speedupCiLow, std::optional<double>(1.25));
+        QCOMPARE(submissions->front().verdict.gpuMedianMs, std::optional<double>(0.0625));
+        // A verdict without them keeps them unknown (NULL), not zero.
+        mkb::Result<std::int64_t> plain = store_->insertTrial(sampleTrial("model-ci", 8, 1, "solo_cuda"));
+        QVERIFY(plain);
+        mkb::TrialOutcome plainOutcome;
+        plainOutcome.verdict = fullVerdict();
+        QVERIFY(store_->finishTrial(*plain, plainOutcome));
+        mkb::Result<mkb::TrialRecord> loaded = store_->loadTrial(*plain);
+        QVERIFY(loaded && loaded->finalVerdict);
+        QVERIFY(!loaded->finalVerdict->speedupCiLow && !loaded->finalVerdict->gpuMedianMs);
     }
 
     void submissionsRoundTripInOrder() {
