@@ -17,43 +17,6 @@ void reserveAttempts(std::vector<analysis::Attempt>& attempts, std::size_t count
     adviseHugePages(attempts.data(), count * sizeof(analysis::Attempt));
 }
 
-/// Fills speedupCiLow/High of the passed attempts (ascending trial id) from their final verdicts' JSON; verdicts
-/// without the fields (older ones) are skipped by a substring test before any JSON is parsed.
-Status attachSpeedupIntervals(Store& store, std::vector<analysis::Attempt>& attempts) {
-    static const char* const kQuery =
-        "SELECT trial_id, json_extract(verdict_json, '$.speedup_ci_low'), json_extract(verdict_json, "
-        "'$.speedup_ci_high') FROM final_verdicts WHERE instr(verdict_json, '\"speedup_ci_low\"') > 0 "
-        "AND json_valid(verdict_json) ORDER BY trial_id";
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(store.handle(), kQuery, -1, &statement, nullptr) != SQLITE_OK) {
-        const std::string message = sqlite3_errmsg(store.handle());
-        sqlite3_finalize(statement);
-        return makeError("cannot read the speedup intervals of " + store.path().string() + ": " + message +
-                         "; check the store with `mkb db check`");
-    }
-    auto next = attempts.begin();
-    int step = SQLITE_ROW;
-    while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-        const std::int64_t trialId = sqlite3_column_int64(statement, 0);
-        while (next != attempts.end() && next->trialId < trialId) {
-            ++next;
-        }
-        if (next == attempts.end() || next->trialId != trialId || !next->passed ||
-            sqlite3_column_type(statement, 1) == SQLITE_NULL || sqlite3_column_type(statement, 2) == SQLITE_NULL) {
-            continue;
-        }
-        next->speedupCiLow = sqlite3_column_double(statement, 1);
-        next->speedupCiHigh = sqlite3_column_double(statement, 2);
-    }
-    const std::string message = step == SQLITE_DONE ? "" : sqlite3_errmsg(store.handle());
-    sqlite3_finalize(statement);
-    if (!message.empty()) {
-        return makeError("reading the speedup intervals of " + store.path().string() + " failed: " + message +
-                         "; check the store with `mkb db check`");
-    }
-    return Ok{};
-}
-
 } // namespace
 
 Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& options) {
@@ -100,11 +63,6 @@ Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& opti
         }
         if (last) {
             analysis::settleFinalKernel(*last);
-        }
-    }
-    if (options.withSpeedupIntervals) {
-        if (Status read = attachSpeedupIntervals(store, *attempts); !read) {
-            return read.error();
         }
     }
     loaded.attempts = std::move(attempts);

@@ -34,9 +34,6 @@ struct AttemptLoadOptions {
     MetricColumns columns;
     bool withSubmissions = false; // attach every submission (refinement trajectories, final kernels)
     bool withRetimings = true;    // attach the store's live paired re-timings to the comparisons (Store::liveRetimings)
-    /// Read each passed attempt's speedup CI out of its final verdict's JSON (the R@t borderline count); off by
-    /// default, since it scans every verdict's text.
-    bool withSpeedupIntervals = false;
     /// Keeps a trial in the selection; every trial when empty.
     std::function<bool(const TrialRecord&)> keep;
 };

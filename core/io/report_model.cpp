@@ -939,8 +939,6 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     load.filter.model = options.model;
     load.columns = metricColumns(options);
     load.withSubmissions = needsSubmissions(options);
-    load.withSpeedupIntervals =
-        std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Ladder) != options.metrics.end();
     load.keep = [&selector](const TrialRecord& trial) { return selector.keeps(trial); };
     Result<io::LoadedAttempts> loaded = io::loadAttempts(store, load);
     if (!loaded) {

@@ -1279,12 +1279,13 @@ std::string metricsTrialSelect(const MetricColumns& columns) {
            " FROM trials t ";
 }
 
-/// TrialDetail::Metrics: only the verdict columns analysis::attemptFromTrial reads, in trial id order.
+/// TrialDetail::Metrics: only the verdict columns analysis::attemptFromTrial reads, in trial id order (the speedup CI
+/// always: the R@t borderline count reads it).
 std::string metricsVerdictSelect(const MetricColumns& columns) {
-    return std::string("SELECT trial_id, passed, speedup") +
+    return std::string("SELECT trial_id, passed, speedup, speedup_ci_low, speedup_ci_high") +
            (columns.verdictDetail ? ", imported, correct, compliant, outliers_correct, quant_cosine, quant_passed, "
                                     "roofline_bytes, roofline_flops, roofline_iou, roofline_mfu, device_name, "
-                                    "speedup_ci_low, speedup_ci_high, gpu_median_ms"
+                                    "gpu_median_ms"
                                   : "") +
            " FROM final_verdicts ORDER BY trial_id";
 }
@@ -1324,10 +1325,12 @@ Verdict readMetricsVerdict(const Statement& row, int first, const MetricColumns&
     Verdict verdict;
     verdict.passed = row.boolean(first);
     verdict.speedupVsEager = row.real(first + 1);
+    verdict.speedupCiLow = row.optionalReal(first + 2);
+    verdict.speedupCiHigh = row.optionalReal(first + 3);
     if (!columns.verdictDetail) {
         return verdict;
     }
-    const int i = first + 2;
+    const int i = first + 4;
     verdict.imported = row.boolean(i);
     verdict.correct = row.boolean(i + 1);
     verdict.compliant = row.boolean(i + 2);
@@ -1344,9 +1347,7 @@ Verdict readMetricsVerdict(const Statement& row, int first, const MetricColumns&
         verdict.roofline = roofline;
     }
     verdict.deviceName = row.text(i + 10);
-    verdict.speedupCiLow = row.optionalReal(i + 11);
-    verdict.speedupCiHigh = row.optionalReal(i + 12);
-    verdict.gpuMedianMs = row.optionalReal(i + 13);
+    verdict.gpuMedianMs = row.optionalReal(i + 11);
     return verdict;
 }
 

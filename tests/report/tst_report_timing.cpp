@@ -274,7 +274,7 @@ private slots:
         QVERIFY(pairedText.find("0 with a paired re-timing; 0 judged by it (0 within noise)") != std::string::npos);
     }
 
-    // ladder from a store: the speedup CIs are read out of the stored verdict JSON
+    // ladder from a store: the speedup CIs come back with the stored verdicts (their columns)
     void timing_ladderBorderlineFromTheStoredVerdicts() {
         QTemporaryDir ciDir;
         auto opened = mkb::Store::open(std::filesystem::path(ciDir.path().toStdString()) / "ci.sqlite");
@@ -303,6 +303,10 @@ private slots:
             verdict.speedupVsEager = 1.05;
             verdict.stage = "done";
             verdict.json = json;
+            if (const auto parsed = nlohmann::json::parse(json); parsed.contains("speedup_ci_low")) {
+                verdict.speedupCiLow = parsed["speedup_ci_low"].get<double>(); // as the grader's verdict carries them
+                verdict.speedupCiHigh = parsed["speedup_ci_high"].get<double>();
+            }
             outcome.verdict = verdict;
             outcome.skillText = "# Skill\n";
             QVERIFY(store.insertFinishedTrial(trial, outcome).ok());

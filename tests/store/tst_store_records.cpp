@@ -542,6 +542,14 @@ private slots:
             QCOMPARE(trials->front().finalVerdict->speedupCiHigh, std::optional<double>(2.5));
             QCOMPARE(trials->front().finalVerdict->gpuMedianMs, std::optional<double>(0.0625));
         }
+        // The metrics load without the verdict detail still reads the CI (the R@t borderline count needs it).
+        mkb::MetricColumns narrow;
+        narrow.verdictDetail = false;
+        mkb::Result<std::vector<mkb::TrialRecord>> metrics =
+            store_->loadTrials(filter, mkb::TrialDetail::Metrics, narrow);
+        QVERIFY(metrics && metrics->size() == 1 && metrics->front().finalVerdict);
+        QCOMPARE(metrics->front().finalVerdict->speedupCiLow, std::optional<double>(1.25));
+        QCOMPARE(metrics->front().finalVerdict->speedupCiHigh, std::optional<double>(2.5));
         mkb::Result<std::vector<mkb::SubmissionRecord>> submissions = store_->submissions(*id);
         QVERIFY(submissions && submissions->size() == 1);
         QCOMPARE(submissions->front().verdict.speedupCiLow, std::optional<double>(1.25));
