@@ -97,8 +97,20 @@ std::string problemMetaJson(const ProblemMeta& meta) {
     return object.empty() ? "" : object.dump();
 }
 
+nlohmann::ordered_json gradeSettingsJson(const GradeSettings& s) {
+    return {{"correctness_draws", s.correctnessDraws},
+            {"warmup_draws", s.warmupDraws},
+            {"timing_draws", s.timingDraws},
+            {"recheck_draws", s.recheckDraws},
+            {"timeout_s", s.timeoutS},
+            {"max_kernel_bytes", s.maxKernelBytes},
+            {"outliers", s.outliers},
+            {"outlier_p", s.outlierP},
+            {"outlier_scale", s.outlierScale},
+            {"kernel_only_timing", s.kernelOnlyTiming}};
+}
+
 std::string gradeRequestJson(const GradeRequest& request, const std::string& id) {
-    const GradeSettings& s = request.settings;
     nlohmann::ordered_json line;
     line["type"] = "grade";
     line["id"] = id;
@@ -108,16 +120,7 @@ std::string gradeRequestJson(const GradeRequest& request, const std::string& id)
     auto descriptor = nlohmann::ordered_json::parse(request.dslDescriptorJson, nullptr, false);
     line["dsl_descriptor"] = descriptor.is_discarded() ? nlohmann::ordered_json::object() : descriptor;
     line["device"] = request.device;
-    line["settings"] = {{"correctness_draws", s.correctnessDraws},
-                        {"warmup_draws", s.warmupDraws},
-                        {"timing_draws", s.timingDraws},
-                        {"recheck_draws", s.recheckDraws},
-                        {"timeout_s", s.timeoutS},
-                        {"max_kernel_bytes", s.maxKernelBytes},
-                        {"outliers", s.outliers},
-                        {"outlier_p", s.outlierP},
-                        {"outlier_scale", s.outlierScale},
-                        {"kernel_only_timing", s.kernelOnlyTiming}};
+    line["settings"] = gradeSettingsJson(request.settings);
     if (!request.peaksJson.empty()) {
         auto peaks = nlohmann::ordered_json::parse(request.peaksJson, nullptr, false);
         if (!peaks.is_discarded()) {

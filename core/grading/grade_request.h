@@ -4,6 +4,8 @@
 #include "core/records/problem.h"
 #include "core/util/result.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -42,6 +44,9 @@ Result<std::string> loadDslDescriptor(const std::string& dslId, const std::vecto
 
 /// The problem's MKB_META as JSON for the request's "problem_meta" ("" when it has nothing to say).
 std::string problemMetaJson(const ProblemMeta& meta);
+
+/// The settings as the protocol's "settings" object, shared by the grade and retime request lines.
+nlohmann::ordered_json gradeSettingsJson(const GradeSettings& settings);
 
 /// The request line (no trailing newline) for the grader protocol.
 std::string gradeRequestJson(const GradeRequest& request, const std::string& id);

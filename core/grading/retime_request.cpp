@@ -88,7 +88,6 @@ private:
 } // namespace
 
 std::string retimeRequestJson(const RetimeRequest& request, const std::string& id) {
-    const GradeSettings& s = request.settings;
     Json line;
     line["type"] = "retime";
     line["id"] = id;
@@ -109,16 +108,7 @@ std::string retimeRequestJson(const RetimeRequest& request, const std::string& i
                            {"slowdown", kernel.slowdown}});
     }
     line["kernels"] = kernels;
-    line["settings"] = {{"correctness_draws", s.correctnessDraws},
-                        {"warmup_draws", s.warmupDraws},
-                        {"timing_draws", s.timingDraws},
-                        {"recheck_draws", s.recheckDraws},
-                        {"timeout_s", s.timeoutS},
-                        {"max_kernel_bytes", s.maxKernelBytes},
-                        {"outliers", s.outliers},
-                        {"outlier_p", s.outlierP},
-                        {"outlier_scale", s.outlierScale},
-                        {"kernel_only_timing", s.kernelOnlyTiming}};
+    line["settings"] = gradeSettingsJson(request.settings);
     line["retime"] = {{"min_rounds", request.retime.minRounds},
                       {"max_rounds", request.retime.maxRounds},
                       {"max_seconds", request.retime.maxSeconds},
