@@ -16,6 +16,61 @@ namespace {
 
 using nlohmann::json;
 
+/// Binds the values to the statement's parameters 1, 2, ... in order.
+template <typename... Values>
+void bindAll(Statement& statement, const Values&... values) {
+    int index = 0;
+    (statement.bind(++index, values), ...);
+}
+
+/// Runs sql (a statement that returns no rows) with the values bound in order.
+template <typename... Values>
+Status runWith(Store::Impl& impl, const std::string& sql, const std::string& operation, const Values&... values) {
+    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    bindAll(statement, values...);
+    return impl.run(statement, operation);
+}
+
+/// Runs an INSERT ... RETURNING id with the values bound in order; the new row's id.
+template <typename... Values>
+Result<std::int64_t> insertReturningId(Store::Impl& impl, const std::string& sql, const std::string& operation,
+                                       const Values&... values) {
+    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    Statement statement(*prepared);
+    bindAll(statement, values...);
+    if (statement.step() != SQLITE_ROW) {
+        return impl.failure(operation);
+    }
+    return statement.int64(0);
+}
+
+/// Every row of the query, each made into a record by readRow.
+template <typename Record>
+Result<std::vector<Record>> readRows(Store::Impl& impl, const std::string& sql, const std::string& operation,
+                                     Record (*readRow)(const Statement&)) {
+    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
+    if (!prepared) {
+        return prepared.error();
+    }
+    std::vector<Record> records;
+    Statement row(*prepared);
+    int rc;
+    while ((rc = row.step()) == SQLITE_ROW) {
+        records.push_back(readRow(row));
+    }
+    if (rc != SQLITE_DONE) {
+        return impl.failure(operation);
+    }
+    return records;
+}
+
 std::string cellName(const RetimingRecord& record) {
     return record.model + " " + record.suite + " p" + std::to_string(record.problemNumber) + " r" +
            std::to_string(record.replicate) + " " + record.sourceDsl + "2" + record.targetDsl;
@@ -170,6 +225,32 @@ CalibrationMethodResult methodFromJson(const json& item) {
     return method;
 }
 
+CalibrationRecord readCalibration(const Statement& row) {
+    CalibrationRecord record;
+    record.id = row.int64(0);
+    record.device = row.text(1);
+    record.deviceName = row.text(2);
+    record.graderFingerprint = row.text(3);
+    record.selection = row.text(4);
+    const json parsed = json::parse(row.text(5), nullptr, false);
+    if (parsed.is_object()) {
+        record.slowdown = parsed.value("slowdown", 0.10);
+        if (const auto methods = parsed.find("methods"); methods != parsed.end() && methods->is_array()) {
+            for (const json& item : *methods) {
+                if (item.is_object()) {
+                    record.methods.push_back(methodFromJson(item));
+                }
+            }
+        }
+        if (const auto detail = parsed.find("detail"); detail != parsed.end()) {
+            record.detailJson = detail->dump();
+        }
+    }
+    record.archived = row.boolean(6);
+    record.createdAt = row.text(7);
+    return record;
+}
+
 } // namespace
 
 Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
@@ -179,61 +260,32 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
     }
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
-        Result<sqlite3_stmt*> archive = impl_->prepare(
-            "UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND model = ? AND suite = ? AND "
-            "problem_number = ? AND replicate = ? AND source_dsl = ? AND target_dsl = ?",
-            operation);
-        if (!archive) {
-            return archive.error();
-        }
         const std::string now = nowUtc();
-        {
-            Statement statement(*archive);
-            statement.bind(1, now);
-            statement.bind(2, record.model);
-            statement.bind(3, record.suite);
-            statement.bind(4, record.problemNumber);
-            statement.bind(5, record.replicate);
-            statement.bind(6, record.sourceDsl);
-            statement.bind(7, record.targetDsl);
-            if (Status archived = impl_->run(statement, operation); !archived) {
-                return archived;
-            }
+        if (Status archived = runWith(*impl_,
+                                      "UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND "
+                                      "model = ? AND suite = ? AND problem_number = ? AND replicate = ? AND "
+                                      "source_dsl = ? AND target_dsl = ?",
+                                      operation, now, record.model, record.suite, record.problemNumber,
+                                      record.replicate, record.sourceDsl, record.targetDsl);
+            !archived) {
+            return archived;
         }
-        Result<sqlite3_stmt*> insert = impl_->prepare(
+        const RetimingResult& result = record.result;
+        Result<std::int64_t> inserted = insertReturningId(
+            *impl_,
             "INSERT INTO retimings (model, suite, problem_number, replicate, source_dsl, target_dsl, source_trial_id, "
             "base_trial_id, skill_trial_id, device, device_name, grader_fingerprint, source_sha256, base_sha256, "
             "skill_sha256, rounds, stop, result_json, created_at) VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            operation);
-        if (!insert) {
-            return insert.error();
+            operation, record.model, record.suite, record.problemNumber, record.replicate, record.sourceDsl,
+            record.targetDsl, record.sourceTrialId, record.baseTrialId, record.skillTrialId, result.device,
+            result.deviceName, result.graderFingerprint, kernelSha(result, "source"), kernelSha(result, "base"),
+            kernelSha(result, "skill"), result.rounds, result.stop,
+            result.json.empty() ? resultJson(result) : result.json, record.createdAt.empty() ? now : record.createdAt);
+        if (!inserted) {
+            return inserted.error();
         }
-        Statement statement(*insert);
-        const RetimingResult& result = record.result;
-        statement.bind(1, record.model);
-        statement.bind(2, record.suite);
-        statement.bind(3, record.problemNumber);
-        statement.bind(4, record.replicate);
-        statement.bind(5, record.sourceDsl);
-        statement.bind(6, record.targetDsl);
-        statement.bind(7, record.sourceTrialId);
-        statement.bind(8, record.baseTrialId);
-        statement.bind(9, record.skillTrialId);
-        statement.bind(10, result.device);
-        statement.bind(11, result.deviceName);
-        statement.bind(12, result.graderFingerprint);
-        statement.bind(13, kernelSha(result, "source"));
-        statement.bind(14, kernelSha(result, "base"));
-        statement.bind(15, kernelSha(result, "skill"));
-        statement.bind(16, result.rounds);
-        statement.bind(17, result.stop);
-        statement.bind(18, result.json.empty() ? resultJson(result) : result.json);
-        statement.bind(19, record.createdAt.empty() ? now : record.createdAt);
-        if (statement.step() != SQLITE_ROW) {
-            return impl_->failure(operation);
-        }
-        id = statement.int64(0);
+        id = *inserted;
         return Ok{};
     });
     if (!written) {
@@ -242,39 +294,17 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
     return id;
 }
 
-namespace {
-
-Result<std::vector<RetimingRecord>> readRetimings(Store::Impl& impl, const std::string& sql,
-                                                  const std::string& operation) {
-    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
-    if (!prepared) {
-        return prepared.error();
-    }
-    std::vector<RetimingRecord> records;
-    Statement row(*prepared);
-    int rc;
-    while ((rc = row.step()) == SQLITE_ROW) {
-        records.push_back(readRetiming(row));
-    }
-    if (rc != SQLITE_DONE) {
-        return impl.failure(operation);
-    }
-    return records;
-}
-
-} // namespace
-
 Result<std::vector<RetimingRecord>> Store::liveRetimings() const {
-    return readRetimings(*impl_,
-                         std::string("SELECT ") + kRetimingColumns +
-                             " FROM retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, "
-                             "source_dsl, target_dsl",
-                         "reading the live re-timings");
+    return readRows(*impl_,
+                    std::string("SELECT ") + kRetimingColumns +
+                        " FROM retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, "
+                        "source_dsl, target_dsl",
+                    "reading the live re-timings", readRetiming);
 }
 
 Result<std::vector<RetimingRecord>> Store::allRetimings() const {
-    return readRetimings(*impl_, std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id",
-                         "reading the re-timings");
+    return readRows(*impl_, std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id",
+                    "reading the re-timings", readRetiming);
 }
 
 Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
@@ -295,41 +325,23 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
         const std::string now = nowUtc();
-        Result<sqlite3_stmt*> archive = impl_->prepare(
-            "UPDATE calibrations SET archived = 1, archived_at = ? WHERE archived = 0 AND device_name = ? AND "
-            "device = ? AND grader_fingerprint = ?",
-            operation);
-        if (!archive) {
-            return archive.error();
+        if (Status archived = runWith(*impl_,
+                                      "UPDATE calibrations SET archived = 1, archived_at = ? WHERE archived = 0 AND "
+                                      "device_name = ? AND device = ? AND grader_fingerprint = ?",
+                                      operation, now, record.deviceName, record.device, record.graderFingerprint);
+            !archived) {
+            return archived;
         }
-        {
-            Statement statement(*archive);
-            statement.bind(1, now);
-            statement.bind(2, record.deviceName);
-            statement.bind(3, record.device);
-            statement.bind(4, record.graderFingerprint);
-            if (Status archived = impl_->run(statement, operation); !archived) {
-                return archived;
-            }
-        }
-        Result<sqlite3_stmt*> insert = impl_->prepare(
+        Result<std::int64_t> inserted = insertReturningId(
+            *impl_,
             "INSERT INTO calibrations (device, device_name, grader_fingerprint, selection, methods_json, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-            operation);
-        if (!insert) {
-            return insert.error();
+            operation, record.device, record.deviceName, record.graderFingerprint, record.selection, methodsText,
+            record.createdAt.empty() ? now : record.createdAt);
+        if (!inserted) {
+            return inserted.error();
         }
-        Statement statement(*insert);
-        statement.bind(1, record.device);
-        statement.bind(2, record.deviceName);
-        statement.bind(3, record.graderFingerprint);
-        statement.bind(4, record.selection);
-        statement.bind(5, methodsText);
-        statement.bind(6, record.createdAt.empty() ? now : record.createdAt);
-        if (statement.step() != SQLITE_ROW) {
-            return impl_->failure(operation);
-        }
-        id = statement.int64(0);
+        id = *inserted;
         return Ok{};
     });
     if (!written) {
@@ -339,46 +351,10 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
 }
 
 Result<std::vector<CalibrationRecord>> Store::liveCalibrations() const {
-    const std::string operation = "reading the calibrations";
-    Result<sqlite3_stmt*> prepared = impl_->prepare(
-        "SELECT id, device, device_name, grader_fingerprint, selection, methods_json, archived, created_at "
-        "FROM calibrations WHERE archived = 0 ORDER BY created_at DESC, id DESC",
-        operation);
-    if (!prepared) {
-        return prepared.error();
-    }
-    std::vector<CalibrationRecord> records;
-    Statement row(*prepared);
-    int rc;
-    while ((rc = row.step()) == SQLITE_ROW) {
-        CalibrationRecord record;
-        record.id = row.int64(0);
-        record.device = row.text(1);
-        record.deviceName = row.text(2);
-        record.graderFingerprint = row.text(3);
-        record.selection = row.text(4);
-        const json parsed = json::parse(row.text(5), nullptr, false);
-        if (parsed.is_object()) {
-            record.slowdown = parsed.value("slowdown", 0.10);
-            if (const auto methods = parsed.find("methods"); methods != parsed.end() && methods->is_array()) {
-                for (const json& item : *methods) {
-                    if (item.is_object()) {
-                        record.methods.push_back(methodFromJson(item));
-                    }
-                }
-            }
-            if (const auto detail = parsed.find("detail"); detail != parsed.end()) {
-                record.detailJson = detail->dump();
-            }
-        }
-        record.archived = row.boolean(6);
-        record.createdAt = row.text(7);
-        records.push_back(std::move(record));
-    }
-    if (rc != SQLITE_DONE) {
-        return impl_->failure(operation);
-    }
-    return records;
+    return readRows(*impl_,
+                    "SELECT id, device, device_name, grader_fingerprint, selection, methods_json, archived, created_at "
+                    "FROM calibrations WHERE archived = 0 ORDER BY created_at DESC, id DESC",
+                    "reading the calibrations", readCalibration);
 }
 
 } // namespace mkb
