@@ -91,15 +91,10 @@ class Evaluation:
         self.send({"t": "final"})
 
     # ----- stages ------------------------------------------------------------------------------------------
-    def _run(self) -> None:
-        self.enter("load")
-        # No allocator settings here (validation uses expandable segments): the eager baseline is timed as before.
-        self.budget = memory.Budget(self.device)
-        set_reference_numerics()
-        if self.device.startswith("cuda"):
-            if not torch.cuda.is_available():
-                raise StageFailure(f"device {self.device} requested but torch sees no CUDA device", True)
-            torch.cuda.set_device(torch.device(self.device))
+    def _load_problem(self) -> Any:
+        """Imports the request's problem, keeps its reference() and make_inputs(), and sends its MKB_META (the
+        request's problem_meta over it); a problem that fails to load or lacks either function is an
+        infrastructure StageFailure naming it. Shared by grading and re-timing."""
         try:
             problem = load_module(self.request["problem"], "mkb_problem")
         except BaseException as error:
@@ -113,6 +108,18 @@ class Evaluation:
         self.meta = meta
         self.send({"t": "meta", "meta": meta})
         self.quant_thresholds = quant.thresholds_from_meta(meta)
+        return problem
+
+    def _run(self) -> None:
+        self.enter("load")
+        # No allocator settings here (validation uses expandable segments): the eager baseline is timed as before.
+        self.budget = memory.Budget(self.device)
+        set_reference_numerics()
+        if self.device.startswith("cuda"):
+            if not torch.cuda.is_available():
+                raise StageFailure(f"device {self.device} requested but torch sees no CUDA device", True)
+            torch.cuda.set_device(torch.device(self.device))
+        problem = self._load_problem()
 
         adapter = adapter_for(self.request.get("dsl", ""), self.request.get("dsl_descriptor") or {})
         self.enter("import")
@@ -152,7 +159,7 @@ class Evaluation:
         for index in range(self.settings.correctness_draws):
             ok = self._check_draw("correctness", index, outlier_seed=None, probe_dependence=(index == 0))
             all_correct = all_correct and ok
-        positions = outliers.outlier_inputs_allowed(meta, 0)
+        positions = outliers.outlier_inputs_allowed(self.meta, 0)
         if self.settings.outliers and positions is not None and self.settings.outlier_draws > 0:
             self.enter("outliers")
             for index in range(self.settings.outlier_draws):

@@ -438,7 +438,7 @@ def _make_evaluation_class() -> type:
 
             import torch
 
-            from mkbgrader import compare, compliance_runtime, contract, draws, memory, quant, timing
+            from mkbgrader import compare, compliance_runtime, contract, draws, memory, timing
             from mkbgrader.dsls import adapter_for
             from mkbgrader.evaluate import StageFailure, load_module, one_line, set_reference_numerics
 
@@ -453,19 +453,7 @@ def _make_evaluation_class() -> type:
                 self.send({"t": "device", "name": torch.cuda.get_device_name(torch.device(self.device))})
             else:
                 self.send({"t": "device", "name": "cpu"})
-            try:
-                problem = load_module(self.request["problem"], "mkb_problem")
-            except BaseException as error:
-                raise StageFailure(f"problem {self.request['problem']} failed to load: {one_line(error)}", True)
-            self.reference = getattr(problem, "reference", None)
-            self.make_inputs = getattr(problem, "make_inputs", None)
-            if not callable(self.reference) or not callable(self.make_inputs):
-                raise StageFailure(f"problem {self.request['problem']} lacks reference() or make_inputs()", True)
-            meta = dict(getattr(problem, "MKB_META", {}) or {})
-            meta.update(self.request.get("problem_meta") or {})
-            self.meta = meta
-            self.send({"t": "meta", "meta": meta})
-            self.quant_thresholds = quant.thresholds_from_meta(meta)
+            problem = self._load_problem()
 
             self.enter("import")
             adapters: dict[str, Any] = {}
