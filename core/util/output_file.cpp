@@ -2,6 +2,8 @@
 // store, and replaces the file atomically from a temporary file in the destination's real folder.
 #include "core/util/output_file.h"
 
+#include "core/util/text.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,23 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMostLinkHops = 40; // as the kernel's own limit on symbolic links in one lookup
-
-std::string kindInWords(mode_t mode) {
-    switch (mode & S_IFMT) {
-    case S_IFDIR:
-        return "a directory";
-    case S_IFIFO:
-        return "a FIFO (named pipe)";
-    case S_IFSOCK:
-        return "a socket";
-    case S_IFCHR:
-        return "a character device";
-    case S_IFBLK:
-        return "a block device";
-    default:
-        return "not a regular file";
-    }
-}
 
 /// Where the bytes will land: the final name behind any symbolic links, in its folder's real (canonical) path.
 struct Destination {
@@ -94,7 +79,7 @@ Result<Destination> destinationOf(const fs::path& path, const OutputRules& rules
                              (path / "report.txt").string() + ")");
         }
         if (!S_ISREG(followed.st_mode)) {
-            return makeError(rules.label + " " + path.string() + " is " + kindInWords(followed.st_mode) +
+            return makeError(rules.label + " " + path.string() + " is " + fileKindInWords(followed.st_mode) +
                              ", not a regular file; name a regular file" +
                              (rules.label.rfind("--", 0) == 0
                                   ? ", or leave " + rules.label + " out to print to standard output"
@@ -133,7 +118,7 @@ Result<Destination> destinationOf(const fs::path& path, const OutputRules& rules
     struct stat existing {};
     if (::lstat(destination.file.c_str(), &existing) == 0) {
         if (!S_ISREG(existing.st_mode)) {
-            return makeError(rules.label + " " + path.string() + " is " + kindInWords(existing.st_mode) +
+            return makeError(rules.label + " " + path.string() + " is " + fileKindInWords(existing.st_mode) +
                              ", not a regular file; name a regular file");
         }
         destination.info = existing;
