@@ -110,15 +110,20 @@ class Evaluation:
         self.quant_thresholds = quant.thresholds_from_meta(meta)
         return problem
 
-    def _run(self) -> None:
-        self.enter("load")
-        # No allocator settings here (validation uses expandable segments): the eager baseline is timed as before.
+    def _set_up_device(self) -> None:
+        """The memory budget, the reference numerics and the CUDA device the request names; a CUDA device that torch
+        cannot see is an infrastructure StageFailure. Shared by grading and re-timing."""
         self.budget = memory.Budget(self.device)
         set_reference_numerics()
         if self.device.startswith("cuda"):
             if not torch.cuda.is_available():
                 raise StageFailure(f"device {self.device} requested but torch sees no CUDA device", True)
             torch.cuda.set_device(torch.device(self.device))
+
+    def _run(self) -> None:
+        self.enter("load")
+        # No allocator settings here (validation uses expandable segments): the eager baseline is timed as before.
+        self._set_up_device()
         problem = self._load_problem()
 
         adapter = adapter_for(self.request.get("dsl", ""), self.request.get("dsl_descriptor") or {})

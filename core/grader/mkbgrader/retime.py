@@ -440,16 +440,12 @@ def _make_evaluation_class() -> type:
 
             from mkbgrader import compare, compliance_runtime, contract, draws, memory, timing
             from mkbgrader.dsls import adapter_for
-            from mkbgrader.evaluate import StageFailure, load_module, one_line, set_reference_numerics
+            from mkbgrader.evaluate import StageFailure, load_module, one_line
 
             self.enter("load")
             memory.configure_allocator(self.device)
-            self.budget = memory.Budget(self.device)
-            set_reference_numerics()
+            self._set_up_device()
             if self.device.startswith("cuda"):
-                if not torch.cuda.is_available():
-                    raise StageFailure(f"device {self.device} requested but torch sees no CUDA device", True)
-                torch.cuda.set_device(torch.device(self.device))
                 self.send({"t": "device", "name": torch.cuda.get_device_name(torch.device(self.device))})
             else:
                 self.send({"t": "device", "name": "cpu"})
