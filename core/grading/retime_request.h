@@ -1,4 +1,5 @@
-// What one paired re-timing request carries (DESIGN §5.5), its request line, and the reply parsed into a RetimingResult.
+// What one paired re-timing request carries (DESIGN §5.5), its request line, and the reply parsed into a
+// RetimingResult.
 #pragma once
 
 #include "core/grading/grade_request.h"
@@ -16,7 +17,7 @@ namespace mkb {
 /// One kernel of a re-timing. slowdown > 0 makes the grader add a device-side delay of that fraction of the
 /// kernel's own median to every call (calibration's A/B control); 0 times the kernel as it is.
 struct RetimeKernel {
-    std::string label; // "source", "base", "skill"; unique within the request
+    std::string label;                // "source", "base", "skill"; unique within the request
     std::filesystem::path kernelPath; // absolute
     std::string dsl;
     std::string dslDescriptorJson;

@@ -2,9 +2,9 @@
 #include "core/store/store.h"
 
 #include "core/store/bulk_memory.h"
-#include "core/store/store_impl.h"
 #include "core/store/migrations.h"
 #include "core/store/store_files.h"
+#include "core/store/store_impl.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -465,7 +465,6 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
 }
 
 } // namespace
-
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
     store::noteOpenStore(this, impl_->path);
@@ -1099,11 +1098,11 @@ Result<std::optional<LiveTrialRef>> Store::liveTrialAt(const std::string& model,
     const std::string operation = "looking up the live trial of model '" + model + "', problem " + suite + "/" +
                                   std::to_string(problemNumber) + ", replicate " + std::to_string(replicate) +
                                   ", arm " + arm;
-    Result<sqlite3_stmt*> prepared = impl_->prepare(
-        "SELECT t.id, t.origin, t.source_trial_id FROM trials t JOIN models m ON m.id = t.model_id "
-        "WHERE m.name = ? AND t.suite = ? AND t.problem_number = ? AND t.replicate = ? AND t.arm = ? "
-        "AND t.archived = 0",
-        operation);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT t.id, t.origin, t.source_trial_id FROM trials t JOIN models m ON m.id = t.model_id "
+                       "WHERE m.name = ? AND t.suite = ? AND t.problem_number = ? AND t.replicate = ? AND t.arm = ? "
+                       "AND t.archived = 0",
+                       operation);
     if (!prepared) {
         return prepared.error();
     }
@@ -1125,10 +1124,10 @@ Result<std::optional<LiveTrialRef>> Store::liveTrialAt(const std::string& model,
 
 Result<bool> Store::hasArchivedOrigin(const std::string& model, const std::string& suite, const std::string& origin) {
     const std::string operation = "looking up archived trials of model '" + model + "'";
-    Result<sqlite3_stmt*> prepared = impl_->prepare(
-        "SELECT EXISTS (SELECT 1 FROM trials t JOIN models m ON m.id = t.model_id "
-        "WHERE t.origin = ? AND t.origin != '' AND m.name = ? AND t.suite = ? AND t.archived = 1)",
-        operation);
+    Result<sqlite3_stmt*> prepared =
+        impl_->prepare("SELECT EXISTS (SELECT 1 FROM trials t JOIN models m ON m.id = t.model_id "
+                       "WHERE t.origin = ? AND t.origin != '' AND m.name = ? AND t.suite = ? AND t.archived = 1)",
+                       operation);
     if (!prepared) {
         return prepared.error();
     }
@@ -1143,8 +1142,8 @@ Result<bool> Store::hasArchivedOrigin(const std::string& model, const std::strin
 }
 
 Status Store::setSourceTrial(std::int64_t trialId, std::int64_t sourceTrialId) {
-    const std::string operation = "linking trial #" + std::to_string(trialId) + " to its source trial #" +
-                                  std::to_string(sourceTrialId);
+    const std::string operation =
+        "linking trial #" + std::to_string(trialId) + " to its source trial #" + std::to_string(sourceTrialId);
     Result<sqlite3_stmt*> prepared = impl_->prepare("UPDATE trials SET source_trial_id = ? WHERE id = ?", operation);
     if (!prepared) {
         return prepared.error();
