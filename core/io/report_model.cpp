@@ -659,17 +659,65 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
 // devices are those of the live re-timings; without re-timings, every calibrated device. Nothing is added when the
 // store holds no calibration at all, so reports of uncalibrated stores stay as they were.
 Status appendCalibrations(const Store& store, Report& report) {
+    Result<CalibrationSummary> summary = calibrationSummary(store);
+    if (!summary) {
+        return summary.error();
+    }
+    if (!summary->anyCalibration) {
+        return Ok{};
+    }
+    ReportTable table;
+    table.id = "calibration";
+    table.title = "Calibration of the devices that graded the data";
+    table.columns = {
+        "Device",           "Grader",           "Date",         "A/A pairs",       "A/B pairs", "Method", "δ",
+        "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
+    for (const DeviceCalibration& entry : summary->devices) {
+        if (!entry.chosen) {
+            table.footnotes.push_back("no calibration of " + entry.device + ": run mkb calibrate");
+            continue;
+        }
+        const CalibrationRecord& chosen = *entry.chosen;
+        if (entry.stale) {
+            table.footnotes.push_back("the calibration of " + entry.device + " was made with grader " +
+                                      chosen.graderFingerprint.substr(0, 12) +
+                                      ", not the data's: stale, run mkb calibrate again");
+        }
+        const std::string name =
+            chosen.deviceName.empty() ? chosen.device : chosen.device + " (" + chosen.deviceName + ")";
+        for (const CalibrationMethodResult& method : chosen.methods) {
+            const auto share = [](int count, int total) {
+                return total ? std::optional<double>(double(count) / total) : std::nullopt;
+            };
+            table.rows.push_back(
+                {textCell(name), textCell(chosen.graderFingerprint.substr(0, 12)),
+                 textCell(chosen.createdAt.substr(0, 10)), countCell(std::size_t(method.aaComparisons)),
+                 countCell(std::size_t(method.abComparisons)), textCell(method.method), numberCell(method.delta, 3),
+                 percentCell(share(method.aaHelped, method.aaComparisons)),
+                 percentCell(share(method.aaHarmed, method.aaComparisons)),
+                 percentCell(share(method.abDetected, method.abComparisons)), numberCell(method.smallestDelta, 3),
+                 textCell(entry.stale ? "stale" : "current")});
+        }
+    }
+    table.footnotes.insert(table.footnotes.begin(),
+                           "A/A: a solution against its own copies (any outcome is false); A/B: against a copy "
+                           "slowed by the calibration's slowdown (detected when judged harmed).");
+    report.tables.push_back(std::move(table));
+    return Ok{};
+}
+} // namespace
+
+Result<CalibrationSummary> calibrationSummary(const Store& store) {
     Result<std::vector<CalibrationRecord>> calibrations = store.liveCalibrations();
     if (!calibrations) {
         return calibrations.error();
-    }
-    if (calibrations->empty()) {
-        return Ok{};
     }
     Result<std::vector<RetimingRecord>> retimings = store.liveRetimings();
     if (!retimings) {
         return retimings.error();
     }
+    CalibrationSummary summary;
+    summary.anyCalibration = !calibrations->empty();
     std::set<std::string> fingerprints; // the grader fingerprints the data was re-timed with
     std::vector<std::string> devices;
     const auto addDevice = [&devices](const std::string& device) {
@@ -688,12 +736,6 @@ Status appendCalibrations(const Store& store, Report& report) {
             addDevice(calibration.device);
         }
     }
-    ReportTable table;
-    table.id = "calibration";
-    table.title = "Calibration of the devices that graded the data";
-    table.columns = {
-        "Device",           "Grader",           "Date",         "A/A pairs",       "A/B pairs", "Method", "δ",
-        "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
     for (const std::string& device : devices) {
         const CalibrationRecord* chosen = nullptr; // newest first: the first match, preferring the data's grader
         for (const CalibrationRecord& calibration : *calibrations) {
@@ -705,39 +747,16 @@ Status appendCalibrations(const Store& store, Report& report) {
                 chosen = &calibration;
             }
         }
-        if (!chosen) {
-            table.footnotes.push_back("no calibration of " + device + ": run mkb calibrate");
-            continue;
+        DeviceCalibration entry;
+        entry.device = device;
+        if (chosen) {
+            entry.chosen = *chosen;
+            entry.stale = !fingerprints.empty() && !fingerprints.count(chosen->graderFingerprint);
         }
-        const bool stale = !fingerprints.empty() && !fingerprints.count(chosen->graderFingerprint);
-        if (stale) {
-            table.footnotes.push_back("the calibration of " + device + " was made with grader " +
-                                      chosen->graderFingerprint.substr(0, 12) +
-                                      ", not the data's: stale, run mkb calibrate again");
-        }
-        const std::string name =
-            chosen->deviceName.empty() ? chosen->device : chosen->device + " (" + chosen->deviceName + ")";
-        for (const CalibrationMethodResult& method : chosen->methods) {
-            const auto share = [](int count, int total) {
-                return total ? std::optional<double>(double(count) / total) : std::nullopt;
-            };
-            table.rows.push_back(
-                {textCell(name), textCell(chosen->graderFingerprint.substr(0, 12)),
-                 textCell(chosen->createdAt.substr(0, 10)), countCell(std::size_t(method.aaComparisons)),
-                 countCell(std::size_t(method.abComparisons)), textCell(method.method), numberCell(method.delta, 3),
-                 percentCell(share(method.aaHelped, method.aaComparisons)),
-                 percentCell(share(method.aaHarmed, method.aaComparisons)),
-                 percentCell(share(method.abDetected, method.abComparisons)), numberCell(method.smallestDelta, 3),
-                 textCell(stale ? "stale" : "current")});
-        }
+        summary.devices.push_back(std::move(entry));
     }
-    table.footnotes.insert(table.footnotes.begin(),
-                           "A/A: a solution against its own copies (any outcome is false); A/B: against a copy "
-                           "slowed by the calibration's slowdown (detected when judged harmed).");
-    report.tables.push_back(std::move(table));
-    return Ok{};
+    return summary;
 }
-} // namespace
 
 ReportCell textCell(std::string text) {
     return ReportCell{CellKind::Text, std::move(text), 0, 0};

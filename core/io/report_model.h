@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/settings.h"
+#include "core/records/calibration.h"
 #include "core/records/trial.h"
 #include "core/store/store.h"
 #include "core/util/result.h"
@@ -99,6 +100,24 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
 
 /// Loads the trials once (and the submissions only when needed) and builds the report.
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options);
+
+/// The live calibration chosen for one device that graded the data (DESIGN §5.5).
+struct DeviceCalibration {
+    std::string device;                      // as the re-timings (or, without re-timings, the calibration) name it
+    std::optional<CalibrationRecord> chosen; // unset: no calibration of this device
+    bool stale = false;                      // made with a grader none of the data's re-timings used
+};
+
+/// Which calibration applies to the data: one entry per device of the live re-timings (without re-timings, per
+/// calibrated device), in the order they first appear; the newest calibration of a device wins, preferring one made
+/// with a grader the data was re-timed with.
+struct CalibrationSummary {
+    bool anyCalibration = false; // the store holds at least one live calibration
+    std::vector<DeviceCalibration> devices;
+};
+
+/// Matches the store's live calibrations to the devices and grader fingerprints of its live re-timings.
+Result<CalibrationSummary> calibrationSummary(const Store& store);
 
 /// Every submission of the store in one query, with the verdict fields the metrics read (rewards, stage, error,
 /// mismatch, compliance); the full verdict JSON is left out (read it with Store::submissions when needed).

@@ -4,11 +4,23 @@
 #include "core/analysis/ladder.h"
 #include "core/analysis/transfer.h"
 
+#include <cstdio>
 #include <map>
 #include <string_view>
 
 namespace mkb::gui {
 namespace {
+
+/// A share in [0, 1] as a percentage with at most one decimal ("0%", "87.5%").
+std::string percentText(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", share * 100);
+    std::string result = text;
+    if (result.size() > 2 && result.compare(result.size() - 2, 2, ".0") == 0) {
+        result.resize(result.size() - 2);
+    }
+    return result + "%";
+}
 
 std::optional<double> firstRate(const std::optional<analysis::LadderRates>& rates) {
     if (!rates || rates->rates.empty()) {
@@ -91,6 +103,31 @@ std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis:
     return "Timing: paired rule: " + counted + "; " + std::to_string(total.judgedPaired) + " judged by it (" +
            std::to_string(total.withinNoise) + " within noise), " + std::to_string(total.fellBack) +
            " on the unpaired rule for want of one.";
+}
+
+std::string calibrationLine(const report::CalibrationSummary& summary) {
+    std::string line;
+    for (const report::DeviceCalibration& entry : summary.devices) {
+        line += line.empty() ? "" : " | ";
+        if (!entry.chosen) {
+            line += "no calibration of " + entry.device + ": run mkb calibrate";
+            continue;
+        }
+        const CalibrationRecord& chosen = *entry.chosen;
+        line += "Calibration of " + (chosen.deviceName.empty() ? chosen.device : chosen.deviceName) + " (" +
+                chosen.createdAt.substr(0, 10) + ")";
+        line += entry.stale ? ", stale (grader " + chosen.graderFingerprint.substr(0, 12) +
+                                  ", not the data's: run mkb calibrate again):"
+                            : ":";
+        for (std::size_t i = 0; i < chosen.methods.size(); ++i) {
+            const CalibrationMethodResult& method = chosen.methods[i];
+            line += (i ? "; " : " ") + method.method + " A/A false " +
+                    (method.aaComparisons ? percentText(method.falseRate()) : std::string("—")) + ", A/B detected " +
+                    (method.abComparisons ? percentText(method.detectionRate()) : std::string("—")) +
+                    ", smallest safe δ " + (method.smallestDelta ? percentText(*method.smallestDelta) : "none found");
+        }
+    }
+    return line;
 }
 
 FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,

@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/io/report_model.h"
 
 #include <QAbstractTableModel>
 #include <optional>
@@ -39,6 +40,11 @@ struct OverviewRow {
 /// The overview's line on the timing rule its T and H used (settings.timing) and how many comparisons it judged on
 /// paired re-timings, summed over rows.
 std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings);
+
+/// The overview's one line on the calibration of the devices the data came from (report::calibrationSummary):
+/// per device its date and, per timing method, the A/A false rate, A/B detection and smallest safe δ, "stale" when
+/// made with another grader than the data's, or "no calibration of <device>"; empty when there is nothing to say.
+std::string calibrationLine(const report::CalibrationSummary& summary);
 
 /// One row per (model, direction) present in comparisons, sorted by model then direction.
 std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,

@@ -121,15 +121,21 @@ void OverviewView::refresh() {
     const FamilyBars& bars = data_ ? data_->familyBars() : noBars;
     fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
-    summary_->setText(comparisons.empty()
-                          ? tr("No comparisons yet: run a transfer study to fill this page.")
-                          : tr("%n comparison(s) in %1 model × direction group(s); click a row to "
-                               "browse them.",
-                               nullptr, int(comparisons.size()))
-                                    .arg(model_->rowCount()) +
-                                QStringLiteral("\n") +
-                                QString::fromStdString(timingRuleLine(
-                                    model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{})));
+    QString text = comparisons.empty()
+                       ? tr("No comparisons yet: run a transfer study to fill this page.")
+                       : tr("%n comparison(s) in %1 model × direction group(s); click a row to "
+                            "browse them.",
+                            nullptr, int(comparisons.size()))
+                                 .arg(model_->rowCount()) +
+                             QStringLiteral("\n") +
+                             QString::fromStdString(timingRuleLine(
+                                 model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{}));
+    // The calibration of the devices the data came from, under the timing rule (nothing when there is none to tell).
+    if (const std::string calibration = data_ ? calibrationLine(data_->calibration()) : std::string();
+        !calibration.empty()) {
+        text += QStringLiteral("\n") + QString::fromStdString(calibration);
+    }
+    summary_->setText(text);
 }
 
 void OverviewView::activate(const QModelIndex& proxyIndex) {

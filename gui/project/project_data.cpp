@@ -26,6 +26,7 @@ struct ProjectData::Summary {
     std::vector<analysis::Comparison> comparisons;
     std::vector<OverviewRow> overviewRows;
     FamilyBars familyBars;
+    report::CalibrationSummary calibration;
     int settingsRevision = 0; // the settings the overview was computed for
 };
 
@@ -88,6 +89,12 @@ void ProjectData::startLoad() {
             summary->overviewRows = gui::overviewRows(summary->comparisons, settings);
             summary->familyBars = gui::familyBars(summary->comparisons, settings);
             summary->settingsRevision = settingsRevision;
+            Result<report::CalibrationSummary> calibration = report::calibrationSummary(**store);
+            if (!calibration) {
+                result->error = QString::fromStdString(calibration.error().message);
+                return;
+            }
+            summary->calibration = std::move(calibration.value());
             // Queued to the GUI thread, where it arrives before the thread's finished(); dropped with this object.
             QMetaObject::invokeMethod(
                 this, [this, ticket, summary] { takeSummary(ticket, summary); }, Qt::QueuedConnection);
@@ -121,6 +128,7 @@ void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summar
     }
     summaryTicket_ = ticket;
     comparisons_ = std::move(summary->comparisons);
+    calibration_ = std::move(summary->calibration);
     if (summary->settingsRevision == settingsRevision_) {
         overviewRows_ = std::move(summary->overviewRows);
         familyBars_ = std::move(summary->familyBars);
@@ -157,6 +165,7 @@ void ProjectData::setTrials(std::vector<TrialRecord> trials) {
         std::is_sorted(trials_.begin(), trials_.end(),
                        [](const TrialRecord& left, const TrialRecord& right) { return left.id < right.id; });
     comparisons_ = comparisonsOf(trials_);
+    calibration_ = {};
     computeOverview();
     lastError_.clear();
     ++generation_;

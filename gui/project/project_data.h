@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/io/report_model.h"
 #include "core/records/trial.h"
 #include "gui/overview/overview_model.h"
 
@@ -47,6 +48,9 @@ public:
     /// thread when loading) and again when the settings change, so showing the overview costs no analysis.
     const std::vector<OverviewRow>& overviewRows() const { return overviewRows_; }
     const FamilyBars& familyBars() const { return familyBars_; }
+    /// The live calibrations matched to the devices and graders of the live re-timings (report::calibrationSummary),
+    /// read with the summary; empty when the data came from setTrials.
+    const report::CalibrationSummary& calibration() const { return calibration_; }
 
     /// The settings every view passes to the analysis functions (ladder thresholds, δ, clipping).
     const analysis::AnalysisSettings& settings() const { return settings_; }
@@ -84,6 +88,7 @@ private:
     std::vector<analysis::Comparison> comparisons_;
     std::vector<OverviewRow> overviewRows_;
     FamilyBars familyBars_;
+    report::CalibrationSummary calibration_;
     analysis::AnalysisSettings settings_;
     int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
     QString lastError_;

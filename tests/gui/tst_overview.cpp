@@ -10,6 +10,7 @@
 #include "tst_project_data_fixture.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -20,6 +21,58 @@
 
 using namespace mkb::gui;
 
+namespace {
+
+/// A re-timing of alpha's p1 triton2cuda cell on cuda:0 under grader fingerprint "gf".
+mkb::RetimingRecord retimingOf(const mkbguitest::FixtureIds& ids) {
+    mkb::RetimingRecord record;
+    record.model = "alpha";
+    record.suite = "problems";
+    record.problemNumber = 1;
+    record.sourceDsl = "triton";
+    record.targetDsl = "cuda";
+    record.sourceTrialId = ids.at("alpha/1/solo_triton");
+    record.baseTrialId = ids.at("alpha/1/solo_cuda");
+    record.skillTrialId = ids.at("alpha/1/triton2cuda_skill");
+    record.createdAt = "2026-12-01T00:00:00Z";
+    record.result.ok = true;
+    record.result.device = "cuda:0";
+    record.result.deviceName = "NVIDIA H200";
+    record.result.graderFingerprint = "gf";
+    record.result.rounds = 200;
+    record.result.stop = "converged";
+    for (const char* label : {"source", "base", "skill"}) {
+        record.result.kernels.push_back(mkb::RetimedKernel{label, "cuda", std::string(64, 'a'), 0.001, std::nullopt});
+    }
+    return record;
+}
+
+mkb::CalibrationMethodResult methodOf(const std::string& name, int helped, int detected, std::optional<double> safe) {
+    mkb::CalibrationMethodResult result;
+    result.method = name;
+    result.aaComparisons = 40;
+    result.aaHelped = helped;
+    result.aaHarmed = 1;
+    result.abComparisons = 20;
+    result.abDetected = detected;
+    result.smallestDelta = safe;
+    return result;
+}
+
+mkb::CalibrationRecord calibrationOf(const std::string& fingerprint) {
+    mkb::CalibrationRecord record;
+    record.device = "cuda:0";
+    record.deviceName = "NVIDIA H200";
+    record.graderFingerprint = fingerprint;
+    record.selection = "--problems 1-12";
+    record.methods = {methodOf("paired", 0, 19, 0.009), methodOf("unpaired", 3, 12, std::nullopt)};
+    record.detailJson = "[]";
+    record.createdAt = "2026-11-30T10:00:00Z";
+    return record;
+}
+
+} // namespace
+
 class OverviewTest : public QObject {
     Q_OBJECT
 private slots:
@@ -28,8 +81,13 @@ private slots:
     void modelPassesTheTester();
     void familyChartsHoldLiftAndHarm();
     void clickingRowFiltersComparisons();
+    void calibrationLineNamesTheRetimedDevicesCalibration();
+    void calibrationLineIsAbsentWithoutCalibrationsOrRetimings();
 
 private:
+    /// The overview's summary text for the store at path, loaded through a ProjectData.
+    static QString summaryTextOf(const QString& path);
+
     QTemporaryDir dir_;
     QString storePath_;
     ProjectData data_;
@@ -128,6 +186,62 @@ void OverviewTest::clickingRowFiltersComparisons() {
         QCOMPARE(filter->index(row, ComparisonsModel::DirectionColumn).data().toString(),
                  QStringLiteral("triton2cuda"));
     }
+}
+
+QString OverviewTest::summaryTextOf(const QString& path) {
+    ProjectData data;
+    data.setStorePath(path);
+    if (!data.waitUntilIdle() || !data.lastError().isEmpty()) {
+        qWarning("load of %s failed: %s", qPrintable(path), qPrintable(data.lastError()));
+        return {};
+    }
+    OverviewView view;
+    view.setProjectData(&data);
+    const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("overviewSummary"));
+    return summary ? summary->text() : QString();
+}
+
+void OverviewTest::calibrationLineNamesTheRetimedDevicesCalibration() {
+    const QString path = dir_.filePath(QStringLiteral("calibrated.sqlite"));
+    const mkbguitest::FixtureIds ids = mkbguitest::writeTransferFixture(path.toStdString());
+    {
+        auto store = mkb::Store::open(path.toStdString());
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        QVERIFY((*store)->insertRetiming(retimingOf(ids)).ok());
+    }
+    // Re-timed data without a calibration: the line says which device lacks one.
+    QString text = summaryTextOf(path);
+    QVERIFY2(text.endsWith(QStringLiteral("\nno calibration of cuda:0: run mkb calibrate")), qPrintable(text));
+    {
+        auto store = mkb::Store::open(path.toStdString());
+        QVERIFY(store);
+        QVERIFY((*store)->insertCalibration(calibrationOf("gf")).ok());
+    }
+    text = summaryTextOf(path);
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines[1].startsWith(QStringLiteral("Timing: ")), qPrintable(text));
+    QCOMPARE(lines[2], QStringLiteral("Calibration of NVIDIA H200 (2026-11-30): paired A/A false 2.5%, A/B detected "
+                                      "95%, smallest safe δ 0.9%; unpaired A/A false 10%, A/B detected 60%, smallest "
+                                      "safe δ none found"));
+    // A newer calibration under another grader is taken only when none matches the data's; alone, it is stale.
+    const QString stalePath = dir_.filePath(QStringLiteral("stale.sqlite"));
+    const mkbguitest::FixtureIds staleIds = mkbguitest::writeTransferFixture(stalePath.toStdString());
+    {
+        auto store = mkb::Store::open(stalePath.toStdString());
+        QVERIFY(store);
+        QVERIFY((*store)->insertRetiming(retimingOf(staleIds)).ok());
+        QVERIFY((*store)->insertCalibration(calibrationOf("old-grader-fingerprint")).ok());
+    }
+    text = summaryTextOf(stalePath);
+    QVERIFY2(text.contains(QStringLiteral("Calibration of NVIDIA H200 (2026-11-30), stale (grader old-grader-f")),
+             qPrintable(text));
+}
+
+void OverviewTest::calibrationLineIsAbsentWithoutCalibrationsOrRetimings() {
+    const QString text = summaryTextOf(storePath_);
+    QCOMPARE(text.split(QLatin1Char('\n')).size(), 2);
+    QVERIFY2(!text.contains(QStringLiteral("alibration")), qPrintable(text));
 }
 
 QTEST_MAIN(OverviewTest)
