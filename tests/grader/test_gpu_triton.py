@@ -57,7 +57,7 @@ class TritonGpuTest(unittest.TestCase):
             self.skipTest("tests/hostile is not present")
         verdict = grade(silu, cheat, dsl="triton", device="cuda:0", timeout_s=300.0)
         self.assertFalse(verdict["passed"])
-        self.assertEqual(verdict["compliance_rule"], "eager_compute", verdict["error"])
+        self.assertEqual(verdict["compliance_rule"], "eager_result_routed", verdict["error"])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ HOSTILE = {
     "mutates_inputs": ("correctness", "", "solve modified input 0 in place"),
     "no_launch": ("correctness", "no_launch", "made no cpusim kernel launch"),
     "discarded_launch": ("correctness", "launch_unused", "no returned output depends"),
-    "copy_kernel": ("correctness", "eager_compute", "eager torch op aten.add"),
+    "copy_kernel": ("correctness", "eager_result_routed", "eager torch op aten.add"),
     "calls_reference": ("correctness", "calls_reference", "reference()"),
     "runtime_jit": ("correctness", "torch_jit", "torch.jit.script"),
     "runtime_subprocess": ("correctness", "subprocess", "subprocess.Popen"),

@@ -9,7 +9,8 @@ floating arguments are poisoned (NaN) right after their launch. Written integer 
 offsets (a histogram, a scan, a sort), and poisoned indices would make it fault rather than answer. If every
 returned output is bit-identical to the normal run, no returned output depends on what the DSL kernels wrote, so
 the launches were decoration (e.g. the eager result returned and the kernel's result discarded). Limits, stated
-honestly: an eager result routed through a DSL copy kernel does depend on the launch and passes this check;
+honestly: an eager result routed through a DSL copy kernel does depend on the launch and passes this check (the
+boundary rules in boundary.py, which watch the same probe run, catch it);
 nondeterministic kernels always pass it; an integer kernel result that eager code copies or casts after the last
 launch does not carry the (late) poison, so a solution whose outputs are all such copies is reported as
 launch_unused (write the final integer outputs from the kernel).
@@ -61,6 +62,7 @@ class RuntimeGuard:
         self.probing = False
         self.in_launch = False
         self.deferred_poison: list[torch.Tensor] = []  # integer/boolean arguments written during a probe run
+        self.on_written: Optional[Callable[[torch.Tensor], None]] = None  # told of each tensor a probed launch wrote
         self.input_storages: set[int] = set()
         self._restore: list[tuple[Any, str, Any]] = []
         self._libraries = _library_prefixes()
@@ -166,6 +168,8 @@ class RuntimeGuard:
                 tensor.copy_(state)
                 if not was_written:
                     continue
+                if self.on_written is not None:
+                    self.on_written(tensor)
                 if tensor.is_floating_point() or tensor.is_complex():
                     _poison(tensor)
                 else:
@@ -262,40 +266,9 @@ def outputs_identical(first: Any, second: Any) -> bool:
     return all(_bitwise_equal(x, y) for x, y in zip(a, b))
 
 
-# Aten ops that allocate, view, copy, cast or fill: allowed in solve at any size. Anything else that produces a
-# floating tensor as large as the biggest returned output is "eager compute of the result" (e.g. the answer
-# computed with torch ops and routed through a DSL copy kernel).
-DATA_MOVEMENT_OPS = frozenset("""
-empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like new_ones
-full full_like new_full fill fill_ zero_ view view_as _unsafe_view reshape _reshape_alias as_strided t transpose
-permute expand expand_as squeeze unsqueeze select slice split split_with_sizes chunk narrow unbind detach alias
-contiguous clone copy_ _to_copy to lift_fresh resize_ set_ flatten unflatten cat stack view_as_real view_as_complex
-_local_scalar_dense item is_nonzero arange movedim swapaxes numpy_T T mT
-""".split())
-
-
-def eager_compute_recorder(min_numel: int, guard: RuntimeGuard) -> Any:
-    """A TorchDispatchMode that records the first full-size floating compute op, or None when unavailable."""
-    try:
-        from torch.utils._python_dispatch import TorchDispatchMode
-    except ImportError:
-        return None
-
-    class EagerComputeRecorder(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.first: str = ""
-
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            result = func(*args, **(kwargs or {}))
-            if not self.first and not guard.in_launch:
-                name = getattr(func, "__name__", str(func)).split(".")[0]
-                packet = str(getattr(func, "overloadpacket", name)).split(".")[-1]
-                if packet not in DATA_MOVEMENT_OPS and name not in DATA_MOVEMENT_OPS:
-                    for tensor in draws.tensors_in(result if isinstance(result, (list, tuple)) else [result]):
-                        if tensor.is_floating_point() and tensor.numel() >= min_numel > 0:
-                            self.first = f"aten.{packet}"
-                            break
-            return result
-
-    return EagerComputeRecorder()
+def dependent_leaves(first: Any, second: Any) -> list[bool]:
+    """Per returned tensor (draws.tensors_in's order): whether it changed between the normal and the poisoned run."""
+    a, b = draws.tensors_in(first), draws.tensors_in(second)
+    if len(a) != len(b):
+        return [True] * len(a)
+    return [not _bitwise_equal(x, y) for x, y in zip(a, b)]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from mkbgrader import compare, compliance_runtime, contract, draws, memory, outliers, quant, roofline, timing
+from mkbgrader import boundary, compare, compliance_runtime, contract, draws, memory, outliers, quant, roofline, timing
 from mkbgrader.compliance_runtime import ComplianceViolation
 from mkbgrader.dsls import adapter_for
 from mkbgrader.settings import Settings
@@ -134,7 +134,9 @@ class Evaluation:
         self.guard = compliance_runtime.RuntimeGuard(self.device)
         self.guard.install(problem)
         watched = adapter.observe(self.guard)
-        self.guard.watch_defaults([compare, contract, draws, timing, compliance_runtime])
+        self.guard.watch_defaults([compare, contract, draws, timing, compliance_runtime, boundary])
+        for name in ("saw", "launch_wrote", "violation", "_check_candidate"):
+            self.guard.watch(boundary.BoundaryRecorder, name)
         for owner, name in watched:
             self.guard.watch(owner, name)
         self.clock = timing.Clock(self.device, self.settings.kernel_only_timing)
@@ -292,26 +294,37 @@ class Evaluation:
         if mutation and phase == "correctness":
             raise StageFailure(f"draw {index + 1}: {mutation}")
         if probe_dependence:
-            largest = max((t.numel() for t in draws.tensors_in(output)), default=0)
-            recorder = compliance_runtime.eager_compute_recorder(largest, self.guard)
-            self.guard.probing = True
-            try:
-                if recorder is not None:
-                    with recorder:
-                        probed = self.call_solve(draws.clone_tree(inputs))
-                else:
-                    probed = self.call_solve(draws.clone_tree(inputs))
-                self.guard.poison_deferred()
-            finally:
-                self.guard.probing = False
-                self.guard.deferred_poison.clear()
-            if compliance_runtime.outputs_identical(output, probed):
-                raise self.guard.violate("launch_unused", f"no returned output depends on what the {self.dsl} "
-                                         "kernels wrote (poisoning their results changed nothing)")
-            if recorder is not None and recorder.first:
-                raise self.guard.violate("eager_compute", f"solve computes a full-size result with eager torch op "
-                                         f"{recorder.first}; the {self.dsl} kernels must do the work")
+            self._probe(inputs, output, reference, anchor)
         return not mutation and all(compare.leaf_passes(leaf, self.quant_thresholds) for leaf in leaves)
+
+    def _probe(self, inputs: list, output: Any, reference: Any, anchor: Any) -> None:
+        """One more solve call on a clone of the draw's inputs with the DSL's results poisoned (output dependence)
+        and every eager op watched (the implementation boundary, settings.boundary)."""
+        guard = self.guard
+        recorder = boundary.BoundaryRecorder(self.settings.boundary, lambda: guard.in_launch, reference, anchor,
+                                             self.quant_thresholds, self.dsl)
+        mode = boundary.dispatch_mode(recorder)
+        given = draws.clone_tree(inputs)  # cloned outside the mode: the grader's own copies are no eager results
+        recorder.inputs_are(given)
+        guard.probing = True
+        guard.on_written = recorder.launch_wrote
+        try:
+            if mode is not None:
+                with mode:
+                    probed = self.call_solve(given)
+            else:
+                probed = self.call_solve(given)
+            guard.poison_deferred()
+        finally:
+            guard.probing = False
+            guard.on_written = None
+            guard.deferred_poison.clear()
+        if compliance_runtime.outputs_identical(output, probed):
+            raise guard.violate("launch_unused", f"no returned output depends on what the {self.dsl} kernels wrote "
+                                "(poisoning their results changed nothing)")
+        found = recorder.violation(compliance_runtime.dependent_leaves(output, probed)) if mode is not None else None
+        if found is not None:
+            raise guard.violate(*found)
 
     def _time(self) -> None:
         settings = self.settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from typing import Callable, Optional
@@ -52,8 +53,21 @@ def preload_for_server() -> None:
         os.close(saved)
 
 
+def _evaluate_in_child(request: dict, settings: Settings, send: Callable[[dict], None]) -> None:
+    from mkbgrader import evaluate
+
+    evaluate.evaluate(request, settings, send)
+
+
 def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
-    """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises)."""
+    """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises). Every
+    verdict names the implementation boundary it was judged under (settings.boundary)."""
+    result = _grade(request, settings, on_stage)
+    result["boundary"] = settings.boundary
+    return result
+
+
+def _grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]]) -> dict:
     preload()
     started = time.monotonic()
     kernel_path = str(request.get("kernel", ""))
@@ -77,10 +91,7 @@ def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], 
     if finding is not None:
         return verdict.static_failure(finding.rule, finding.detail, round(time.monotonic() - started, 3))
 
-    def work(send: Callable[[dict], None]) -> None:
-        from mkbgrader import evaluate
-
-        evaluate.evaluate(request, settings, send)
+    work = functools.partial(_evaluate_in_child, request, settings)  # picklable: a pre-started child can run it
 
     def on_message(message: dict) -> None:
         if on_stage and message.get("t") == "stage":

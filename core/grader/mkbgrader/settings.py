@@ -5,6 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+# The implementation boundaries (DESIGN §5.2; judged by boundary.py): MetaKernelBench's rule, and all arithmetic in
+# the DSL. Kept here, free of torch, since the parent validates settings too.
+BOUNDARIES = ("mkb", "strict")
+DEFAULT_BOUNDARY = "mkb"
+
+
+def parse_boundary(value: Any) -> str:
+    """The boundary's name; raises ValueError naming the allowed ones."""
+    if not isinstance(value, str) or value not in BOUNDARIES:
+        raise ValueError(f"settings.boundary must be one of {', '.join(BOUNDARIES)} (got {value!r})")
+    return value
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -20,6 +32,7 @@ class Settings:
     outlier_draws: int = 2
     kernel_only_timing: bool = False
     log_cap_bytes: int = 65_536
+    boundary: str = DEFAULT_BOUNDARY  # the implementation boundary, "mkb" or "strict" (boundary.py)
 
 
 def parse_settings(raw: Any) -> Settings:
@@ -34,7 +47,9 @@ def parse_settings(raw: Any) -> Settings:
         if key not in known:
             raise ValueError(f"unknown settings key '{key}' (known: {', '.join(sorted(known))})")
         default = getattr(Settings(), key)
-        if isinstance(default, bool):
+        if key == "boundary":
+            value = parse_boundary(value)
+        elif isinstance(default, bool):
             if not isinstance(value, bool):
                 raise ValueError(f"settings.{key} must be true or false")
         elif isinstance(default, int):

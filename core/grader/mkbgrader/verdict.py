@@ -24,7 +24,7 @@ def empty_verdict() -> dict:
         "outliers_correct": None, "outlier_mismatch": "", "recheck_correct": None, "quant": None, "roofline": None,
         "eval_seconds": 0.0, "log": "", "log_bytes": 0,
         "speedup_ci_low": None, "speedup_ci_high": None, "gpu_median_ms": None, "gpu_time_source": "none",
-        "gpu_samples": 0,
+        "gpu_samples": 0, "boundary": "",
     }
 
 
@@ -77,6 +77,7 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
     verdict["log"] = outcome.log[-4096:] if len(outcome.log) > 4096 else outcome.log
     verdict["log_bytes"] = outcome.log_bytes
     verdict["kernel_only_timing"] = settings.kernel_only_timing
+    verdict["boundary"] = settings.boundary
     thresholds = quant.thresholds_from_meta(meta or {})
     stage = "load"
     error: Optional[dict] = None
