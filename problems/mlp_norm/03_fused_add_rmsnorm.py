@@ -10,6 +10,7 @@ HIDDEN = 4096
 EPS = 1e-5
 
 MKB_META = {
+    "category": "Normalization",
     "tags": ["reduction", "elementwise", "normalization"],
 }
 

@@ -11,6 +11,7 @@ HIDDEN = 4544
 EPS = 1e-5
 
 MKB_META = {
+    "category": "Normalization",
     "tags": ["reduction", "elementwise", "normalization"],
 }
 

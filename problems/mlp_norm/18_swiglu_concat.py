@@ -9,6 +9,7 @@ NUM_TOKENS = 4096
 INTERMEDIATE = 14336
 
 MKB_META = {
+    "category": "Activation",
     "tags": ["elementwise", "activation"],
 }
 

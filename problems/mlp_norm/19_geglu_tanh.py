@@ -9,6 +9,7 @@ NUM_TOKENS = 2048
 INTERMEDIATE = 24576
 
 MKB_META = {
+    "category": "Activation",
     "tags": ["elementwise", "activation"],
 }
 

@@ -15,6 +15,7 @@ ROPE_THETA = 1000000.0
 EPS = 1e-6
 
 MKB_META = {
+    "category": "Normalization",
     "tags": ["reduction", "normalization", "rope", "elementwise"],
     "outliers": {"inputs": [0]},
     # cos_sin_cache is the model's fixed RoPE table (rope_theta, positions), not data: every seed gives the same

@@ -12,6 +12,7 @@ HIDDEN = 3584
 INTERMEDIATE = 18944
 
 MKB_META = {
+    "category": "MatrixMultiply",
     "tags": ["gemm", "gemm_epilogue", "activation", "decode"],
     "flops": 13035896832,  # 2 * 32 * 3584 * (2 * 18944) + 2 * 32 * 18944 * 3584
 }

@@ -1,0 +1,103 @@
+"""CUDA C++ solution for 55_rmsnorm_backward: a 1024-thread block per 16 rows (eight bf16 values a thread) writes grad_x and a partial weight gradient; a second kernel sums the partials in a fixed order."""
+
+import torch
+
+import mkb_cuda
+
+SOURCE = r"""
+#include <cuda_bf16.h>
+
+__device__ __forceinline__ void unpack8(const uint4& raw, float* out) {
+    const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        float2 f = __bfloat1622float2(pairs[j]);
+        out[2 * j] = f.x;
+        out[2 * j + 1] = f.y;
+    }
+}
+
+// rows_per_block rows of x/dy [rows, hidden] bf16, blockDim.x == hidden / 8; partial [gridDim.x, hidden] float.
+extern "C" __global__ void rmsnorm_backward_rows(const uint4* __restrict__ x, const uint4* __restrict__ weight,
+                                                 const uint4* __restrict__ dy, uint4* __restrict__ dx,
+                                                 float* __restrict__ partial, int rows_per_block, float eps) {
+    __shared__ float sums[32][2];
+    const int vectors = blockDim.x;
+    const int hidden = vectors * 8;
+    const int i = threadIdx.x, lane = i & 31, warp = i >> 5, warps = blockDim.x >> 5;
+    float w[8], acc[8];
+    unpack8(weight[i], w);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[j] = 0.0f;
+    for (int r = 0; r < rows_per_block; ++r) {
+        const long long row = (long long)blockIdx.x * rows_per_block + r;
+        float xv[8], dv[8];
+        unpack8(x[row * vectors + i], xv);
+        unpack8(dy[row * vectors + i], dv);
+        float sum_x2 = 0.0f, sum_gx = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            sum_x2 += xv[j] * xv[j];
+            sum_gx += dv[j] * w[j] * xv[j];
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            sum_x2 += __shfl_xor_sync(0xffffffffu, sum_x2, offset);
+            sum_gx += __shfl_xor_sync(0xffffffffu, sum_gx, offset);
+        }
+        if (lane == 0) {
+            sums[warp][0] = sum_x2;
+            sums[warp][1] = sum_gx;
+        }
+        __syncthreads();
+        float total_x2 = 0.0f, total_gx = 0.0f;
+        for (int k = 0; k < warps; ++k) {
+            total_x2 += sums[k][0];
+            total_gx += sums[k][1];
+        }
+        __syncthreads();  // sums is rewritten by the next row
+        const float rinv = rsqrtf(total_x2 / (float)hidden + eps);
+        const float c = rinv * total_gx / (float)hidden;  // mean(g * xhat)
+        uint4 out_raw;
+        __nv_bfloat162* out = reinterpret_cast<__nv_bfloat162*>(&out_raw);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const float xa = xv[2 * j] * rinv, xb = xv[2 * j + 1] * rinv;
+            const float ga = dv[2 * j] * w[2 * j], gb = dv[2 * j + 1] * w[2 * j + 1];
+            out[j] = __floats2bfloat162_rn(rinv * (ga - xa * c), rinv * (gb - xb * c));
+            acc[2 * j] += dv[2 * j] * xa;
+            acc[2 * j + 1] += dv[2 * j + 1] * xb;
+        }
+        dx[row * vectors + i] = out_raw;
+    }
+    float* mine = partial + (long long)blockIdx.x * hidden + i * 8;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) mine[j] = acc[j];
+}
+
+extern "C" __global__ void column_sum(const float* __restrict__ partial, float* __restrict__ out, int chunks,
+                                      int hidden) {
+    const int column = blockIdx.x * blockDim.x + threadIdx.x;
+    if (column >= hidden) return;
+    float acc = 0.0f;
+    for (int c = 0; c < chunks; ++c) acc += partial[(long long)c * hidden + column];
+    out[column] = acc;
+}
+"""
+
+EPS = 1e-5
+ROWS_PER_BLOCK = 16
+_rows = mkb_cuda.compile(SOURCE, "rmsnorm_backward_rows")
+_column_sum = mkb_cuda.compile(SOURCE, "column_sum")
+
+
+def solve(x, weight, grad_out):
+    x, weight, grad_out = x.contiguous(), weight.contiguous(), grad_out.contiguous()
+    rows, hidden = x.shape
+    chunks = rows // ROWS_PER_BLOCK
+    grad_x = torch.empty_like(x)
+    partial = torch.empty(chunks, hidden, dtype=torch.float32, device=x.device)
+    grad_weight = torch.empty(hidden, dtype=torch.float32, device=x.device)
+    _rows((chunks,), (hidden // 8,), [x, weight, grad_out, grad_x, partial, ROWS_PER_BLOCK, EPS])
+    _column_sum(((hidden + 255) // 256,), (256,), [partial, grad_weight, chunks, hidden])
+    return grad_x, grad_weight
