@@ -7,6 +7,11 @@ eager reference and routes its first returned tensor through a Triton copy kerne
 clean grading failure by a compliance rule (no infrastructure error), never a crash.
 
 Usage: python3 bench/gradeability.py --mkb build/app/mkb --suite DIR [--out DIR] [--timeout S] [--glob PATTERN]
+       python3 bench/gradeability.py --server --suite DIR [--timing-draws N] ...
+
+--server grades every probe through one warm grader server (python -m mkbgrader serve, the same protocol mkb uses)
+instead of one cold `mkb grade` process per problem, and with few timing draws (default 5): the question here is
+whether each problem can be graded, not how fast the probe is, so the cold start and long timing are not repeated.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
@@ -66,14 +72,65 @@ def probe_kernel(problem_source: str) -> str:
     return source + COPY_KERNEL
 
 
+class WarmServer:
+    """One `python -m mkbgrader serve` process: grade requests in, verdicts out (docs/grader-protocol.md)."""
+
+    def __init__(self, python: str, device: str) -> None:
+        root = Path(__file__).resolve().parent.parent
+        self.descriptor = json.loads((root / "resources" / "dsls" / "triton.json").read_text())
+        env = dict(os.environ, PYTHONPATH=str(root / "core" / "grader"))
+        self.device = device
+        self.process = subprocess.Popen([python, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, env=env)
+        ready = json.loads(self.process.stdout.readline() or "{}")
+        if ready.get("type") != "ready":
+            raise SystemExit(f"gradeability: the grader server did not start (first line {ready!r})")
+        self.count = 0
+
+    def grade(self, problem: Path, kernel: Path, settings: dict) -> dict:
+        self.count += 1
+        request_id = f"gradeability-{self.count}"
+        request = {"type": "grade", "id": request_id, "problem": str(problem.resolve()),
+                   "kernel": str(kernel.resolve()), "dsl": "triton", "dsl_descriptor": self.descriptor,
+                   "device": self.device, "settings": settings}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                return {"stage": "no verdict", "error": "the grader server exited", "infrastructure_error": True}
+            reply = json.loads(line)
+            if reply.get("id") != request_id or reply.get("type") == "stage":
+                continue
+            if reply.get("type") == "verdict":
+                return reply["verdict"]
+            return {"stage": "no verdict", "error": str(reply.get("message", reply)), "infrastructure_error": True}
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.write(json.dumps({"type": "shutdown"}) + "\n")
+            self.process.stdin.flush()
+            self.process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mkb", required=True)
+    parser.add_argument("--mkb", help="the mkb binary (one cold `mkb grade` per problem)")
+    parser.add_argument("--server", action="store_true", help="grade through one warm grader server instead")
+    parser.add_argument("--python", default=sys.executable, help="the grader's interpreter (--server)")
+    parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--timing-draws", type=int, default=5, help="timing draws per grading (--server)")
     parser.add_argument("--suite", required=True, type=Path)
     parser.add_argument("--out", type=Path, default=Path("gradeability"))
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--glob", default="*")
     args = parser.parse_args()
+    if not args.server and not args.mkb:
+        parser.error("give --mkb MKB, or --server")
+    server = WarmServer(args.python, args.device) if args.server else None
+    settings = {"timing_draws": args.timing_draws, "warmup_draws": 2, "recheck_draws": 1, "timeout_s": args.timeout}
     args.out.mkdir(parents=True, exist_ok=True)
     problems = sorted(p for p in args.suite.rglob("*.py")
                       if not any(part.startswith(("_", ".")) for part in p.relative_to(args.suite).parts)
@@ -85,21 +142,28 @@ def main() -> int:
         kernel.write_text(probe_kernel(problem.read_text()))
         started = time.monotonic()
         name = problem.relative_to(args.suite).with_suffix("").as_posix()  # "family/NN_slug"
-        done = subprocess.run([args.mkb, "grade", str(kernel), "--suite", str(args.suite.resolve()), "--problem",
-                               name, "--dsl", "triton", "--json", "--timeout", str(args.timeout)],
-                              capture_output=True, text=True, timeout=args.timeout + 120)
+        if server:
+            verdict = server.grade(problem, kernel, settings)
+            exit_code = 0 if verdict.get("passed") else 1
+        else:
+            done = subprocess.run([args.mkb, "grade", str(kernel), "--suite", str(args.suite.resolve()), "--problem",
+                                   name, "--dsl", "triton", "--json", "--timeout", str(args.timeout)],
+                                  capture_output=True, text=True, timeout=args.timeout + 120)
+            exit_code = done.returncode
+            try:
+                verdict = json.loads(done.stdout)
+            except ValueError:
+                verdict = {"stage": "no verdict", "error": (done.stderr.strip().splitlines() or [""])[-1]}
         seconds = time.monotonic() - started
-        try:
-            verdict = json.loads(done.stdout)
-        except ValueError:
-            verdict = {"stage": "no verdict", "error": (done.stderr.strip().splitlines() or [""])[-1]}
-        row = {"problem": str(problem.relative_to(args.suite)), "exit": done.returncode,
+        row = {"problem": str(problem.relative_to(args.suite)), "exit": exit_code,
                "stage": verdict.get("stage", ""), "correct": verdict.get("correct"),
                "rule": verdict.get("compliance_rule", ""), "infrastructure": verdict.get("infrastructure_error"),
                "error": verdict.get("error", ""), "seconds": round(seconds, 1)}
         rows.append(row)
         print(f"{row['problem']:<72} {row['exit']:>4} {row['stage']:<12} {str(row['correct']):<7} "
               f"{row['rule'] or '-':<16} {str(row['infrastructure']):<5} {seconds:6.1f}", flush=True)
+    if server:
+        server.close()
     (args.out / "gradeability.json").write_text(json.dumps(rows, indent=1))
     infra = [r for r in rows if r["infrastructure"] or r["exit"] in (3, 5) or r["stage"] == "no verdict"]
     print(f"{len(rows)} problems graded; {len(rows) - len(infra)} with a clean verdict, {len(infra)} with an "
