@@ -1,11 +1,19 @@
-"""Per-evaluation cost of our grader (one warm server, a forked child per evaluation) against a cold Python process
-per evaluation (MetaKernelBench's design), on the same kernel, in one run. GPU host; prints a ratio.
+"""Per-evaluation cost of our grader, three ways side by side on the same kernel in one run: a cold Python process
+per evaluation (MetaKernelBench's design), one warm server that forks a fresh child per request (pre-starting off,
+as before), and the warm server whose next child is forked ahead of time and waits with its CUDA context and DSL
+ready (the default). Prints each median and the ratios, and whether the goal (<= 0.3 s, >= 30x faster than cold)
+is met.
 
-    python3 bench/grader_overhead.py [--problem FILE --kernel FILE --dsl D] [--evaluations 10] [--python PY]
+    python3 bench/grader_overhead.py [--problem FILE --kernel FILE --dsl D] [--device cuda:0|cpu]
+                                     [--evaluations 10] [--cold-evaluations N] [--pause 1.5] [--python PY]
 
-Both sides run the same evaluation (one correctness draw, one timing draw, no outliers), so the difference is the
-overhead: interpreter start, torch import and CUDA initialisation. One throwaway evaluation first fills Triton's and
-mkb_cuda's disk caches for both sides alike.
+Every side runs the same evaluation (one correctness draw, one timing draw, no outliers), so what differs is the
+overhead: interpreter start, torch import, fork, CUDA context, the DSL's first launch. One throwaway evaluation
+first fills Triton's and mkb_cuda's disk caches for all sides alike. Between requests to a server the bench pauses
+`--pause` seconds, as an agent's turn would, and does not count the pause: the pre-started child is forked after a
+verdict, so it warms up in that gap and never beside a candidate being timed. The pre-started side is also run
+back to back (no pause), which is what a queue of gradings gets.
+On a CPU host: --device cpu --dsl cpusim (the defaults then pick the cpusim fixtures).
 """
 
 from __future__ import annotations
@@ -22,13 +30,17 @@ REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 GRADER = os.path.join(REPO, "core", "grader")
 DEFAULT_PROBLEM = os.path.join(REPO, "tests", "hostile", "problem", "mlp_norm", "01_silu_mul.py")
 DEFAULT_KERNEL = os.path.join(REPO, "tests", "hostile", "good", "good_triton.py")
+CPU_PROBLEM = os.path.join(REPO, "tests", "fixtures", "problems", "basic", "01_vector_add.py")
+CPU_KERNEL = os.path.join(REPO, "tests", "fixtures", "solutions", "01_vector_add.cpusim.py")
+GOAL_SECONDS, GOAL_RATIO = 0.3, 30.0
 SETTINGS = {"correctness_draws": 1, "warmup_draws": 0, "timing_draws": 1, "recheck_draws": 0, "outliers": False}
 
 
-def environment() -> dict:
+def environment(prestart: bool = True) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = GRADER + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
+    env["MKB_GRADER_PRESTART"] = "1" if prestart else "0"
     return env
 
 
@@ -41,17 +53,20 @@ def descriptor(dsl: str) -> dict:
     raise SystemExit(f"no DSL descriptor {dsl}.json in resources/dsls or tests/fixtures/dsls")
 
 
-def warm_server(args: argparse.Namespace) -> list[float]:
-    """Seconds per evaluation through one `mkbgrader serve` process (what mkb uses)."""
+def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tuple[list[float], int]:
+    """Seconds per evaluation through one `mkbgrader serve` process (what mkb uses), and how many of the counted
+    evaluations ran in a pre-started child."""
     server = subprocess.Popen([args.python, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, env=environment())
+                              stderr=subprocess.DEVNULL, text=True, env=environment(prestart))
     assert server.stdin and server.stdout
     ready = json.loads(server.stdout.readline())
     assert ready.get("type") == "ready", ready
     request = {"type": "grade", "problem": args.problem, "kernel": args.kernel, "dsl": args.dsl,
                "dsl_descriptor": descriptor(args.dsl), "device": args.device, "settings": SETTINGS}
-    seconds = []
+    seconds, prestarted = [], 0
     for index in range(args.evaluations + 1):
+        if index > 0:
+            time.sleep(pause_s)
         started = time.perf_counter()
         server.stdin.write(json.dumps(dict(request, id=index)) + "\n")
         server.stdin.flush()
@@ -63,10 +78,11 @@ def warm_server(args: argparse.Namespace) -> list[float]:
             raise SystemExit(f"the kernel failed in the warm server: {reply['verdict'].get('error')}")
         if index > 0:  # the first one also warms the disk caches
             seconds.append(time.perf_counter() - started)
+            prestarted += bool(reply.get("prestarted"))
     server.stdin.write(json.dumps({"type": "shutdown"}) + "\n")
     server.stdin.flush()
     server.wait(timeout=60)
-    return seconds
+    return seconds, prestarted
 
 
 def cold_processes(args: argparse.Namespace) -> list[float]:
@@ -74,7 +90,7 @@ def cold_processes(args: argparse.Namespace) -> list[float]:
     command = [args.python, "-m", "mkbgrader", "grade", "--problem", args.problem, "--kernel", args.kernel,
                "--dsl", args.dsl, "--device", args.device, "--settings", json.dumps(SETTINGS), "--json"]
     seconds = []
-    for _ in range(args.evaluations):
+    for _ in range(args.cold_evaluations):
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, env=environment())
         seconds.append(time.perf_counter() - started)
@@ -83,25 +99,46 @@ def cold_processes(args: argparse.Namespace) -> list[float]:
     return seconds
 
 
+def line(label: str, values: list[float], note: str = "") -> str:
+    median = statistics.median(values)
+    return (f"{label:<44}: median {median * 1000:8.1f} ms  (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f}, "
+            f"n {len(values)}){note}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--problem", default=DEFAULT_PROBLEM)
-    parser.add_argument("--kernel", default=DEFAULT_KERNEL)
+    parser.add_argument("--problem")
+    parser.add_argument("--kernel")
     parser.add_argument("--dsl", default="triton")
     parser.add_argument("--device", default="cuda:0")
-    parser.add_argument("--evaluations", type=int, default=10)
+    parser.add_argument("--evaluations", type=int, default=10, help="counted evaluations per server side")
+    parser.add_argument("--cold-evaluations", type=int, help="cold processes to time (default: --evaluations)")
+    parser.add_argument("--pause", type=float, default=1.5, help="seconds between requests to a server, not counted")
     parser.add_argument("--python", default=os.environ.get("MKB_PYTHON", sys.executable))
     args = parser.parse_args()
-    args.problem, args.kernel = os.path.abspath(args.problem), os.path.abspath(args.kernel)
-    warm = warm_server(args)
+    cpu = args.device == "cpu"
+    args.problem = os.path.abspath(args.problem or (CPU_PROBLEM if cpu else DEFAULT_PROBLEM))
+    args.kernel = os.path.abspath(args.kernel or (CPU_KERNEL if cpu else DEFAULT_KERNEL))
+    args.cold_evaluations = args.cold_evaluations or args.evaluations
+    if args.evaluations < 1 or args.cold_evaluations < 1 or args.pause < 0:
+        raise SystemExit("--evaluations and --cold-evaluations must be at least 1, --pause not negative")
+    before, _ = warm_server(args, prestart=False, pause_s=args.pause)
+    warm, warm_used = warm_server(args, prestart=True, pause_s=args.pause)
+    queued, queued_used = warm_server(args, prestart=True, pause_s=0.0)
     cold = cold_processes(args)
-    warm_median, cold_median = statistics.median(warm), statistics.median(cold)
-    print(f"kernel {os.path.relpath(args.kernel, REPO)} ({args.dsl}) on {args.device}, {args.evaluations} evaluations each")
-    print(f"warm server, child per evaluation : median {warm_median * 1000:8.1f} ms  (min {min(warm) * 1000:.1f}, "
-          f"max {max(warm) * 1000:.1f})")
-    print(f"cold process per evaluation       : median {cold_median * 1000:8.1f} ms  (min {min(cold) * 1000:.1f}, "
-          f"max {max(cold) * 1000:.1f})")
-    print(f"ratio cold / warm per evaluation  : {cold_median / warm_median:.2f}x")
+    cold_median, before_median, warm_median = statistics.median(cold), statistics.median(before), statistics.median(warm)
+    print(f"kernel {os.path.relpath(args.kernel, REPO)} ({args.dsl}) on {args.device}; pause {args.pause:g} s between "
+          "server requests (not counted)")
+    print(line("cold process per evaluation", cold))
+    print(line("warm server, child forked per request", before))
+    print(line("warm server, pre-started child", warm, f"  [{warm_used}/{len(warm)} pre-started]"))
+    print(line("warm server, pre-started, back to back", queued, f"  [{queued_used}/{len(queued)} pre-started]"))
+    print(f"ratio cold / forked per request              : {cold_median / before_median:.2f}x")
+    print(f"ratio cold / pre-started                     : {cold_median / warm_median:.2f}x")
+    print(f"ratio forked per request / pre-started       : {before_median / warm_median:.2f}x")
+    met = warm_median <= GOAL_SECONDS and cold_median / warm_median >= GOAL_RATIO
+    print(f"goal (pre-started <= {GOAL_SECONDS:g} s and >= {GOAL_RATIO:g}x faster than cold): "
+          f"{'met' if met else 'not met'}")
     return 0
 
 

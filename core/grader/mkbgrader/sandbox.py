@@ -1,12 +1,15 @@
 """Running work in a forked child: own process group, capped log of fd 1/2, results over a dedicated pipe, timeout.
 
 The parent has imported torch but never touched CUDA, so forking is safe; the child initialises CUDA itself.
+A child may also be forked ahead of time (`Prestarted`): it isolates itself at once, warms up (CUDA context, DSL)
+and then waits for its work, which the parent sends pickled over a private pipe; it runs one piece of work only.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
 import resource
 import select
 import signal
@@ -29,6 +32,7 @@ class ChildOutcome:
     log_bytes: int = 0                   # how many bytes it wrote in all
     garbage: int = 0                     # result-pipe lines that were not JSON objects
     seconds: float = 0.0
+    prestarted: bool = False             # the work ran in a child forked ahead of time
 
 
 def _die_with_parent(parent_pid: int) -> None:
@@ -47,24 +51,34 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(70)
 
 
-def _child_main(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Optional[int], parent_pid: int) -> None:
+def _isolate(keep_fds: set[int], parent_pid: int) -> None:
+    """The sandbox rules every child obeys before any other code runs: its own session and process group, death
+    with the server, no stdin, no inherited descriptor but the ones it needs, no core dumps, default signals."""
+    os.setsid()
+    _die_with_parent(parent_pid)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    keep = sorted({0, 1, 2} | keep_fds)
+    for low, high in zip(keep, keep[1:] + [65536]):
+        if high > low + 1:
+            os.closerange(low + 1, high)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+        signal.signal(number, signal.SIG_DFL)
+
+
+def _run_work(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Optional[int]) -> None:
+    """Points fd 1/2 at the capped log, applies the memory cap, runs the work and exits; never returns."""
     exit_now = os._exit
     try:
-        os.setsid()
-        _die_with_parent(parent_pid)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
+        sys.stdout.flush()
+        sys.stderr.flush()
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
-        keep = sorted({0, 1, 2, result_fd})
-        for low, high in zip(keep, keep[1:] + [65536]):
-            if high > low + 1:
-                os.closerange(low + 1, high)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if log_fd > 2:
+            os.close(log_fd)
         if memory_limit_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         writer = os.fdopen(result_fd, "w", buffering=1)
 
         def send(message: dict) -> None:
@@ -78,10 +92,31 @@ def _child_main(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Opt
         exit_now(70)
 
 
+def _child_main(work: Work, result_fd: int, log_fd: int, memory_limit_bytes: Optional[int], parent_pid: int) -> None:
+    try:
+        _isolate({result_fd, log_fd}, parent_pid)
+    except BaseException:
+        os._exit(70)
+    _run_work(work, result_fd, log_fd, memory_limit_bytes)
+
+
 def run_in_child(work: Work, timeout_s: float, log_cap: int = 65536,
                  on_message: Optional[Callable[[dict], None]] = None,
                  memory_limit_bytes: Optional[int] = None) -> ChildOutcome:
-    """Forks, runs `work(send)` in the child, collects its messages until it exits or the timeout kills its group."""
+    """Runs `work(send)` in a child and collects its messages until it exits or the timeout kills its group.
+
+    The child is the one `offering` holds when there is one and the work can be pickled (a module-level function or
+    a functools.partial of one); otherwise a fresh fork, as always."""
+    offered = _offer.child
+    if offered is not None:
+        _offer.child = None
+        started = time.monotonic()
+        handed = offered.hand_over(work, memory_limit_bytes)
+        if handed is not None:
+            outcome = _collect(*handed, started, timeout_s, log_cap, on_message)
+            outcome.prestarted = True
+            return outcome
+        _offer.child = offered  # not handed over: the caller still owns it
     result_r, result_w = os.pipe()
     log_r, log_w = os.pipe()
     started = time.monotonic()
@@ -93,6 +128,11 @@ def run_in_child(work: Work, timeout_s: float, log_cap: int = 65536,
         _child_main(work, result_w, log_w, memory_limit_bytes, parent_pid)
     os.close(result_w)
     os.close(log_w)
+    return _collect(pid, result_r, log_r, started, timeout_s, log_cap, on_message)
+
+
+def _collect(pid: int, result_r: int, log_r: int, started: float, timeout_s: float, log_cap: int,
+             on_message: Optional[Callable[[dict], None]]) -> ChildOutcome:
     outcome = ChildOutcome()
     deadline = started + timeout_s
     pending = b""
@@ -118,7 +158,10 @@ def run_in_child(work: Work, timeout_s: float, log_cap: int = 65536,
             _kill_group(pid)
             _, status = os.waitpid(pid, 0)
             break
-        wait = min(0.05 if status is not None else 0.25, max(0.0, deadline - now))
+        # Both pipes at EOF while the child is not yet reaped: it is exiting, so poll its status closely (a quarter
+        # of a second here was paid by every evaluation).
+        poll = 0.25 if open_fds else 0.002
+        wait = min(0.05 if status is not None else poll, max(0.0, deadline - now))
         ready, _, _ = select.select(list(open_fds), [], [], wait) if open_fds else ([], [], time.sleep(wait))
         for fd in ready:
             chunk = os.read(fd, 1 << 16)
@@ -175,3 +218,147 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class Prestarted:
+    """One child forked ahead of time for `key` (device and DSL, say). It isolates itself, runs `warm_up()`, then
+    blocks on its task pipe. The parent either hands it one piece of work (`hand_over`) or discards it (`discard`),
+    which kills its group and reaps it; a child that died while waiting is reaped by `alive()`."""
+
+    MAX_TASK_BYTES = 60000  # below a pipe's capacity, so handing over never blocks on a child still warming up
+
+    def __init__(self, key: tuple, warm_up: Callable[[], None]) -> None:
+        self.key = key
+        self.started = time.monotonic()
+        self.handed_over = False
+        self.status: Optional[int] = None
+        task_r, self.task_w = os.pipe()
+        self.result_r, result_w = os.pipe()
+        self.log_r, log_w = os.pipe()
+        parent_pid = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:
+            for fd in (self.task_w, self.result_r, self.log_r):
+                os.close(fd)
+            _prestarted_main(task_r, result_w, log_w, parent_pid, warm_up)
+        for fd in (task_r, result_w, log_w):
+            os.close(fd)
+
+    def age(self) -> float:
+        return time.monotonic() - self.started
+
+    def reap_if_exited(self) -> None:
+        """Reaps the child if it has exited while waiting (safe from a SIGCHLD handler: it only waits on this pid,
+        never on one already handed over, and closes nothing)."""
+        if self.status is not None or self.handed_over:
+            return
+        try:
+            waited, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            waited, status = self.pid, 0
+        if waited == self.pid:
+            self.status = status
+
+    def alive(self) -> bool:
+        """False once the child has exited (then it is reaped and its pipes closed)."""
+        self.reap_if_exited()
+        if self.status is not None:
+            _kill_group(self.pid)  # a grandchild it left, if any
+            self._close_all()
+            return False
+        return True
+
+    def hand_over(self, work: Work, memory_limit_bytes: Optional[int]) -> Optional[tuple[int, int, int]]:
+        """Sends the work and returns (pid, result fd, log fd), which from then on belong to the caller, who collects
+        and reaps the child. None (and the child untouched) when the work cannot be pickled, is too big, or the
+        child is gone."""
+        if self.handed_over or not self.alive():
+            return None
+        try:
+            payload = pickle.dumps((work, memory_limit_bytes), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            return None
+        if len(payload) > self.MAX_TASK_BYTES:
+            return None
+        self.handed_over = True  # from here on a SIGCHLD handler leaves the pid to the caller's collector
+        try:
+            os.write(self.task_w, len(payload).to_bytes(8, "little") + payload)
+        except OSError:  # the child died between alive() and now
+            self.handed_over = False
+            return None
+        handed = (self.pid, self.result_r, self.log_r)
+        os.close(self.task_w)
+        self.task_w = self.result_r = self.log_r = -1
+        return handed
+
+    def discard(self) -> None:
+        """Kills the child's group and reaps it; safe to call twice, and a no-op once handed over."""
+        if self.handed_over:
+            return
+        if self.status is None:
+            try:  # the pid itself too: a child forked a moment ago may not lead its own group yet
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _kill_group(self.pid)
+            try:
+                _, self.status = os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                self.status = 0
+        self._close_all()
+
+    def _close_all(self) -> None:
+        for name in ("task_w", "result_r", "log_r"):
+            fd = getattr(self, name)
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, name, -1)
+
+
+def _prestarted_main(task_r: int, result_fd: int, log_fd: int, parent_pid: int, warm_up: Callable[[], None]) -> None:
+    try:
+        _isolate({task_r, result_fd, log_fd}, parent_pid)
+        try:
+            warm_up()  # the grader's own code, before any candidate's; a failure only leaves the child cold
+        except Exception:
+            pass
+        data = b""
+        while True:
+            chunk = os.read(task_r, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        os.close(task_r)
+        if len(data) < 8 or len(data) - 8 != int.from_bytes(data[:8], "little"):
+            os._exit(0)  # discarded, or the server went away: nothing to run
+        work, memory_limit_bytes = pickle.loads(data[8:])
+    except BaseException:
+        os._exit(70)
+    _run_work(work, result_fd, log_fd, memory_limit_bytes)
+
+
+class _Offer:
+    child: Optional[Prestarted] = None
+
+
+_offer = _Offer()
+
+
+class offering:  # noqa: N801 (used as a context manager, like contextlib's helpers)
+    """Within the block, the next run_in_child call may use `child` instead of forking; afterwards `used` says
+    whether it did (then the child is spent) or not (then it is still the caller's)."""
+
+    def __init__(self, child: Optional[Prestarted]) -> None:
+        self.child = child
+        self.used = False
+
+    def __enter__(self) -> "offering":
+        _offer.child = self.child
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.used = self.child is not None and self.child.handed_over
+        _offer.child = None

@@ -1,12 +1,15 @@
 """The JSON-lines server (docs/grader-protocol.md): requests on stdin, replies on a private copy of stdout.
 
 fd 1 is pointed at stderr right after start-up, so nothing but protocol replies can reach the real stdout.
+After each grading the server forks the next evaluation child ahead of time (`WarmChild`), for the device and DSL
+of that grading, so the next one finds its CUDA context and DSL ready; the server itself never touches CUDA.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from typing import Any, Callable, Optional, TextIO
 
@@ -23,9 +26,71 @@ def _reply_channel() -> TextIO:
     return os.fdopen(private, "w", buffering=1)
 
 
+def _prestart_settings() -> tuple[bool, float]:
+    """MKB_GRADER_PRESTART=0 turns pre-starting off (the bench's "as before" side); MKB_GRADER_PRESTART_MAX_WAIT_S
+    bounds how long a pre-started child may wait before the next grading discards it (default 900 s)."""
+    enabled = os.environ.get("MKB_GRADER_PRESTART", "1").strip() not in ("0", "off", "no", "false")
+    try:
+        max_wait = float(os.environ.get("MKB_GRADER_PRESTART_MAX_WAIT_S", "900"))
+    except ValueError:
+        max_wait = 900.0
+    return enabled, max_wait
+
+
+class WarmChild:
+    """The one evaluation child forked ahead of time, keyed by the device, DSL and DSL descriptor of the grading it
+    was made for. A child that does not match, has waited too long or has died is discarded (killed and reaped)."""
+
+    def __init__(self, enabled: bool, max_wait_s: float) -> None:
+        self.enabled = enabled
+        self.max_wait_s = max_wait_s
+        self.child: Optional[sandbox.Prestarted] = None
+        self.discarded = 0
+
+    @staticmethod
+    def key(device: str, dsl: str, descriptor: dict) -> tuple:
+        return device, dsl, json.dumps(descriptor, sort_keys=True, default=str)
+
+    def take(self, device: str, dsl: str, descriptor: dict) -> Optional[sandbox.Prestarted]:
+        child, self.child = self.child, None
+        if child is None:
+            return None
+        if child.key != self.key(device, dsl, descriptor) or child.age() > self.max_wait_s or not child.alive():
+            child.discard()
+            self.discarded += 1
+            return None
+        return child
+
+    def keep(self, child: Optional[sandbox.Prestarted]) -> None:
+        """Takes back a child that was offered but not used (the grading stopped before its child ran)."""
+        if child is not None and not child.handed_over:
+            if self.child is None:
+                self.child = child
+            else:
+                child.discard()
+
+    def prestart(self, device: str, dsl: str, descriptor: dict) -> None:
+        if not self.enabled or self.child is not None:
+            return
+        from mkbgrader.warmup import warm_up
+
+        self.child = sandbox.Prestarted(self.key(device, dsl, descriptor),
+                                        lambda: warm_up(device, dsl, descriptor))
+
+    def reap(self) -> None:
+        if self.child is not None:
+            self.child.reap_if_exited()
+
+    def close(self) -> None:
+        child, self.child = self.child, None
+        if child is not None:
+            child.discard()
+
+
 class Server:
     def __init__(self, replies: TextIO) -> None:
         self.replies = replies
+        self.warm = WarmChild(*_prestart_settings())
 
     def reply(self, message: dict) -> None:
         self.replies.write(json.dumps(message, allow_nan=False) + "\n")
@@ -90,13 +155,19 @@ class Server:
         def on_stage(stage: str) -> None:
             self.reply({"type": "stage", "id": request_id, "stage": stage})
 
+        dsl, descriptor = request["dsl"], request.get("dsl_descriptor") or {}
+        offer = sandbox.offering(self.warm.take(device, dsl, descriptor))
         try:
-            result = grade(request, settings, on_stage)
+            with offer:
+                result = grade(request, settings, on_stage)
         except Exception as error:  # a grader bug must become an infrastructure verdict, not a dead server
             from mkbgrader.verdict import _fail, empty_verdict
 
             result = _fail(empty_verdict(), "load", f"grader error: {type(error).__name__}: {error}", True)
-        self.reply({"type": "verdict", "id": request_id, "verdict": result})
+        self.warm.keep(offer.child)
+        self.reply({"type": "verdict", "id": request_id, "verdict": result, "prestarted": offer.used})
+        # The next child is forked only now: its CUDA set-up never runs beside a candidate being timed.
+        self.warm.prestart(device, dsl, descriptor)
 
     def retime(self, request: dict) -> None:
         """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
@@ -189,10 +260,19 @@ class Server:
 
 def serve(stdin: TextIO = sys.stdin) -> int:
     server = Server(_reply_channel())
-    server.ready()
-    for line in stdin:
-        if not line.strip():
-            continue
-        if not server.handle(line):
-            break
+    # A pre-started child that dies while waiting is reaped at once (the handler waits on that one pid only).
+    previous = signal.signal(signal.SIGCHLD, lambda *_: server.warm.reap())
+    from mkbgrader.warmup import freeze_heap
+
+    freeze_heap()  # children forked per request inherit a heap the collector no longer walks
+    try:
+        server.ready()
+        for line in stdin:
+            if not line.strip():
+                continue
+            if not server.handle(line):
+                break
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+        server.warm.close()
     return 0
