@@ -1,4 +1,5 @@
-// Validation and reading of MKB_META: tags, quant thresholds, outlier settings and roofline overrides.
+// Validation and reading of MKB_META: tags, KernelBench-X category, quant thresholds, outlier settings and roofline
+// overrides.
 #include "core/catalog/problem_meta.h"
 
 #include <algorithm>
@@ -77,11 +78,42 @@ void readOutliers(const nlohmann::json& value, int line, ProblemMeta& meta, std:
     meta.outliersJson = value.dump();
 }
 
+std::string joinedWith(const std::vector<std::string>& words, const char* separator) {
+    std::string text;
+    for (const std::string& word : words) {
+        text += (text.empty() ? "" : separator) + word;
+    }
+    return text;
+}
+
+void readCategory(const nlohmann::json& value, int line, ProblemMeta& meta, std::vector<std::string>& problems) {
+    const std::vector<std::string>& allowed = kernelBenchXCategories();
+    if (value.is_string() && std::find(allowed.begin(), allowed.end(), value.get<std::string>()) != allowed.end()) {
+        meta.category = value.get<std::string>();
+        return;
+    }
+    const std::string shown = value.is_string() ? "'" + value.get<std::string>() + "'" : value.dump();
+    problems.push_back(at(line, "'category' " + shown + " is not a KernelBench-X category; use one of " +
+                                    joinedWith(allowed, ", ") + " (or leave 'category' out: uncategorised)"));
+}
+
 } // namespace
 
 const std::vector<std::string>& knownMetaKeys() {
-    static const std::vector<std::string> keys = {"tags", "quant", "outliers", "flops", "bytes", "insensitive"};
+    static const std::vector<std::string> keys = {"tags",  "category", "quant",      "outliers",
+                                                  "flops", "bytes",    "insensitive"};
     return keys;
+}
+
+const std::vector<std::string>& kernelBenchXCategories() {
+    static const std::vector<std::string> categories = {
+        "Activation",    "Convolution", "Fusion",  "Index",        "LinearAlgebra", "Loss",   "MatrixMultiply", "Math",
+        "Normalization", "Optimizer",   "Pooling", "Quantization", "Random",        "Reduce", "SpatialOps"};
+    return categories;
+}
+
+std::string categoryOrUncategorised(const std::string& category) {
+    return category.empty() ? "uncategorised" : category;
 }
 
 std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, ProblemMeta& meta) {
@@ -100,6 +132,8 @@ std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, 
             for (const nlohmann::json& tag : entry) {
                 meta.tags.push_back(tag.get<std::string>());
             }
+        } else if (key == "category") {
+            readCategory(entry, line, meta, problems);
         } else if (key == "quant") {
             readQuant(entry, line, meta, problems);
         } else if (key == "outliers") {
@@ -127,7 +161,7 @@ std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, 
             }
         } else {
             problems.push_back(
-                at(line, "unknown key '" + key + "' (known: tags, quant, outliers, flops, bytes, insensitive)"));
+                at(line, "unknown key '" + key + "' (known: " + joinedWith(knownMetaKeys(), ", ") + ")"));
         }
     }
     return problems;

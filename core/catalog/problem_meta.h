@@ -13,6 +13,12 @@ namespace mkb {
 /// The keys MKB_META may hold.
 const std::vector<std::string>& knownMetaKeys();
 
+/// The KernelBench-X categories MKB_META["category"] may name, in alphabetical order.
+const std::vector<std::string>& kernelBenchXCategories();
+
+/// How a problem's category reads in tables: its name, or "uncategorised" when MKB_META names none.
+std::string categoryOrUncategorised(const std::string& category);
+
 /// Fills `meta` from the MKB_META value; returns one "line N: ..." text per problem (empty when all is well).
 /// `line` is the line of the MKB_META assignment, used in the messages.
 std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, ProblemMeta& meta);

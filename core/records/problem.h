@@ -23,6 +23,7 @@ struct ProblemMeta {
     std::optional<double> flops;          // roofline overrides
     std::optional<double> bytes;
     std::vector<int> insensitiveInputs; // inputs the suite check may find without effect (MKB_META["insensitive"])
+    std::string category; // KernelBench-X category (MKB_META["category"]); "" = uncategorised (outside suites)
 };
 
 struct Problem {

@@ -18,6 +18,7 @@ MAX_PAGES_PER_SEQ = MAX_CONTEXT // PAGE_SIZE
 NUM_PAGES = BATCH * MAX_PAGES_PER_SEQ
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["attention", "reduction", "gqa", "decode", "paged", "gather_scatter"],
     "outliers": {"inputs": [0, 1, 2]},
 }

@@ -17,6 +17,7 @@ MEAN_LEN = TOTAL_TOKENS // NUM_SEQS
 LEN_SPREAD = 512
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["attention", "gqa", "prefill", "varlen", "causal"],
     "outliers": {"inputs": [0, 1, 2]},
 }

@@ -17,6 +17,7 @@ MAX_CONTEXT = 4096
 SOFTMAX_SCALE = (QK_NOPE_HEAD_DIM + ROPE_DIM) ** -0.5
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["attention", "reduction", "mla", "decode"],
     "outliers": {"inputs": [0, 1]},
 }

@@ -16,6 +16,7 @@ QUERY_SCALE = 256**-0.5
 QUERY_BLOCK = 1024
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["attention", "gqa", "prefill", "causal", "sliding_window", "softcap"],
     "outliers": {"inputs": [0, 1, 2]},
 }

@@ -17,6 +17,7 @@ HEAD_DIM = 128
 MAX_CONTEXT = 4096
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["attention", "reduction", "gqa", "decode", "speculative", "causal"],
     "outliers": {"inputs": [0, 1, 2]},
 }

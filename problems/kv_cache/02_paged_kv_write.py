@@ -12,6 +12,7 @@ PAGE_SIZE = 16
 NUM_PAGES = 4096
 
 MKB_META = {
+    "category": "Index",
     "tags": ["gather_scatter", "memory"],
     "outliers": {"inputs": [0, 1, 2, 3]},
 }

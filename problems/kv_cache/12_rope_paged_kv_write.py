@@ -16,6 +16,7 @@ MAX_POSITION = 8192
 ROPE_THETA = 500000.0
 
 MKB_META = {
+    "category": "Index",
     "tags": ["elementwise", "gather_scatter", "rope", "memory"],
     "outliers": {"inputs": [1, 2, 3, 5, 6]},
     # cos_sin_cache is the model's fixed RoPE table (rope_theta, positions), not data: every seed gives the same

@@ -14,6 +14,7 @@ NUM_PAGES = 4096
 FP8_MAX = 448.0
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["quantize", "gather_scatter", "memory"],
     "quant": {"min_cosine": 0.9999, "max_relative_l1": 0.002, "max_rmse": 1.0},
     "outliers": {"inputs": [0, 1]},

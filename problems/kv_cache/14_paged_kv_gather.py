@@ -14,6 +14,7 @@ MAX_BLOCKS_PER_SEQ = 256  # up to 4096 tokens per sequence
 NUM_PAGES = BATCH * MAX_BLOCKS_PER_SEQ
 
 MKB_META = {
+    "category": "Index",
     "tags": ["gather_scatter", "memory"],
     "outliers": {"inputs": [0, 1]},
 }

@@ -16,6 +16,7 @@ MAX_POSITION = 16384
 EPS = 1e-6
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["reduction", "normalization", "rope", "gather_scatter", "mla"],
     "outliers": {"inputs": [0, 4]},
     # cos_sin_cache is the model's fixed RoPE table (rope_theta, positions), not data: every seed gives the same

@@ -14,6 +14,7 @@ WINDOW = 4096
 MAX_START = 100000
 
 MKB_META = {
+    "category": "Index",
     "tags": ["gather_scatter", "memory", "transpose"],
     "outliers": {"inputs": [0, 1, 2, 3]},
 }

@@ -12,6 +12,7 @@ HEAD_DIM = 128
 CHUNK = 64
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["scan", "gemm_epilogue", "linear_attention"],
     "outliers": {"inputs": [0, 1, 2]},
     # decay is the model's fixed per-head schedule gamma_h, not data: every seed gives the same values.

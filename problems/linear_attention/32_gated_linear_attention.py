@@ -16,6 +16,7 @@ VALUE_DIM = 128
 GATE_NORMALIZER = 16.0
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["scan", "linear_attention", "gemm_epilogue"],
     "outliers": {"inputs": [0, 1, 2]},
 }

@@ -18,6 +18,7 @@ VALUE_DIM = 128
 NORM_EPS = 1e-6
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["scan", "linear_attention", "reduction"],
     "outliers": {"inputs": [0, 1, 2]},
 }

@@ -13,6 +13,7 @@ D_INNER = 4096
 D_STATE = 16
 
 MKB_META = {
+    "category": "Math",
     "tags": ["scan", "elementwise"],
     "outliers": {"inputs": [0, 3, 4, 6]},
 }

@@ -15,6 +15,7 @@ D_STATE = 128
 CHUNK = 256
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["scan", "linear_attention", "gemm_epilogue"],
     "outliers": {"inputs": [0, 3, 4]},
 }

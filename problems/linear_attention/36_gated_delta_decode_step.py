@@ -15,6 +15,7 @@ VALUE_DIM = 128
 NORM_EPS = 1e-6
 
 MKB_META = {
+    "category": "LinearAlgebra",
     "tags": ["scan", "linear_attention", "decode", "reduction"],
     "outliers": {"inputs": [0, 1, 2]},
 }

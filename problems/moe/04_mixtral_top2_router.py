@@ -15,6 +15,7 @@ TIE_MARGIN = 1e-4
 MAX_REDRAWS = 16
 
 MKB_META = {
+    "category": "Fusion",
     "tags": ["gemm_epilogue", "topk", "routing"],
 }
 

@@ -24,6 +24,7 @@ TIE_MARGIN = 2e-5
 MAX_REDRAWS = 64
 
 MKB_META = {
+    "category": "Reduce",
     "tags": ["topk", "routing", "reduction"],
     "outliers": False,  # random large logits would break the tie margins that make the expert ids well defined
 }

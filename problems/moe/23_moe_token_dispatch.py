@@ -16,6 +16,7 @@ NUM_EXPERTS = 60
 TOP_K = 4
 
 MKB_META = {
+    "category": "Index",
     "tags": ["gather_scatter", "scan", "routing"],
     "outliers": {"inputs": [0]},
 }

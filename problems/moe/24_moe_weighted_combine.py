@@ -14,6 +14,7 @@ NUM_EXPERTS = 128
 TOP_K = 8
 
 MKB_META = {
+    "category": "Index",
     "tags": ["gather_scatter", "reduction", "routing"],
     "outliers": {"inputs": [0]},  # routing weights are probabilities; only the expert outputs may carry outliers
 }

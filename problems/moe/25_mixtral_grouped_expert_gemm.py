@@ -16,6 +16,7 @@ INTERMEDIATE_SHARD = 7168  # 14336 / 2
 HIDDEN = 4096
 
 MKB_META = {
+    "category": "MatrixMultiply",
     "tags": ["gemm", "grouped_gemm", "routing"],
     "outliers": {"inputs": [0]},
     "flops": 481036337152,  # 2 * 8192 * 7168 * 4096

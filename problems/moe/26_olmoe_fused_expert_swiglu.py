@@ -17,6 +17,7 @@ HIDDEN = 2048
 INTERMEDIATE = 1024
 
 MKB_META = {
+    "category": "MatrixMultiply",
     "tags": ["gemm_epilogue", "grouped_gemm", "routing"],
     "outliers": {"inputs": [0]},
     "flops": 274877906944,  # 2 * 32768 * 2048 * 2048

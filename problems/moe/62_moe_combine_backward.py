@@ -29,7 +29,8 @@ def _wide(t):
 def make_inputs(device="cuda"):
     grad_out = torch.randn(NUM_TOKENS, HIDDEN, device=device, dtype=torch.bfloat16)
     expert_outputs = torch.randn(NUM_TOKENS * TOP_K, HIDDEN, device=device, dtype=torch.bfloat16)
-    scores = torch.sigmoid(torch.randn(NUM_TOKENS, NUM_EXPERTS, device=device) + torch.randn(NUM_EXPERTS, device=device))
+    bias = torch.randn(NUM_EXPERTS, device=device)
+    scores = torch.sigmoid(torch.randn(NUM_TOKENS, NUM_EXPERTS, device=device) + bias)
     top_scores, topk_ids = scores.topk(TOP_K, dim=-1)
     routing_weights = 2.5 * top_scores / top_scores.sum(dim=-1, keepdim=True)  # routed_scaling_factor 2.5
     sorted_slots = torch.sort(topk_ids.reshape(-1), stable=True).indices

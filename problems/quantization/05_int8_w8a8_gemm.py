@@ -12,6 +12,7 @@ OUT_FEATURES = 4096
 EXACT_SLICE = 1024  # 127 * 127 * 1024 < 2**24: a float32 dot product over 1024 int8 pairs is exact
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["gemm_epilogue", "quantize"],
     "quant": {"min_cosine": 0.999, "max_relative_l1": 0.01, "max_rmse": 0.05},
     "flops": 4294967296,  # 2 * 128 * 4096 * 4096

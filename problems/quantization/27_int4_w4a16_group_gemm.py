@@ -14,6 +14,7 @@ GROUP_SIZE = 128
 NIBBLES_PER_WORD = 8
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["gemm_epilogue", "quantize", "dequantize", "decode"],
     "outliers": {"inputs": [0]},
     "flops": 1879048192,  # 2 * 16 * 14336 * 4096

@@ -15,6 +15,7 @@ FP8_MAX = 448.0
 MIN_SCALE = 1.0 / (FP8_MAX * 512.0)
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["quantize", "reduction", "elementwise"],
     "quant": {"min_cosine": 0.9999, "max_relative_l1": 0.002, "max_rmse": 1.0},
     "outliers": {"inputs": [0]},

@@ -17,6 +17,7 @@ FP8_MAX = 448.0
 CODE_SPREAD = 64.0  # the fp8 codes are drawn as N(0, 64^2), saturated to +-448
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["gemm_epilogue", "quantize", "dequantize"],
     "outliers": False,  # the inputs are fp8 codes and their scales
     "flops": 120259084288,  # 2 * 2048 * 4096 * 7168

@@ -16,6 +16,7 @@ FP8_MAX = 448.0
 MIN_AMAX = 1e-10
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["quantize", "elementwise", "reduction", "activation"],
     "quant": {"min_cosine": 0.9999, "max_relative_l1": 0.002, "max_rmse": 1.0},
     "outliers": {"inputs": [0]},

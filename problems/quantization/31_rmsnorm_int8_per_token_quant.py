@@ -14,6 +14,7 @@ INT8_MAX = 127.0
 MIN_AMAX = 1e-10
 
 MKB_META = {
+    "category": "Quantization",
     "tags": ["quantize", "reduction", "normalization"],
     "quant": {"min_cosine": 0.9999, "max_relative_l1": 0.002, "max_rmse": 0.1},
     "outliers": {"inputs": [0, 1]},

@@ -3,6 +3,7 @@
 #include "support/testpaths.h"
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/problem_meta.h"
 #include "core/catalog/python_source.h"
 
 #include <QtTest>
@@ -263,6 +264,35 @@ private slots:
         QVERIFY(a.insensitiveInputs.empty());
     }
 
+    void aKernelBenchXCategoryIsReadAndAnAbsentOneIsUncategorised() {
+        FixtureSuite suite;
+        suite.write("attention/01_a.py", problemText("A.", "MKB_META = {'category': 'Fusion', 'tags': ['gqa']}\n"));
+        suite.write("attention/02_b.py", problemText("B.", "MKB_META = {'tags': ['gqa']}\n"));
+        suite.write("attention/03_c.py", problemText("C."));
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QVERIFY(catalog.issues.empty());
+        QCOMPARE(catalog.problems[0].meta.category, std::string("Fusion"));
+        QCOMPARE(catalog.problems[1].meta.category, std::string());
+        QCOMPARE(mkb::categoryOrUncategorised(catalog.problems[1].meta.category), std::string("uncategorised"));
+        QCOMPARE(mkb::categoryOrUncategorised(catalog.problems[2].meta.category), std::string("uncategorised"));
+        QCOMPARE(mkb::kernelBenchXCategories().size(), std::size_t(15));
+    }
+
+    void anUnknownCategoryIsAnIssueNamingTheFileAndTheAllowedValues() {
+        FixtureSuite suite;
+        auto lower = suite.write("attention/01_a.py", problemText("A.", "MKB_META = {'category': 'fusion'}\n"));
+        auto number = suite.write("attention/02_b.py", problemText("B.", "MKB_META = {'category': 3}\n"));
+        suite.write("attention/03_c.py", problemText("C.", "MKB_META = {'category': 'SpatialOps'}\n"));
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.issues.size(), std::size_t(2));
+        const std::string message = issueFor(catalog, lower);
+        QVERIFY2(contains(message, "'category' 'fusion' is not a KernelBench-X category"), message.c_str());
+        QVERIFY2(contains(message, "Activation, Convolution, Fusion, Index") && contains(message, "SpatialOps"),
+                 message.c_str());
+        QVERIFY2(contains(issueFor(catalog, number), "'category' 3 is not a KernelBench-X category"),
+                 issueFor(catalog, number).c_str());
+    }
+
     void hostileMetaIsRefusedWithTheLine_data() {
         QTest::addColumn<QString>("meta");
         QTest::addColumn<QString>("expected");
@@ -445,6 +475,7 @@ private slots:
         for (const mkb::Problem& problem : catalog.problems) {
             families.insert(problem.family);
             QVERIFY2(!problem.meta.tags.empty(), problem.name().c_str());
+            QVERIFY2(!problem.meta.category.empty(), (problem.name() + " names no KernelBench-X category").c_str());
         }
         QCOMPARE(families, (std::set<std::string>{"attention", "kv_cache", "linear_attention", "mlp_norm", "moe",
                                                   "quantization"}));
