@@ -48,7 +48,8 @@ _kernel = mkb_cuda.compile(SOURCE, "adamw_step")
 
 
 def solve(param, grad, exp_avg, exp_avg_sq, step):
-    param, grad, exp_avg, exp_avg_sq = param.contiguous(), grad.contiguous(), exp_avg.contiguous(), exp_avg_sq.contiguous()
+    param, grad = param.contiguous(), grad.contiguous()
+    exp_avg, exp_avg_sq = exp_avg.contiguous(), exp_avg_sq.contiguous()
     vectors = param.numel() // 4  # 2^28 elements
     new_param = torch.empty_like(param)
     new_m = torch.empty_like(param)

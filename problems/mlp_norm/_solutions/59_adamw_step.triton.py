@@ -31,7 +31,8 @@ def _adamw_kernel(p_ptr, g_ptr, m_ptr, v_ptr, p_out, m_out, v_out, count, beta1,
 
 
 def solve(param, grad, exp_avg, exp_avg_sq, step):
-    param, grad, exp_avg, exp_avg_sq = param.contiguous(), grad.contiguous(), exp_avg.contiguous(), exp_avg_sq.contiguous()
+    param, grad = param.contiguous(), grad.contiguous()
+    exp_avg, exp_avg_sq = exp_avg.contiguous(), exp_avg_sq.contiguous()
     count = param.numel()
     new_param = torch.empty_like(param)
     new_m = torch.empty_like(param)

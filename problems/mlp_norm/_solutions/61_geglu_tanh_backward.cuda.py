@@ -32,7 +32,8 @@ extern "C" __global__ void geglu_backward(const uint4* __restrict__ gate, const 
             const float x = xv[h];
             const float t = tanhf(GELU_C * (x + GELU_A * x * x * x));
             const float gelu = 0.5f * x * (1.0f + t);
-            const float derivative = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_C * (1.0f + 3.0f * GELU_A * x * x);
+            const float derivative =
+                0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * GELU_C * (1.0f + 3.0f * GELU_A * x * x);
             gg[h] = dv[h] * uv[h] * derivative;
             gu[h] = dv[h] * gelu;
         }

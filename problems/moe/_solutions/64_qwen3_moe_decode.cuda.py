@@ -150,7 +150,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) down_weighted(
         if (r < rows) {
             const long long slot = bucket[(long long)expert * slots + m0 + r];
             const float weight = weights[slot];
-            *reinterpret_cast<float2*>(partial + slot * hidden + n0 + f) = make_float2(acc[0] * weight, acc[1] * weight);
+            *reinterpret_cast<float2*>(partial + slot * hidden + n0 + f) =
+                make_float2(acc[0] * weight, acc[1] * weight);
         }
     }
 }

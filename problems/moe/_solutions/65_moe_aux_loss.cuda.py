@@ -49,7 +49,10 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32) aux_partials(const floa
             for (int offset = 16; offset > 0; offset >>= 1) {
                 const float other = __shfl_xor_sync(0xffffffffu, best, offset);
                 const int other_index = __shfl_xor_sync(0xffffffffu, best_index, offset);
-                if (other > best || (other == best && other_index < best_index)) { best = other; best_index = other_index; }
+                if (other > best || (other == best && other_index < best_index)) {
+                    best = other;
+                    best_index = other_index;
+                }
             }
             if ((best_index >> 2) == lane) {
                 my_counts[best_index & 3] += 1;

@@ -49,7 +49,7 @@ def _fold_kernel(counts_ptr, probs_ptr, loss_ptr, blocks, tokens, coef, EXPERTS:
 def solve(logits):
     logits = logits.contiguous()
     tokens, experts = logits.shape
-    blocks = tokens // ROWS  # 262144 / 64 = 4096
+    blocks = tokens // ROWS  # 524288 / 64 = 8192
     counts = torch.empty(blocks, experts, dtype=torch.int32, device=logits.device)
     probs = torch.empty(blocks, experts, dtype=torch.float32, device=logits.device)
     loss = torch.empty((), dtype=torch.float32, device=logits.device)

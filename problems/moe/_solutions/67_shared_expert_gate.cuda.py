@@ -42,7 +42,8 @@ extern "C" __global__ void shared_expert_gate(const uint4* __restrict__ x, const
     uint4 out_raw;
     __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(&out_raw);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) o[j] = __floats2bfloat162_rn(rv[2 * j] + gate * sv[2 * j], rv[2 * j + 1] + gate * sv[2 * j + 1]);
+    for (int j = 0; j < 4; ++j)
+        o[j] = __floats2bfloat162_rn(rv[2 * j] + gate * sv[2 * j], rv[2 * j + 1] + gate * sv[2 * j + 1]);
     out[index] = out_raw;
 }
 """

@@ -19,7 +19,8 @@ SOURCE = r"""
 
 __device__ __forceinline__ float e4m3_to_float(unsigned int b) {
     const unsigned int exponent = (b >> 3) & 15u, mantissa = b & 7u;
-    const float v = exponent == 0 ? ldexpf((float)mantissa, -9) : ldexpf(1.0f + (float)mantissa * 0.125f, (int)exponent - 7);
+    const float v = exponent == 0 ? ldexpf((float)mantissa, -9)
+                                  : ldexpf(1.0f + (float)mantissa * 0.125f, (int)exponent - 7);
     return (b & 0x80u) ? -v : v;
 }
 
@@ -49,7 +50,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) nvfp4_gemm(
         {
             float v[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
             if (m0 + stage_r < m_size) {
-                const uint4 raw = *reinterpret_cast<const uint4*>(x + (long long)(m0 + stage_r) * k_size + k0 + stage_x);
+                const __nv_bfloat16* source = x + (long long)(m0 + stage_r) * k_size + k0 + stage_x;
+                const uint4 raw = *reinterpret_cast<const uint4*>(source);
                 const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
 #pragma unroll
                 for (int j = 0; j < 4; ++j) {

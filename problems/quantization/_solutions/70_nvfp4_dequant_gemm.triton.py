@@ -46,8 +46,8 @@ def _nvfp4_gemm_kernel(x_ptr, w_ptr, scales_ptr, tensor_scale_ptr, out_ptr, m_si
         acc = tl.dot(a_even, tl.trans(w_even), acc)
         acc = tl.dot(a_odd, tl.trans(w_odd), acc)
     tensor_scale = tl.load(tensor_scale_ptr)
-    tl.store(out_ptr + ms.to(tl.int64)[:, None] * n_size + ns[None, :], (acc * tensor_scale).to(out_ptr.dtype.element_ty),
-             mask=m_ok[:, None])
+    tl.store(out_ptr + ms.to(tl.int64)[:, None] * n_size + ns[None, :],
+             (acc * tensor_scale).to(out_ptr.dtype.element_ty), mask=m_ok[:, None])
 
 
 def solve(x, w_packed, block_scales, tensor_scale):

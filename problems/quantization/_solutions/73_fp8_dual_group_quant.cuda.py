@@ -32,7 +32,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) dual_group_quant(
     for (int i = 0; i < 8; ++i) {  // 128 rows x 16 vectors of eight bf16
         const int index = t + i * THREADS;
         const int r = index / 16, v = (index % 16) * 8;
-        *reinterpret_cast<uint4*>(&tile[r][v]) = *reinterpret_cast<const uint4*>(x + (long long)(r0 + r) * hidden + c0 + v);
+        const __nv_bfloat16* source = x + (long long)(r0 + r) * hidden + c0 + v;
+        *reinterpret_cast<uint4*>(&tile[r][v]) = *reinterpret_cast<const uint4*>(source);
     }
     __syncthreads();
     for (int r = warp; r < GROUP; r += THREADS / 32) {  // row groups: lane owns columns 4 lane .. 4 lane + 3
