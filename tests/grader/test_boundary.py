@@ -234,6 +234,23 @@ class BoundaryGradingTest(unittest.TestCase):
         self.assertIn("'loose'", str(caught.exception))
 
 
+class ProbeWriteTest(unittest.TestCase):
+    def test_a_transpose_into_memory_that_already_held_its_answer_is_seen_writing(self) -> None:
+        import torch
+        from mkbgrader.compliance_runtime import RuntimeGuard
+
+        guard = RuntimeGuard("cpu")
+        guard.probing = True
+        source = torch.randn(8, 16)
+        destination = source.t().contiguous()  # stale memory that holds the answer already
+        seen: list = []
+        guard.on_written = seen.append
+        guard.launch([source, destination], lambda: destination.copy_(source.t()))
+        self.assertTrue(bool(torch.isnan(destination).all()), "the destination was not poisoned")
+        self.assertFalse(bool(torch.isnan(source).any()), "the source was poisoned")
+        self.assertEqual([t is destination for t in seen], [True])
+
+
 class DataMovementTest(unittest.TestCase):
     def test_allocation_views_copies_casts_and_fills_are_data_movement(self) -> None:
         from mkbgrader.boundary import is_data_movement

@@ -1,8 +1,10 @@
 """Runs the hostile kernel corpus through the real grader and checks every verdict against expected.json.
 
 For each manifest entry it grades the kernel (through `mkb grade`, or `python -m mkbgrader grade` with --direct),
-compares the verdict with the expectation, and then grades the good Triton kernel again to prove the hostile one
-left grading healthy. It prints one table row per kernel and exits non-zero on any mismatch.
+compares the verdict with the expectation under the chosen implementation boundary (--boundary mkb|strict; an
+entry's "under" object overrides its expectation per boundary), and then grades the good kernel again to prove the
+hostile one left grading healthy. It prints one table row per kernel and exits non-zero on any mismatch. With
+--device cpu it runs the CPU corpus instead: the cpusim entries against problem_cpu/, a small copy of the suite.
 
 Standard library only: it runs on any Python 3.8+ (the grader's own interpreter is chosen by mkb, or by --python).
 """
@@ -25,11 +27,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.realpath(os.path.join(HERE, "..", ".."))
-SUITE = os.path.join(HERE, "problem")
+GPU_SUITE = os.path.join(HERE, "problem")
+CPU_SUITE = os.path.join(HERE, "problem_cpu")  # the same problems at CPU sizes, for the cpusim entries
 PROBLEM_NUMBER = "01"
-PROBLEM_FILE = os.path.join(SUITE, "mlp_norm", "01_silu_mul.py")
+PROBLEM_FILE = os.path.join(GPU_SUITE, "mlp_norm", "01_silu_mul.py")
 KERNELS = os.path.join(HERE, "kernels")
 GOOD = os.path.join(HERE, "good")
+CPUSIM_DSL_DIR = os.path.join(REPO, "tests", "fixtures", "dsls")
+CPUSIM_LIB = os.path.join(REPO, "tests", "fixtures", "cpusim_lib")
+BOUNDARIES = ("mkb", "strict")
 MANIFEST = os.path.join(HERE, "expected.json")
 OVERSIZE_BYTES = 310_000
 GRACE_S = 300  # on top of the evaluation bound: interpreter start, imports, compiles, mkb's own margin
@@ -64,19 +70,22 @@ class Grader:
         waiting = 0 if self.options.direct else (max(1, self.options.jobs) - 1) * (self.options.timeout + 30)
         return self.options.timeout + GRACE_S + waiting
 
-    def command(self, kernel: str, dsl: str, reduced: bool) -> List[str]:
+    def command(self, kernel: str, dsl: str, reduced: bool, number: str = PROBLEM_NUMBER) -> List[str]:
         options = self.options
+        suite = suite_dir(options)
         if options.direct:
-            settings: Dict[str, Any] = {"timeout_s": options.timeout}
+            settings: Dict[str, Any] = {"timeout_s": options.timeout, "boundary": options.boundary}
             if reduced:
                 settings.update(REDUCED_DRAWS)
-            return [options.python, "-m", "mkbgrader", "grade", "--problem", PROBLEM_FILE, "--kernel", kernel,
-                    "--dsl", dsl, "--device", options.device or "cuda:0", "--settings", json.dumps(settings),
-                    "--json"]
-        command = [options.cli, "grade", kernel, "--problem", PROBLEM_NUMBER, "--suite", SUITE, "--dsl", dsl,
-                   "--json", "--timeout", str(options.timeout)]
+            return [options.python, "-m", "mkbgrader", "grade", "--problem", problem_file(suite, number),
+                    "--kernel", kernel, "--dsl", dsl, "--device", options.device or "cuda:0", "--settings",
+                    json.dumps(settings), "--json"]  # the grader finds cpusim.json in tests/fixtures/dsls
+        command = [options.cli, "grade", kernel, "--problem", number, "--suite", suite, "--dsl", dsl,
+                   "--json", "--timeout", str(options.timeout), "--boundary", options.boundary]
         if options.device:
             command += ["--device", options.device]
+        if dsl == "cpusim":
+            command += ["--dsl-dir", CPUSIM_DSL_DIR]
         if reduced:
             command += self._reduced_draw_flags()
         return command
@@ -94,9 +103,9 @@ class Grader:
             flags = ["--settings", json.dumps(REDUCED_DRAWS)]
         return flags
 
-    def grade(self, kernel: str, dsl: str, reduced: bool = False,
-              marks_dir: Optional[str] = None) -> Tuple[Optional[Verdict], str, float]:
-        command = self.command(kernel, dsl, reduced)
+    def grade(self, kernel: str, dsl: str, reduced: bool = False, marks_dir: Optional[str] = None,
+              number: str = PROBLEM_NUMBER) -> Tuple[Optional[Verdict], str, float]:
+        command = self.command(kernel, dsl, reduced, number)
         env = dict(self.env)
         if marks_dir is not None:
             env["MKB_HOSTILE_MARKS"] = marks_dir
@@ -119,6 +128,32 @@ class Grader:
             return None, (f"no verdict JSON on stdout (exit {process.returncode}, {len(stdout)} bytes); stderr: "
                           f"{tail[-1] if tail else '(empty)'}"), seconds
         return verdict, "", seconds
+
+
+def cpu_mode(options: argparse.Namespace) -> bool:
+    return options.device == "cpu"
+
+
+def suite_dir(options: argparse.Namespace) -> str:
+    return CPU_SUITE if cpu_mode(options) else GPU_SUITE
+
+
+def problem_file(suite: str, number: str) -> str:
+    """The file of problem `number` ("01") in a fixture suite (family/NN_slug.py)."""
+    for family in sorted(os.listdir(suite)):
+        folder = os.path.join(suite, family)
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                if name.startswith(number + "_") and name.endswith(".py"):
+                    return os.path.join(folder, name)
+    raise ValueError(f"{suite} holds no problem {number}")
+
+
+def expectation(entry: Dict[str, Any], boundary: str) -> Dict[str, Any]:
+    """The entry's expectation under a boundary: its own keys, overridden by entry["under"][boundary]."""
+    merged = {key: value for key, value in entry.items() if key != "under"}
+    merged.update((entry.get("under") or {}).get(boundary) or {})
+    return merged
 
 
 def _kill_group(pid: int) -> None:
@@ -158,11 +193,15 @@ def engaged(marks_dir: str, kernel_name: str) -> bool:
     return os.path.exists(os.path.join(marks_dir, stem + ".engaged"))
 
 
-def judge(entry: Dict[str, Any], verdict: Optional[Verdict], diagnostic: str, marks_dir: str) -> List[str]:
-    """Every way the verdict differs from the entry's expectation (empty when it matches)."""
+def judge(entry: Dict[str, Any], verdict: Optional[Verdict], diagnostic: str, marks_dir: str,
+          boundary: str = "mkb") -> List[str]:
+    """Every way the verdict differs from the entry's expectation under `boundary` (empty when it matches)."""
     if verdict is None:
         return [diagnostic]
+    entry = expectation(entry, boundary)
     problems: List[str] = []
+    if verdict.get("boundary", boundary) != boundary:
+        problems.append(f"graded under boundary {verdict.get('boundary')!r}, expected {boundary!r}")
     expected = entry.get("passed")
     got = bool(verdict.get("passed"))
     if bool(verdict.get("infrastructure_error")) != bool(entry.get("infrastructure_error", False)):
@@ -251,6 +290,10 @@ def load_manifest() -> List[Dict[str, Any]]:
         for key in ("kernel", "dsl", "passed", "stage", "reason"):
             if key not in entry:
                 raise ValueError(f"{MANIFEST}: entry {entry.get('kernel', '?')} lacks '{key}'")
+        for boundary in entry.get("under") or {}:
+            if boundary not in BOUNDARIES:
+                raise ValueError(f"{MANIFEST}: entry {entry['kernel']} has expectations under unknown boundary "
+                                 f"'{boundary}' (known: {', '.join(BOUNDARIES)})")
         if entry.get("generate") is None and not os.path.isfile(os.path.join(KERNELS, entry["kernel"])):
             raise ValueError(f"{MANIFEST}: kernel file kernels/{entry['kernel']} does not exist")
     return entries
@@ -285,7 +328,10 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--python", default=os.environ.get("MKB_PYTHON") or sys.executable,
                         help="interpreter for --direct (default: $MKB_PYTHON, else this one)")
     parser.add_argument("--timeout", type=int, default=60, help="evaluation bound per kernel, seconds")
-    parser.add_argument("--device", default=os.environ.get("MKB_HOSTILE_DEVICE", ""), help="e.g. cuda:0")
+    parser.add_argument("--device", default=os.environ.get("MKB_HOSTILE_DEVICE", ""),
+                        help="e.g. cuda:0; cpu runs the CPU corpus (the cpusim entries)")
+    parser.add_argument("--boundary", default="mkb", choices=BOUNDARIES,
+                        help="the implementation boundary to grade under and judge by (default mkb)")
     parser.add_argument("--only", action="append", default=[], help="run only these kernels (repeatable)")
     parser.add_argument("--dsl", action="append", default=[], help="run only kernels of this DSL (repeatable)")
     parser.add_argument("--no-good-check", action="store_true", help="skip the good kernel after each hostile one")
@@ -310,6 +356,8 @@ def main(argv: List[str]) -> int:
         entries = [entry for entry in entries if entry["kernel"] in wanted]
     if options.dsl:
         entries = [entry for entry in entries if entry["dsl"] in options.dsl]
+    # The CPU corpus is the cpusim entries; a GPU runs every other one.
+    entries = [entry for entry in entries if (entry["dsl"] == "cpusim") == cpu_mode(options)]
 
     work_dir = tempfile.mkdtemp(prefix="mkb-hostile-")
     marks_dir = os.path.join(work_dir, "marks")
@@ -318,26 +366,31 @@ def main(argv: List[str]) -> int:
     env["MKB_HOSTILE_MARKS"] = marks_dir
     env["MKB_HOSTILE_PROBLEM"] = PROBLEM_FILE
     env.setdefault("PYTHONUNBUFFERED", "1")
+    env.setdefault("MKB_CPUSIM_PATH", CPUSIM_LIB)
     if options.direct:
         grader_path = os.path.join(REPO, "core", "grader")
         env["PYTHONPATH"] = grader_path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     grader = Grader(options, work_dir, env)
-    good_triton = os.path.join(GOOD, "good_triton.py")
+    good_name, good_dsl = ("good_cpusim.py", "cpusim") if cpu_mode(options) else ("good_triton.py", "triton")
+    good_kernel = os.path.join(GOOD, good_name)
     report: List[Dict[str, Any]] = []
     table = Table()
     mode = "python -m mkbgrader (direct)" if options.direct else options.cli
-    print(f"hostile corpus: {len(entries)} kernels, grader {mode}, timeout {options.timeout} s", flush=True)
+    print(f"hostile corpus: {len(entries)} kernels, grader {mode}, boundary {options.boundary}, timeout "
+          f"{options.timeout} s", flush=True)
     table.header()
     started = time.monotonic()
     try:
-        for name, dsl in (("good_triton.py", "triton"), ("good_cuda.py", "cuda")):
+        goods = (("good_cpusim.py", "cpusim"),) if cpu_mode(options) else (("good_triton.py", "triton"),
+                                                                               ("good_cuda.py", "cuda"))
+        for name, dsl in goods:
             if options.only and name not in options.only and name[:-3] not in options.only:
                 continue
             if options.dsl and dsl not in options.dsl:
                 continue
             verdict, diagnostic, seconds = grader.grade(os.path.join(GOOD, name), dsl)
             baseline = {"kernel": name, "dsl": dsl, "passed": True, "stage": None, "reason": ""}
-            problems = judge(baseline, verdict, diagnostic, marks_dir)
+            problems = judge(baseline, verdict, diagnostic, marks_dir, options.boundary)
             table.row("good/" + name, dsl, "pass", describe_got(verdict), "-", problems)
             report.append({"kernel": "good/" + name, "verdict": verdict, "problems": problems, "seconds": seconds})
 
@@ -346,19 +399,20 @@ def main(argv: List[str]) -> int:
             own_marks = os.path.join(marks_dir, f"entry{index}")
             os.makedirs(own_marks, exist_ok=True)
             path = kernel_path(entry, work_dir)
-            verdict, diagnostic, seconds = grader.grade(path, entry["dsl"], marks_dir=own_marks)
-            problems = judge(entry, verdict, diagnostic, own_marks)
+            verdict, diagnostic, seconds = grader.grade(path, entry["dsl"], marks_dir=own_marks,
+                                                        number=entry.get("problem", PROBLEM_NUMBER))
+            problems = judge(entry, verdict, diagnostic, own_marks, options.boundary)
             good_verdict: Optional[Verdict] = None
             good_after = "-"
             if not options.no_good_check:
-                good_verdict, good_diagnostic, _ = grader.grade(good_triton, "triton", reduced=True,
+                good_verdict, good_diagnostic, _ = grader.grade(good_kernel, good_dsl, reduced=True,
                                                                 marks_dir=own_marks)
                 if good_verdict is not None and good_verdict.get("passed"):
                     good_after = "pass"
                 else:
                     good_after = "BROKEN"
                     why = good_diagnostic or reason_text(good_verdict or {})
-                    problems.append(f"the good Triton kernel graded right after it did not pass: {why}")
+                    problems.append(f"the good kernel graded right after it did not pass: {why}")
             return {"entry": entry, "verdict": verdict, "problems": problems, "seconds": seconds,
                     "good_after": good_after, "good_verdict": good_verdict}
 
@@ -368,7 +422,8 @@ def main(argv: List[str]) -> int:
                 done = future.result()
                 entry, verdict = done["entry"], done["verdict"]
                 note = " idle" if entry.get("may_pass_if_idle") and verdict and verdict.get("passed") else ""
-                table.row(entry["kernel"], entry["dsl"], describe_expected(entry), describe_got(verdict) + note,
+                table.row(entry["kernel"], entry["dsl"], describe_expected(expectation(entry, options.boundary)),
+                          describe_got(verdict) + note,
                           done["good_after"], done["problems"])
                 report.append({"kernel": entry["kernel"], "verdict": verdict, "problems": done["problems"],
                                "seconds": done["seconds"], "good_after": done["good_verdict"]})

@@ -151,13 +151,14 @@ class RuntimeGuard:
             after = [t.detach().clone() for t in tensors]
             written = [not _bitwise_equal(new, old) for new, old in zip(after, before)]
             # A floating argument that looks unchanged may have been rewritten with the values its (stale) memory
-            # already held. Relaunch from the same starting state with those arguments shifted (v → v + 1 + |v|):
-            # elements that do not keep the shifted value were written.
+            # already held. Relaunch from the same starting state with those arguments shifted, each by its own
+            # step (v → v + k(1 + |v|)), so a copy or transpose of one shifted argument into another never lands
+            # on that one's shifted values: elements that do not keep the shifted value were written.
             ambiguous = [i for i, t in enumerate(tensors) if t.is_floating_point() and not written[i]]
             if ambiguous:
                 for tensor, old in zip(tensors, before):
                     tensor.copy_(old)
-                shifted = {i: _shifted(before[i]) for i in ambiguous}
+                shifted = {i: _shifted(before[i], step) for step, i in enumerate(ambiguous, start=1)}
                 for i in ambiguous:
                     tensors[i].copy_(shifted[i])
                 run()
@@ -235,13 +236,14 @@ def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.equal(a, b)
 
 
-def _shifted(tensor: torch.Tensor) -> torch.Tensor:
-    """A copy of a floating tensor that differs from it in every element (NaN elements become 1)."""
+def _shifted(tensor: torch.Tensor, step: int = 1) -> torch.Tensor:
+    """A copy of a floating tensor that differs from it in every element: v + step·(1 + |v|) (NaN elements become
+    the step)."""
     if _is_fp8(tensor):
         # v + 1 + |v| would leave fp8's range (and fp8 has no add kernel); the negation is exact, zero becomes one.
         wide = tensor.float()
         return torch.where(wide == 0, torch.ones_like(wide), -wide).nan_to_num(1.0).to(tensor.dtype)
-    return (tensor + 1 + tensor.abs()).nan_to_num(1.0)
+    return (tensor + step * (1 + tensor.abs())).nan_to_num(float(step))
 
 
 def _poison(tensor: torch.Tensor) -> None:
