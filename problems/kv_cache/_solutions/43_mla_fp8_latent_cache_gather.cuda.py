@@ -38,11 +38,11 @@ __device__ __forceinline__ uint2 scale_four(unsigned int word, float scale) {
 extern "C" __global__ void __launch_bounds__(WARPS * 32)
 gather_page(const unsigned char* __restrict__ latent, const float* __restrict__ scales,
             const unsigned short* __restrict__ rope, const int* __restrict__ block_table,
-            const int* __restrict__ seq_lens, const int* __restrict__ cu_seq_lens, unsigned short* __restrict__ out,
+            const int* __restrict__ cu_seq_lens, unsigned short* __restrict__ out,
             int pages_per_seq) {
     const int b = blockIdx.y;
     const int page_index = blockIdx.x;
-    const int seq_len = seq_lens[b];
+    const int seq_len = cu_seq_lens[b + 1] - cu_seq_lens[b];
     const int first = page_index * PAGE_SIZE;
     if (first >= seq_len) {
         return;
@@ -74,7 +74,7 @@ WARPS = 8
 _kernel = mkb_cuda.compile(SOURCE, "gather_page")
 
 
-def solve(latent, scales, rope, block_table, seq_lens, cu_seq_lens):
+def solve(latent, scales, rope, block_table, cu_seq_lens):
     latent, scales, rope = latent.contiguous(), scales.contiguous(), rope.contiguous()
     block_table = block_table.contiguous()
     num_pages, page_size, latent_dim = latent.shape
@@ -83,5 +83,5 @@ def solve(latent, scales, rope, block_table, seq_lens, cu_seq_lens):
     out = torch.empty(total, 576, device=rope.device, dtype=rope.dtype)
     pages_per_seq = block_table.shape[1]
     _kernel((pages_per_seq, block_table.shape[0]), (WARPS * 32,),
-            [latent, scales, rope, block_table, seq_lens.contiguous(), cu_seq_lens.contiguous(), out, pages_per_seq])
+            [latent, scales, rope, block_table, cu_seq_lens.contiguous(), out, pages_per_seq])
     return out

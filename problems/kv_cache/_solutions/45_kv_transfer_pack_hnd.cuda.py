@@ -16,12 +16,12 @@ SOURCE = r"""
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 pack_page(const uint4* __restrict__ k_cache, const uint4* __restrict__ v_cache, const int* __restrict__ block_table,
-          const int* __restrict__ seq_lens, const int* __restrict__ cu_seq_lens, uint4* __restrict__ out,
+          const int* __restrict__ cu_seq_lens, uint4* __restrict__ out,
           int pages_per_seq, long long total_tokens) {
     const int b = blockIdx.y;
     const int page_index = blockIdx.x;
     const int first = page_index * PAGE_SIZE;
-    const int count = min(PAGE_SIZE, seq_lens[b] - first);
+    const int count = min(PAGE_SIZE, cu_seq_lens[b + 1] - cu_seq_lens[b] - first);
     if (count <= 0) {
         return;
     }
@@ -47,7 +47,7 @@ THREADS = 256
 _kernel = mkb_cuda.compile(SOURCE, "pack_page")
 
 
-def solve(k_cache, v_cache, block_table, seq_lens, cu_seq_lens):
+def solve(k_cache, v_cache, block_table, cu_seq_lens):
     k_cache, v_cache, block_table = k_cache.contiguous(), v_cache.contiguous(), block_table.contiguous()
     num_pages, kv_heads, page_size, head_dim = k_cache.shape
     assert (kv_heads, page_size, head_dim) == (8, 16, 128), "written for 8 KV heads, 16-slot pages, dim 128"
@@ -55,6 +55,6 @@ def solve(k_cache, v_cache, block_table, seq_lens, cu_seq_lens):
     out = torch.empty(2, total, kv_heads, head_dim, device=k_cache.device, dtype=k_cache.dtype)
     pages_per_seq = block_table.shape[1]
     _kernel((pages_per_seq, block_table.shape[0]), (THREADS,),
-            [k_cache, v_cache, block_table, seq_lens.contiguous(), cu_seq_lens.contiguous(), out, pages_per_seq,
+            [k_cache, v_cache, block_table, cu_seq_lens.contiguous(), out, pages_per_seq,
              total])
     return out
