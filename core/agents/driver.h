@@ -31,6 +31,7 @@ struct AttemptTask {
     std::string armName;                        // "solo_triton", "triton2cuda_skill"
     std::optional<std::string> skillWithHeader; // skill arms: the source's SKILL.md with the transfer header
     AttemptBudget budget;
+    std::string boundary = "mkb";    // the implementation boundary the run grades under: "mkb" or "strict"
     std::filesystem::path workspace; // prepared by prepareWorkspace: task files, kernel.py, SKILL.md
     std::string instruction;         // the instruction text (also INSTRUCTION.md in the workspace)
 };

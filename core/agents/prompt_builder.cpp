@@ -136,7 +136,8 @@ const std::map<std::string, std::vector<std::string>>& promptTemplatePlaceholder
           "boundary", "skill_instructions", "reply_format", "max_submissions", "wall_minutes", "max_kernel_bytes",
           "transferred_skill"}},
         {"contract.md", {"dsl_name", "max_kernel_bytes", "kernel_markers", "forbidden_imports", "forbidden_patterns"}},
-        {"boundary.md", {"dsl_name"}},
+        {"boundary_mkb.md", {"dsl_name"}},
+        {"boundary_strict.md", {"dsl_name"}},
         {"skill_instructions.md", {"dsl_name"}},
         {"reply_format.md", {"max_reply_bytes"}},
         {"transferred_skill.md", {"dsl_name", "skill_with_header"}},
@@ -205,6 +206,14 @@ Result<std::string> PromptBuilder::render(const std::string& name, const Templat
     return renderTemplate(text->second, values, (templates_.dir / name).string());
 }
 
+Result<std::string> boundaryTemplate(const std::string& boundary) {
+    if (boundary == "mkb" || boundary == "strict") {
+        return "boundary_" + boundary + ".md";
+    }
+    return makeError("the implementation boundary '" + boundary +
+                     "' has no prompt template; use mkb or strict (resources/prompts/boundary_<name>.md)");
+}
+
 Result<std::string> PromptBuilder::systemMessage(const AttemptTask& task) const {
     return render("system.md", {{"dsl_name", task.dsl.displayName}});
 }
@@ -216,7 +225,10 @@ Result<std::string> PromptBuilder::instruction(const AttemptTask& task, std::siz
                                            {"kernel_markers", joinedCode(task.dsl.compliance.kernelMarkers)},
                                            {"forbidden_imports", joinedCode(task.dsl.compliance.forbiddenImports)},
                                            {"forbidden_patterns", joinedCode(task.dsl.compliance.forbiddenPatterns)}});
-    auto boundary = render("boundary.md", {{"dsl_name", dslName}});
+    auto boundary = boundaryTemplate(task.boundary);
+    if (boundary) {
+        boundary = render(*boundary, {{"dsl_name", dslName}});
+    }
     auto skillInstructions = render("skill_instructions.md", {{"dsl_name", dslName}});
     auto replyFormat = render("reply_format.md", {{"max_reply_bytes", std::to_string(maxReplyBytes)}});
     for (const Result<std::string>* part : {&contract, &boundary, &skillInstructions, &replyFormat}) {

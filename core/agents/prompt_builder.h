@@ -35,6 +35,10 @@ Result<PromptTemplates> loadPromptTemplates(const std::filesystem::path& dir);
 /// The shipped templates: resourcesDir()/prompts.
 std::filesystem::path defaultPromptsDir();
 
+/// The template that states an implementation boundary to the model: "mkb" → "boundary_mkb.md", "strict" →
+/// "boundary_strict.md"; any other name is an error naming the two.
+Result<std::string> boundaryTemplate(const std::string& boundary);
+
 /// What one grader report looks like to the model.
 struct FeedbackFacts {
     int submissionNumber = 0; // 1-based, counting every kernel sent to the gate

@@ -107,7 +107,8 @@ nlohmann::ordered_json gradeSettingsJson(const GradeSettings& s) {
             {"outliers", s.outliers},
             {"outlier_p", s.outlierP},
             {"outlier_scale", s.outlierScale},
-            {"kernel_only_timing", s.kernelOnlyTiming}};
+            {"kernel_only_timing", s.kernelOnlyTiming},
+            {"boundary", s.boundary}};
 }
 
 std::string gradeRequestJson(const GradeRequest& request, const std::string& id) {

@@ -25,6 +25,7 @@ struct GradeSettings {
     double outlierP = 0.001;
     double outlierScale = 50;
     bool kernelOnlyTiming = false;
+    std::string boundary = "mkb"; // the implementation boundary: "mkb" or "strict" (core/grading/boundary.h)
 };
 
 struct GradeRequest {

@@ -1,6 +1,7 @@
 // Verdict JSON parsing and writing with the grader protocol's field names.
 #include "core/grading/verdict_json.h"
 
+#include "core/grading/boundary.h"
 #include "core/util/json_input.h"
 
 #include <nlohmann/json.hpp>
@@ -170,6 +171,9 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.text("mismatch", verdict.mismatch);
     read.boolean("compliant", verdict.compliant);
     read.text("compliance_rule", verdict.complianceRule);
+    verdict.boundary.clear();
+    read.text("boundary", verdict.boundary);
+    verdict.boundary = boundaryOrLegacy(verdict.boundary); // graded before boundaries existed: its own kind
     read.optionalNumber("kernel_median_ms", verdict.kernelMedianMs);
     read.optionalNumber("eager_median_ms", verdict.eagerMedianMs);
     read.optionalNumber("kernel_iqr_ms", verdict.kernelIqrMs);
@@ -243,6 +247,7 @@ std::string verdictToJson(const Verdict& v) {
     object["mismatch"] = v.mismatch;
     object["compliant"] = v.compliant;
     object["compliance_rule"] = v.complianceRule;
+    object["boundary"] = boundaryOrLegacy(v.boundary);
     object["kernel_median_ms"] = optional(v.kernelMedianMs);
     object["eager_median_ms"] = optional(v.eagerMedianMs);
     object["kernel_iqr_ms"] = optional(v.kernelIqrMs);

@@ -43,6 +43,9 @@ struct Verdict {
 
     bool compliant = false;
     std::string complianceRule; // the rule that failed, empty when compliant
+    // The implementation boundary it was graded under (DESIGN §5.2): "mkb", "strict", or "legacy" for verdicts
+    // graded before boundaries existed (core/grading/boundary.h).
+    std::string boundary = "mkb";
 
     std::optional<double> kernelMedianMs;
     std::optional<double> eagerMedianMs;
@@ -67,6 +70,7 @@ struct Verdict {
     std::optional<bool> recheckCorrect; // timing-draw re-checks; unset when timing did not run
     std::string log;                    // the tail of the candidate's own stdout/stderr, as the grader kept it
     std::string deviceName;             // the GPU the evaluation ran on, as the grader named it; "" when unknown
+    std::string device;                 // the device it was graded on ("cuda:1", "cpu"); "" in older verdicts
     std::string json;                   // the full verdict JSON exactly as the grader wrote it
 };
 

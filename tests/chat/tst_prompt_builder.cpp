@@ -92,7 +92,10 @@ private slots:
         QVERIFY(contains(instruction, "`@triton\\.jit`"));
         QVERIFY(contains(instruction, "`torch\\.compile`"));
         // Boundary, deliverables, skill instructions.
-        QVERIFY(contains(instruction, "All arithmetic of the problem must happen in kernels you write in Triton"));
+        // The default boundary is MetaKernelBench's (mkb): eager may finish what a kernel started.
+        QVERIFY(contains(instruction, "Boundary: `mkb`"));
+        QVERIFY(contains(instruction, "eager PyTorch may consume or transform its result afterwards"));
+        QVERIFY(!contains(instruction, "All arithmetic of the problem must happen"));
         QVERIFY(contains(instruction, "`solve(*inputs)`"));
         QVERIFY(contains(instruction, "`SKILL.md`"));
         QVERIFY(contains(instruction, "Evidence-backed conclusions"));
@@ -112,6 +115,30 @@ private slots:
         // No skill section in a solo arm; no placeholder left anywhere.
         QVERIFY(!contains(instruction, "Skill from the other DSL"));
         QVERIFY(!contains(instruction, "{{"));
+    }
+
+    void strictInstructionPutsAllArithmeticInTheDsl() {
+        auto registry = mkb::loadDslRegistry({mkbtest::sourceDir() / "resources" / "dsls"});
+        QVERIFY(registry);
+        mkb::AttemptTask task = chattest::smallTask("/tmp/unused");
+        task.dsl = *registry->find("triton");
+        task.boundary = "strict";
+        auto text = shippedBuilder().instruction(task, 300000);
+        QVERIFY2(text, text ? "" : text.error().message.c_str());
+        QVERIFY(contains(*text, "Boundary: `strict`"));
+        QVERIFY(contains(*text, "All arithmetic of the problem must happen in kernels you write in Triton"));
+        QVERIFY(contains(*text, "even `y * 1.0` or a bias add"));
+        QVERIFY(!contains(*text, "Boundary: `mkb`"));
+        QVERIFY(contains(*text, "worth moving out of eager PyTorch"));
+    }
+
+    void unknownBoundaryIsAnErrorNamingBoth() {
+        mkb::AttemptTask task = chattest::smallTask("/tmp/unused");
+        task.boundary = "loose";
+        auto text = shippedBuilder().instruction(task, 300000);
+        QVERIFY(!text);
+        QVERIFY(contains(text.error().message, "'loose'"));
+        QVERIFY(contains(text.error().message, "mkb or strict"));
     }
 
     void conditionedInstructionCarriesTheSkillWithItsHeader() {

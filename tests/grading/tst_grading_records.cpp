@@ -1,4 +1,5 @@
 // Pure parts of the grading side: verdict JSON, request JSON, report text, device names, lock files, stored peaks.
+#include "core/grading/boundary.h"
 #include "core/grading/device_probe.h"
 #include "core/grading/gpu_lock.h"
 #include "core/grading/grade_request.h"
@@ -67,6 +68,33 @@ private slots:
         QVERIFY(verdict.ok());
         QCOMPARE(verdict->speedupVsEager, 1.5);
         QVERIFY(verdict->stage.empty() && !verdict->quant && !verdict->roofline);
+    }
+
+    void verdictNamesItsBoundaryAndOlderVerdictsAreLegacy() {
+        auto strict = verdictFromJson("{\"imported\":true,\"correct\":true,\"passed\":false,\"speedup_vs_eager\":0,"
+                                      "\"compliance_rule\":\"eager_compute\",\"boundary\":\"strict\"}");
+        QVERIFY(strict.ok());
+        QCOMPARE(strict->boundary, std::string("strict"));
+        auto older = verdictFromJson("{\"imported\":true,\"correct\":true,\"passed\":true,\"speedup_vs_eager\":1.5}");
+        QVERIFY(older.ok());
+        QCOMPARE(older->boundary, std::string("legacy"));
+        auto written = verdictFromJson(verdictToJson(*strict));
+        QVERIFY(written.ok());
+        QCOMPARE(written->boundary, std::string("strict"));
+    }
+
+    void boundaryParsesTwoNamesAndTheFingerprintCarriesIt() {
+        QCOMPARE(*parseBoundary("mkb"), std::string("mkb"));
+        QCOMPARE(*parseBoundary("strict"), std::string("strict"));
+        auto legacy = parseBoundary("legacy");
+        QVERIFY(!legacy); // legacy is what old verdicts are, never what a new grading asks for
+        auto unknown = parseBoundary("loose", "--boundary");
+        QVERIFY(!unknown);
+        QVERIFY(unknown.error().message.find("--boundary 'loose'") != std::string::npos);
+        QVERIFY(unknown.error().message.find("use mkb") != std::string::npos);
+        QCOMPARE(fingerprintWithBoundary("abc123", "strict"), std::string("abc123+strict"));
+        QVERIFY(fingerprintWithBoundary("abc123", "mkb") != fingerprintWithBoundary("abc123", "strict"));
+        QCOMPARE(fingerprintWithBoundary("", "mkb"), std::string());
     }
 
     void verdictIsStrictOnRewards_data() {
@@ -150,7 +178,8 @@ private slots:
         QCOMPARE(s["outlier_p"], 0.001);
         QCOMPARE(s["outlier_scale"], 50.0);
         QCOMPARE(s["kernel_only_timing"], false);
-        QCOMPARE(s.size(), std::size_t(10));
+        QCOMPARE(s["boundary"], "mkb"); // the implementation boundary travels with every request
+        QCOMPARE(s.size(), std::size_t(11));
         QCOMPARE(line["peaks"]["tflops"]["bfloat16"], 800);
         QCOMPARE(line["problem_meta"]["quant"]["min_cosine"], 0.95);
         QCOMPARE(line["problem_meta"]["tags"][0], "reduction");
