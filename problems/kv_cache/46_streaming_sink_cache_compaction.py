@@ -23,6 +23,7 @@ MKB_META = {
     "category": "Index",
     "tags": ["gather_scatter", "rope", "memory", "paged", "elementwise"],
     "outliers": {"inputs": [0, 1]},
+    "insensitive": [4],  # inv_freq is the model's fixed rotary table
 }
 
 
