@@ -20,6 +20,8 @@ packages=(
   clang libclang-rt-dev
   # paper output tests (tests/paper): pdffonts checks embedded fonts; pdflatex with booktabs compiles the tables
   poppler-utils texlive-latex-base texlive-latex-recommended
+  # Slurm executor tests (tests/cluster): a single-node cluster the test starts itself (slurmctld, slurmd, munged)
+  slurm-wlm munge
 )
 
 missing=()
