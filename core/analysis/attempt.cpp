@@ -1,6 +1,7 @@
 // Flattens store trials and their submissions into the Attempt structs the metrics read.
 #include "core/analysis/attempt.h"
 
+#include "core/grading/boundary.h"
 #include "core/util/text.h"
 
 #include <algorithm>
@@ -32,6 +33,9 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
     attempt.graded = trial.status == TrialStatus::Finished && !attempt.skipped;
     attempt.wroteSkill = wroteSkill(trial);
     attempt.usage = trial.usage;
+    if (trial.finalVerdict) {
+        attempt.boundary = boundaryOrLegacy(trial.finalVerdict->boundary);
+    }
     if (attempt.graded && trial.finalVerdict) {
         const Verdict& verdict = *trial.finalVerdict;
         attempt.passed = verdict.passed;

@@ -47,6 +47,9 @@ struct Attempt {
     std::optional<double> iou;
     std::optional<double> mfu;
     std::string deviceName;
+    // The implementation boundary its final verdict was graded under ("mkb", "strict", or "legacy" for verdicts
+    // older than boundaries); "" when it holds no verdict. Comparisons never pair different boundaries.
+    std::string boundary;
 
     std::vector<SubmissionPoint> submissions; // ascending index; the final fresh evaluation is not among them
     std::string finalKernelSource;            // the kernel the final verdict graded ("" when unknown)

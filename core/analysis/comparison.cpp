@@ -294,6 +294,28 @@ std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector
         });
 }
 
+// The boundaries of the arms that hold a verdict; a skipped skill arm was never graded and has none of its own.
+static std::vector<const std::string*> armBoundaries(const Comparison& comparison) {
+    std::vector<const std::string*> boundaries;
+    for (const std::shared_ptr<const Attempt>& arm : {comparison.source, comparison.base, comparison.skill}) {
+        if (arm && !arm->skipped && !arm->boundary.empty()) {
+            boundaries.push_back(&arm->boundary);
+        }
+    }
+    return boundaries;
+}
+
+bool Comparison::sameBoundary() const {
+    const std::vector<const std::string*> boundaries = armBoundaries(*this);
+    return std::all_of(boundaries.begin(), boundaries.end(),
+                       [&](const std::string* boundary) { return *boundary == *boundaries.front(); });
+}
+
+std::string Comparison::boundary() const {
+    const std::vector<const std::string*> boundaries = armBoundaries(*this);
+    return !boundaries.empty() && sameBoundary() ? *boundaries.front() : std::string();
+}
+
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons) {
     std::vector<Comparison> resolved;
     for (const Comparison& comparison : comparisons) {

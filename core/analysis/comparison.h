@@ -55,8 +55,16 @@ struct Comparison {
     /// The cell's live paired re-timing, when one matches its current trials (attachRetimings); null otherwise.
     std::shared_ptr<const CellRetiming> retiming;
 
-    /// All three arms hold a verdict (Finished or Skipped).
-    bool resolved() const { return source && base && skill; }
+    /// All three arms hold a verdict (Finished or Skipped), whatever boundary each was graded under.
+    bool armsFilled() const { return source && base && skill; }
+    /// The arms that hold a verdict were graded under one implementation boundary (a skipped skill arm has none).
+    bool sameBoundary() const;
+    /// All three arms hold a verdict graded under one boundary: the comparison can be judged.
+    bool resolved() const { return armsFilled() && sameBoundary(); }
+    /// All three arms hold a verdict, but under different boundaries: never paired, "not comparable", and counted.
+    bool notComparable() const { return armsFilled() && !sameBoundary(); }
+    /// The one boundary of the arms' verdicts; "" when none holds one or they differ.
+    std::string boundary() const;
     /// The skill arm was skipped because its source wrote no skill.
     bool skillSkipped() const { return skill && skill->skipped; }
     /// The source handed over a skill, i.e. the skill arm ran (MetaKernelBench's "skill present").

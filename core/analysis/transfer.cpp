@@ -221,6 +221,8 @@ OutcomeCounts outcomeCountsIn(const Comparisons& comparisons, const AnalysisSett
         const Comparison& comparison = comparisonOf(entry);
         if (comparison.resolved()) {
             count(counts, comparison, settings);
+        } else if (comparison.notComparable()) {
+            ++counts.notComparable;
         }
     }
     fillShares(counts);

@@ -80,6 +80,9 @@ struct OutcomeCounts {
     std::size_t fellBack = 0;
     std::size_t withinNoise = 0;
     std::size_t withRetiming = 0;
+    // Comparisons whose arms all hold a verdict, graded under different implementation boundaries: never paired,
+    // so in no count above (Comparison::notComparable).
+    std::size_t notComparable = 0;
 };
 
 /// ΔGM, T and H over the resolved comparisons of a group.

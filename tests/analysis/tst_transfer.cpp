@@ -126,6 +126,30 @@ private slots:
         MKB_NEAR_OPT(summary.deltaGeometricMean, 0.005848751047341283);
     }
 
+    // boundary: arms graded under different boundaries are never paired; the summary counts them as not comparable
+    void armsUnderDifferentBoundariesAreNotComparableAndCounted() {
+        auto under = [](Attempt attempt, const std::string& boundary) {
+            attempt.boundary = boundary;
+            return attempt;
+        };
+        const Comparison mixed = cell(under(passing(1), "mkb"), under(passing(1), "mkb"), under(passing(2), "strict"));
+        QVERIFY(mixed.armsFilled());
+        QVERIFY(!mixed.resolved());
+        QVERIFY(mixed.notComparable());
+        QCOMPARE(mixed.boundary(), std::string());
+        const Comparison same =
+            cell(under(passing(1), "strict"), under(passing(1), "strict"), under(passing(2), "strict"));
+        QVERIFY(same.resolved());
+        QCOMPARE(same.boundary(), std::string("strict"));
+        const TransferSummary summary = transferSummary({mixed, same});
+        QCOMPARE(summary.outcomes.total, std::size_t(1));
+        QCOMPARE(summary.outcomes.helped, std::size_t(1));
+        QCOMPARE(summary.outcomes.notComparable, std::size_t(1));
+        // Verdicts older than boundaries are their own kind; a skipped skill arm has none and counts as its base.
+        QVERIFY(cell(under(passing(1), "mkb"), under(passing(1), "legacy"), under(passing(2), "mkb")).notComparable());
+        QVERIFY(cell(under(passing(1), "legacy"), under(passing(1), "legacy"), skippedSkill()).resolved());
+    }
+
     // outcome: no resolved cells give zero counts and null rates
     void transferWithNoResolvedCells() {
         const TransferSummary summary = transferSummary({unresolvedCell(passing(1), passing(1))});
