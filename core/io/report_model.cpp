@@ -12,6 +12,7 @@
 #include "core/analysis/transfer.h"
 #include "core/analysis/usage.h"
 #include "core/analysis/variance.h"
+#include "core/grading/boundary.h"
 #include "core/io/attempt_loader.h"
 #include "core/util/text.h"
 
@@ -67,12 +68,19 @@ std::string splitColumn(ReportSplit split) {
         return "source verdict";
     case ReportSplit::Model:
         return "model";
+    case ReportSplit::Boundary:
+        return "boundary";
     }
     return "group";
 }
 
 std::string splitTitle(ReportSplit split) {
     return split == ReportSplit::Overall ? "overall" : "by " + splitColumn(split);
+}
+
+/// A boundary as a group key: "pending" for arms that hold no verdict yet.
+std::string boundaryOrPending(const std::string& boundary) {
+    return boundary.empty() ? "pending" : boundary;
 }
 
 /// The key of a comparison under a split.
@@ -86,6 +94,8 @@ std::string comparisonKey(const Comparison& comparison, ReportSplit split) {
         return comparison.family;
     case ReportSplit::Model:
         return comparison.model;
+    case ReportSplit::Boundary:
+        return comparison.notComparable() ? "not comparable" : boundaryOrPending(comparison.boundary());
     case ReportSplit::WithSkill:
         if (!comparison.skill) {
             return "pending";
@@ -102,7 +112,8 @@ std::string comparisonKey(const Comparison& comparison, ReportSplit split) {
 
 /// Splits whose groups are defined on attempts directly; the others take the attempts of their comparisons.
 bool groupsAttemptsDirectly(ReportSplit split) {
-    return split == ReportSplit::Overall || split == ReportSplit::Family || split == ReportSplit::Model;
+    return split == ReportSplit::Overall || split == ReportSplit::Family || split == ReportSplit::Model ||
+           split == ReportSplit::Boundary;
 }
 
 std::string attemptKey(const Attempt& attempt, ReportSplit split) {
@@ -111,6 +122,8 @@ std::string attemptKey(const Attempt& attempt, ReportSplit split) {
         return attempt.family;
     case ReportSplit::Model:
         return attempt.model;
+    case ReportSplit::Boundary:
+        return boundaryOrPending(attempt.boundary);
     default:
         return "all";
     }
@@ -177,20 +190,22 @@ void collectArms(std::vector<Group>& groups, const std::vector<Attempt>& attempt
         byKey.emplace(group.key, &group);
     }
     if (groupsAttemptsDirectly(split)) {
-        auto note = [&](const std::string& family, const std::string& model, const std::string& arm) {
-            const std::string& key = split == ReportSplit::Family  ? family
-                                     : split == ReportSplit::Model ? model
-                                                                   : kAllKey;
+        auto note = [&](const std::string& family, const std::string& model, const std::string& boundary,
+                        const std::string& arm) {
+            const std::string key = split == ReportSplit::Family     ? family
+                                    : split == ReportSplit::Model    ? model
+                                    : split == ReportSplit::Boundary ? boundaryOrPending(boundary)
+                                                                     : kAllKey;
             if (auto found = byKey.find(key); found != byKey.end()) {
                 found->second->arms.insert(arm);
             }
         };
         for (const Attempt& attempt : attempts) {
-            note(attempt.family, attempt.model, attempt.arm);
+            note(attempt.family, attempt.model, attempt.boundary, attempt.arm);
         }
         for (const TrialRecord& trial : armless) {
             if (!trial.archived) {
-                note(trial.family, trial.model, trial.arm);
+                note(trial.family, trial.model, "", trial.arm);
             }
         }
         return;
@@ -567,6 +582,10 @@ public:
             !globMatch(*options_.problems, trial.problemSlug)) {
             return false;
         }
+        if (options_.boundary && trial.finalVerdict &&
+            boundaryOrLegacy(trial.finalVerdict->boundary) != *options_.boundary) {
+            return false;
+        }
         if (options_.direction) {
             return std::find(arms_.begin(), arms_.end(), trial.arm) != arms_.end(); // no arms: a bad direction
         }
@@ -577,6 +596,32 @@ private:
     const ReportOptions& options_;
     std::vector<std::string> arms_;
 };
+
+/// The implementation boundaries the attempts were graded under, and the cell-replicates never paired because their
+/// arms were graded under different ones (DESIGN §5.2): one line under every table and in the notes.
+std::string boundaryLine(const std::vector<Attempt>& attempts, const std::vector<Comparison>& comparisons) {
+    std::map<std::string, std::size_t> counts;
+    for (const Attempt& attempt : attempts) {
+        if (!attempt.boundary.empty()) {
+            ++counts[attempt.boundary];
+        }
+    }
+    const auto notComparable = std::count_if(comparisons.begin(), comparisons.end(),
+                                             [](const Comparison& comparison) { return comparison.notComparable(); });
+    if (counts.empty()) {
+        return "Boundary: none (no attempt holds a verdict).";
+    }
+    std::string names;
+    for (const auto& [boundary, count] : counts) {
+        names += (names.empty() ? "" : ", ") + boundary + " (" + std::to_string(count) + " attempts)";
+    }
+    std::string line = (counts.size() == 1 ? "Boundary: " : "Boundaries: ") + names;
+    if (counts.size() > 1) {
+        line += "; no comparison pairs two of them (--boundary keeps one)";
+    }
+    return line + "; " + std::to_string(notComparable) +
+           " cell-replicates not comparable (arms graded under different boundaries).";
+}
 
 /// What a report is built from: the selected trials as attempts (in trial id order) and the selected trials that fill
 /// no arm, with the comparisons over both.
@@ -600,7 +645,8 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
                        std::to_string(attempts.size()) + " attempts with a verdict, " +
                        std::to_string(comparisons.size()) + " cell-replicates";
     for (const auto& [name, value] : {std::pair{"model", options.model}, std::pair{"direction", options.direction},
-                                      std::pair{"family", options.family}, std::pair{"problems", options.problems}}) {
+                                      std::pair{"family", options.family}, std::pair{"problems", options.problems},
+                                      std::pair{"boundary", options.boundary}}) {
         if (value) {
             note += std::string("; ") + name + " " + *value;
         }
@@ -652,6 +698,7 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
             break;
         }
     }
+    report.notes.push_back(boundaryLine(attempts, comparisons)); // which boundary every table covers
     return report;
 }
 
@@ -798,6 +845,8 @@ const char* toString(ReportSplit split) {
         return "source_verdict";
     case ReportSplit::Model:
         return "model";
+    case ReportSplit::Boundary:
+        return "boundary";
     }
     return "overall";
 }
@@ -828,13 +877,14 @@ const char* toString(MetricSet set) {
 
 Result<ReportSplit> parseReportSplit(const std::string& text) {
     for (ReportSplit split : {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
-                              ReportSplit::SourceVerdict, ReportSplit::Model}) {
+                              ReportSplit::SourceVerdict, ReportSplit::Model, ReportSplit::Boundary}) {
         if (text == toString(split)) {
             return split;
         }
     }
-    return makeError("unknown split '" + text +
-                     "' in --split; use one of overall, direction, family, with_skill, source_verdict, model");
+    return makeError(
+        "unknown split '" + text +
+        "' in --split; use one of overall, direction, family, with_skill, source_verdict, model, boundary");
 }
 
 Result<analysis::TimingRule> parseTimingRule(const std::string& text) {

@@ -60,7 +60,7 @@ struct Report {
 };
 
 /// How comparisons and attempts are grouped into rows.
-enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model };
+enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model, Boundary };
 
 /// The metric sets a report may hold; `all` is every one of them.
 enum class MetricSet { Ladder, Coverage, Transfer, Standing, Reverse, Usage, KernelBenchX, Refinement, Portability };
@@ -82,6 +82,7 @@ struct ReportOptions {
     std::optional<std::string> direction; // only comparisons a2b and the attempts of arms solo_a, solo_b, a2b_skill
     std::optional<std::string> family;    // only this problem family
     std::optional<std::string> problems;  // shell glob over "NN_slug" (also matched against the slug alone)
+    std::optional<std::string> boundary;  // only trials graded under this implementation boundary (mkb, strict, legacy)
     analysis::AnalysisSettings settings;
 };
 
