@@ -246,6 +246,7 @@ Result<Verdict> verdictFromRewards(const json& rewards, const std::string& file)
     verdict.speedupVsEager = verdict.passed || verdict.correct ? speedup->value_or(0.0) : 0.0;
     verdict.compliant = verdict.imported;
     verdict.stage = verdict.passed ? "done" : "";
+    verdict.boundary = "mkb"; // graded by MetaKernelBench itself, under its own implementation boundary
     return verdict;
 }
 
