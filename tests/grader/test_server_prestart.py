@@ -175,6 +175,58 @@ class PrestartTest(unittest.TestCase):
         self.stop(server)
 
 
+class WarmUpLockTest(unittest.TestCase):
+    """On a CUDA device the warm-up holds the device's lock file, and gives up (stays cold) when its request comes
+    first; nothing here touches CUDA: warm_up itself is replaced."""
+
+    def run_warm_up(self, lock_path: str, arrivals: list) -> tuple[list, list]:
+        import fcntl
+
+        from mkbgrader import warmup
+
+        calls, held_inside = [], []
+
+        def fake_warm_up(device: str, dsl: str, descriptor: dict) -> None:
+            calls.append(device)
+            probe = os.open(lock_path, os.O_RDWR)
+            try:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held_inside.append(False)
+                fcntl.flock(probe, fcntl.LOCK_UN)
+            except BlockingIOError:
+                held_inside.append(True)
+            finally:
+                os.close(probe)
+
+        original, warmup.warm_up = warmup.warm_up, fake_warm_up
+        try:
+            warmup.warm_up_under_lock("cuda:0", "triton", {}, lock_path, lambda seconds: arrivals.pop(0))
+        finally:
+            warmup.warm_up = original
+        return calls, held_inside
+
+    def test_the_warm_up_runs_holding_the_device_lock(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            calls, held_inside = self.run_warm_up(os.path.join(folder, "mkb-gpu0.lock"), [])
+            self.assertEqual(calls, ["cuda:0"])
+            self.assertEqual(held_inside, [True], "the warm-up ran without the device's lock")
+
+    def test_a_request_that_arrives_while_the_lock_is_busy_leaves_the_child_cold(self) -> None:
+        import fcntl
+
+        with tempfile.TemporaryDirectory() as folder:
+            lock_path = os.path.join(folder, "mkb-gpu0.lock")
+            holder = os.open(lock_path, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(holder, fcntl.LOCK_EX)  # another grading on this device is being timed
+            try:
+                arrivals = [False, False, True]
+                calls, _ = self.run_warm_up(lock_path, arrivals)
+            finally:
+                os.close(holder)
+            self.assertEqual(calls, [], "the warm-up ran while another grading held the device")
+            self.assertEqual(arrivals, [], "it polled for its request until it came")
+
+
 class OverheadBenchTest(unittest.TestCase):
     def test_the_overhead_bench_runs_all_three_sides_on_cpu(self) -> None:
         bench = os.path.join(gradertest.REPO, "bench", "grader_overhead.py")

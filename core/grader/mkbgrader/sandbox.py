@@ -221,13 +221,14 @@ def _kill_group(pid: int) -> None:
 
 
 class Prestarted:
-    """One child forked ahead of time for `key` (device and DSL, say). It isolates itself, runs `warm_up()`, then
-    blocks on its task pipe. The parent either hands it one piece of work (`hand_over`) or discards it (`discard`),
+    """One child forked ahead of time for `key` (device and DSL, say). It isolates itself, runs
+    `warm_up(task_waiting)` (task_waiting(seconds) says whether its work has arrived, waiting at most that long),
+    then blocks on its task pipe. The parent either hands it one piece of work (`hand_over`) or discards it (`discard`),
     which kills its group and reaps it; a child that died while waiting is reaped by `alive()`."""
 
     MAX_TASK_BYTES = 60000  # below a pipe's capacity, so handing over never blocks on a child still warming up
 
-    def __init__(self, key: tuple, warm_up: Callable[[], None]) -> None:
+    def __init__(self, key: tuple, warm_up: Callable[[Callable[[float], bool]], None]) -> None:
         self.key = key
         self.started = time.monotonic()
         self.handed_over = False
@@ -318,11 +319,16 @@ class Prestarted:
                 setattr(self, name, -1)
 
 
-def _prestarted_main(task_r: int, result_fd: int, log_fd: int, parent_pid: int, warm_up: Callable[[], None]) -> None:
+def _prestarted_main(task_r: int, result_fd: int, log_fd: int, parent_pid: int,
+                     warm_up: Callable[[Callable[[float], bool]], None]) -> None:
     try:
         _isolate({task_r, result_fd, log_fd}, parent_pid)
+
+        def task_waiting(seconds: float) -> bool:
+            return bool(select.select([task_r], [], [], seconds)[0])
+
         try:
-            warm_up()  # the grader's own code, before any candidate's; a failure only leaves the child cold
+            warm_up(task_waiting)  # the grader's own code, before any candidate's; a failure only leaves it cold
         except Exception:
             pass
         data = b""

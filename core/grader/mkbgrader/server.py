@@ -69,13 +69,16 @@ class WarmChild:
             else:
                 child.discard()
 
-    def prestart(self, device: str, dsl: str, descriptor: dict) -> None:
+    def prestart(self, device: str, dsl: str, descriptor: dict, lock_path: str = "") -> None:
+        """Forks the next child; on a CUDA device its warm-up waits for `lock_path`, the device lock mkb holds
+        around each grading (the request's "device_lock"), so it never runs beside a timed kernel."""
         if not self.enabled or self.child is not None:
             return
-        from mkbgrader.warmup import warm_up
+        from mkbgrader.warmup import warm_up_under_lock
 
-        self.child = sandbox.Prestarted(self.key(device, dsl, descriptor),
-                                        lambda: warm_up(device, dsl, descriptor))
+        self.child = sandbox.Prestarted(
+            self.key(device, dsl, descriptor),
+            lambda task_waiting: warm_up_under_lock(device, dsl, descriptor, lock_path, task_waiting))
 
     def reap(self) -> None:
         if self.child is not None:
@@ -167,7 +170,8 @@ class Server:
         self.warm.keep(offer.child)
         self.reply({"type": "verdict", "id": request_id, "verdict": result, "prestarted": offer.used})
         # The next child is forked only now: its CUDA set-up never runs beside a candidate being timed.
-        self.warm.prestart(device, dsl, descriptor)
+        lock_path = request.get("device_lock")
+        self.warm.prestart(device, dsl, descriptor, lock_path if isinstance(lock_path, str) else "")
 
     def retime(self, request: dict) -> None:
         """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
