@@ -135,7 +135,7 @@ class Evaluation:
         self.guard.install(problem)
         watched = adapter.observe(self.guard)
         self.guard.watch_defaults([compare, contract, draws, timing, compliance_runtime, boundary])
-        for name in ("saw", "launch_wrote", "violation", "_check_candidate"):
+        for name in ("saw", "launch_wrote", "violation", "_check_candidate", "_passes_for"):
             self.guard.watch(boundary.BoundaryRecorder, name)
         for owner, name in watched:
             self.guard.watch(owner, name)
