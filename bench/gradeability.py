@@ -19,12 +19,14 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import os
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from warm_grader import WarmServer  # noqa: E402
 
 COPY_KERNEL = '''
 
@@ -72,49 +74,6 @@ def probe_kernel(problem_source: str) -> str:
     return source + COPY_KERNEL
 
 
-class WarmServer:
-    """One `python -m mkbgrader serve` process: grade requests in, verdicts out (docs/grader-protocol.md)."""
-
-    def __init__(self, python: str, device: str) -> None:
-        root = Path(__file__).resolve().parent.parent
-        self.descriptor = json.loads((root / "resources" / "dsls" / "triton.json").read_text())
-        env = dict(os.environ, PYTHONPATH=str(root / "core" / "grader"))
-        self.device = device
-        self.process = subprocess.Popen([python, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, env=env)
-        ready = json.loads(self.process.stdout.readline() or "{}")
-        if ready.get("type") != "ready":
-            raise SystemExit(f"gradeability: the grader server did not start (first line {ready!r})")
-        self.count = 0
-
-    def grade(self, problem: Path, kernel: Path, settings: dict) -> dict:
-        self.count += 1
-        request_id = f"gradeability-{self.count}"
-        request = {"type": "grade", "id": request_id, "problem": str(problem.resolve()),
-                   "kernel": str(kernel.resolve()), "dsl": "triton", "dsl_descriptor": self.descriptor,
-                   "device": self.device, "settings": settings}
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                return {"stage": "no verdict", "error": "the grader server exited", "infrastructure_error": True}
-            reply = json.loads(line)
-            if reply.get("id") != request_id or reply.get("type") == "stage":
-                continue
-            if reply.get("type") == "verdict":
-                return reply["verdict"]
-            return {"stage": "no verdict", "error": str(reply.get("message", reply)), "infrastructure_error": True}
-
-    def close(self) -> None:
-        try:
-            self.process.stdin.write(json.dumps({"type": "shutdown"}) + "\n")
-            self.process.stdin.flush()
-            self.process.wait(timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mkb", help="the mkb binary (one cold `mkb grade` per problem)")
@@ -143,7 +102,7 @@ def main() -> int:
         started = time.monotonic()
         name = problem.relative_to(args.suite).with_suffix("").as_posix()  # "family/NN_slug"
         if server:
-            verdict = server.grade(problem, kernel, settings)
+            verdict = server.grade(problem, kernel, "triton", settings)
             exit_code = 0 if verdict.get("passed") else 1
         else:
             done = subprocess.run([args.mkb, "grade", str(kernel), "--suite", str(args.suite.resolve()), "--problem",
