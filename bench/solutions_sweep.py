@@ -3,7 +3,7 @@ row per solution: passed, the stage it ended at, the compliance rule, the speedu
 is correct and compliant under an implementation boundary (--boundary mkb|strict), e.g. on the H200 after a change
 to the grader's rules; it is not `mkb suite check` (no validation, no 20/20 flakiness, no store).
 
-    python3 bench/solutions_sweep.py [--suite problems] [--boundary strict] [--dsls triton,cuda] [--glob 'NN_*']
+    python3 bench/solutions_sweep.py [--suite problems] [--boundary strict] [--dsls triton,cuda] [--glob 'NN_*' ...]
                                      [--servers 2] [--device cuda:0] [--timing-draws 5] [--json FILE]
 
 With --servers N the solutions are dealt round-robin to N servers running side by side (timing is then not
@@ -24,12 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from warm_grader import WarmServer  # noqa: E402
 
 
-def shipped_solutions(suite: Path, dsls: list[str], pattern: str) -> list[tuple[Path, Path, str]]:
+def shipped_solutions(suite: Path, dsls: list[str], patterns: list[str]) -> list[tuple[Path, Path, str]]:
     """(problem, solution, dsl) for each <family>/_solutions/NN_slug.<dsl>.py whose problem file exists."""
     found = []
     for family in sorted(p for p in suite.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
         for problem in sorted(family.glob("*.py")):
-            if not fnmatch.fnmatch(problem.name, pattern):
+            if not any(fnmatch.fnmatch(problem.name, pattern) for pattern in patterns):
                 continue
             for dsl in dsls:
                 solution = family / "_solutions" / f"{problem.stem}.{dsl}.py"
@@ -43,7 +43,8 @@ def main() -> int:
     parser.add_argument("--suite", type=Path, default=Path(__file__).resolve().parent.parent / "problems")
     parser.add_argument("--boundary", default="mkb", choices=["mkb", "strict"])
     parser.add_argument("--dsls", default="triton,cuda")
-    parser.add_argument("--glob", default="*", help="problem file name pattern, e.g. '3[7-9]_*'")
+    parser.add_argument("--glob", action="append", default=[],
+                        help="problem file name pattern, e.g. '3[7-9]_*' (repeatable: the union; default all)")
     parser.add_argument("--servers", type=int, default=1)
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--python", default=sys.executable)
@@ -51,7 +52,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    work = shipped_solutions(args.suite, [d for d in args.dsls.split(",") if d], args.glob)
+    work = shipped_solutions(args.suite, [d for d in args.dsls.split(",") if d], args.glob or ["*"])
     if not work:
         print(f"solutions_sweep: no shipped solution under {args.suite} matches", file=sys.stderr)
         return 1
