@@ -21,7 +21,7 @@ MKB_META = {
     "category": "Fusion",
     "tags": ["gemm", "grouped_gemm", "routing", "activation", "decode", "memory"],
     "outliers": {"inputs": [0]},
-    "flops": 77309411328,  # 2 * 128 * 8 * 3 * 1536 * 4096
+    "flops": 38654705664,  # 2 * 128 * 8 * 3 * 1536 * 4096
 }
 
 

@@ -22,7 +22,7 @@ MKB_META = {
     "category": "Quantization",
     "tags": ["gemm_epilogue", "dequantize", "decode", "routing", "memory"],
     "outliers": {"inputs": [0]},
-    "flops": 4246732800,  # 2 * 64 * 4 * 5760 * 2880
+    "flops": 8493465600,  # 2 * 64 * 4 * 5760 * 2880
 }
 
 
