@@ -234,6 +234,34 @@ class BoundaryGradingTest(unittest.TestCase):
         self.assertIn("'loose'", str(caught.exception))
 
 
+class CheckSolutionsTest(unittest.TestCase):
+    def test_the_suite_check_script_fails_an_eager_epilogue_under_strict_only(self) -> None:
+        import shutil
+        import subprocess
+        import sys
+
+        with tempfile.TemporaryDirectory(prefix="mkb-check-") as suite:
+            solutions = os.path.join(suite, "basic", "_solutions")
+            os.makedirs(solutions)
+            shutil.copy(ADD, os.path.join(suite, "basic", "01_vector_add.py"))
+            shutil.copy(SOFTMAX, os.path.join(suite, "basic", "02_row_softmax.py"))
+            shutil.copy(GOOD_ADD, os.path.join(solutions, "01_vector_add.cpusim.py"))
+            with open(os.path.join(solutions, "02_row_softmax.cpusim.py"), "w", encoding="utf-8") as handle:
+                handle.write('"""Hybrid softmax."""\n\n' + HEADER + textwrap.dedent(KERNELS["hybrid_softmax"]))
+            script = os.path.join(gradertest.REPO, "tests", "hostile", "check_solutions.py")
+            runs = {}
+            for boundary in ("mkb", "strict"):
+                runs[boundary] = subprocess.run(
+                    [sys.executable, script, "--suite", suite, "--dsls", "cpusim", "--device", "cpu", "--boundary",
+                     boundary], capture_output=True, text=True, timeout=300)
+            self.assertEqual(runs["mkb"].returncode, 0, runs["mkb"].stdout + runs["mkb"].stderr)
+            self.assertIn("2 of 2 passed under mkb", runs["mkb"].stdout)
+            self.assertEqual(runs["strict"].returncode, 1, runs["strict"].stdout + runs["strict"].stderr)
+            self.assertIn("FAIL basic/_solutions/02_row_softmax.cpusim.py", runs["strict"].stdout)
+            self.assertIn("[eager_compute]", runs["strict"].stdout)
+            self.assertIn("1 of 2 passed under strict", runs["strict"].stdout)
+
+
 class ProbeWriteTest(unittest.TestCase):
     def test_a_transpose_into_memory_that_already_held_its_answer_is_seen_writing(self) -> None:
         import torch
