@@ -18,9 +18,10 @@ __device__ __forceinline__ void unpack8(const uint4& raw, float* out) {
 }
 
 // rows_per_block rows of x/dy [rows, hidden] bf16, blockDim.x == hidden / 8; partial [gridDim.x, hidden] float.
-extern "C" __global__ void rmsnorm_backward_rows(const uint4* __restrict__ x, const uint4* __restrict__ weight,
-                                                 const uint4* __restrict__ dy, uint4* __restrict__ dx,
-                                                 float* __restrict__ partial, int rows_per_block, float eps) {
+// __launch_bounds__(1024): a block of 1024 threads must fit the register file (64 registers a thread).
+extern "C" __global__ void __launch_bounds__(1024) rmsnorm_backward_rows(
+    const uint4* __restrict__ x, const uint4* __restrict__ weight, const uint4* __restrict__ dy,
+    uint4* __restrict__ dx, float* __restrict__ partial, int rows_per_block, float eps) {
     __shared__ float sums[32][2];
     const int vectors = blockDim.x;
     const int hidden = vectors * 8;
