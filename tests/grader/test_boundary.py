@@ -283,13 +283,15 @@ class DataMovementTest(unittest.TestCase):
     def test_allocation_views_copies_casts_and_fills_are_data_movement(self) -> None:
         from mkbgrader.boundary import is_data_movement
 
-        for name in ("empty_like", "view", "permute", "copy_", "_to_copy", "fill_", "clone", "cat", "permute_copy"):
+        for name in ("empty_like", "view", "permute", "copy_", "_to_copy", "fill_", "clone", "cat", "permute_copy",
+                     "squeeze_", "t_"):
             self.assertTrue(is_data_movement(name), name)
 
     def test_arithmetic_reductions_and_gathers_are_not(self) -> None:
         from mkbgrader.boundary import is_data_movement
 
-        for name in ("add", "mul", "sum", "mean", "rsqrt", "_softmax", "index", "gather", "mm", "silu", "add_copy"):
+        for name in ("add", "mul", "sum", "mean", "rsqrt", "_softmax", "index", "gather", "mm", "silu", "add_copy",
+                     "add_", "mul_"):
             self.assertFalse(is_data_movement(name), name)
 
 

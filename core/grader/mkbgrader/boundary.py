@@ -60,6 +60,8 @@ def op_name(func: Any) -> str:
 def is_data_movement(name: str) -> bool:
     if name in DATA_MOVEMENT_OPS:
         return True
+    if name.endswith("_") and name[:-1] in DATA_MOVEMENT_OPS:  # in-place forms: squeeze_, t_, as_strided_, ...
+        return True
     return name.endswith("_copy") and name[: -len("_copy")] in DATA_MOVEMENT_OPS  # view_copy, permute_copy, ...
 
 
