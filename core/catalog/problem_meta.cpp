@@ -2,6 +2,8 @@
 // overrides.
 #include "core/catalog/problem_meta.h"
 
+#include "core/catalog/python_source.h"
+
 #include <algorithm>
 
 namespace mkb {
@@ -114,6 +116,25 @@ const std::vector<std::string>& kernelBenchXCategories() {
 
 std::string categoryOrUncategorised(const std::string& category) {
     return category.empty() ? "uncategorised" : category;
+}
+
+std::string categoryFromSource(std::string_view source) {
+    Result<std::vector<PythonLogicalLine>> lines = tokenizePython(source);
+    if (!lines) {
+        return {};
+    }
+    const PythonModuleFacts facts = scanPythonModule(*lines);
+    if (!facts.hasMeta) {
+        return {};
+    }
+    Result<nlohmann::json> literal = parsePythonLiteral(facts.metaValueTokens, 0, facts.metaValueTokens.size());
+    if (!literal || !literal->is_object() || !literal->contains("category")) {
+        return {};
+    }
+    ProblemMeta meta;
+    std::vector<std::string> ignored;
+    readCategory((*literal)["category"], facts.metaLine, meta, ignored);
+    return meta.category;
 }
 
 std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, ProblemMeta& meta) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mkb {
@@ -18,6 +19,10 @@ const std::vector<std::string>& kernelBenchXCategories();
 
 /// How a problem's category reads in tables: its name, or "uncategorised" when MKB_META names none.
 std::string categoryOrUncategorised(const std::string& category);
+
+/// The KernelBench-X category a problem file's MKB_META names, read from its text without running it; "" when the
+/// file has no MKB_META, names no category or names one that is not allowed (the catalog reports those).
+std::string categoryFromSource(std::string_view source);
 
 /// Fills `meta` from the MKB_META value; returns one "line N: ..." text per problem (empty when all is well).
 /// `line` is the line of the MKB_META assignment, used in the messages.
