@@ -1,5 +1,7 @@
 // Spawning and talking to the grader server: posix_spawn into its own process group, poll()-driven non-blocking
 // pipes, bounded lines, deadlines, and killing the whole process tree on any failure.
+// Longer than 600 lines because spawning, the pipes, the deadlines and killing the tree are one process lifecycle
+// sharing the process's descriptors and state.
 #include "core/grading/grader_process.h"
 
 #include "core/grading/grade_request.h"

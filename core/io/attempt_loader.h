@@ -41,9 +41,8 @@ struct AttemptLoadOptions {
 /// Reads the trials of the store once (Store::visitTrials) and builds the attempts and comparisons from them.
 Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& options);
 
-/// Every submission of the store in trial id then index order, with the verdict fields the metrics read (rewards,
-/// stage, error, mismatch, compliance, device; no verdict JSON), handed to visit one at a time: visit sees one record
-/// refilled from row to row (it copies what it keeps).
+/// Store::visitSubmissionSummaries: every submission in trial id then index order with the verdict fields the metrics
+/// read, handed to visit one at a time (one record refilled from row to row).
 Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit);
 
 } // namespace mkb::io

@@ -299,25 +299,4 @@ Status applyMigrations(sqlite3* db, int fromVersion, int toVersion, const std::s
     return Ok{};
 }
 
-const std::vector<std::string>& verdictColumns() {
-    static const std::vector<std::string> columns = {"imported",        "correct",
-                                                     "passed",          "speedup",
-                                                     "stage",           "infrastructure_error",
-                                                     "timed_out",       "error",
-                                                     "correct_draws",   "total_draws",
-                                                     "mismatch",        "compliant",
-                                                     "compliance_rule", "kernel_median_ms",
-                                                     "eager_median_ms", "kernel_iqr_ms",
-                                                     "throttled",       "outliers_correct",
-                                                     "quant_cosine",    "quant_relative_l1",
-                                                     "quant_rmse",      "quant_passed",
-                                                     "roofline_bytes",  "roofline_flops",
-                                                     "roofline_gbps",   "roofline_tflops",
-                                                     "roofline_iou",    "roofline_mfu",
-                                                     "eval_seconds",    "device_name",
-                                                     "speedup_ci_low",  "speedup_ci_high",
-                                                     "gpu_median_ms",   "verdict_json"};
-    return columns;
-}
-
 } // namespace mkb::store

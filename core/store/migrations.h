@@ -27,7 +27,8 @@ int latestVersion();
 /// PRAGMA user_version and application_id. fileLabel names the file in errors.
 Status applyMigrations(sqlite3* db, int fromVersion, int toVersion, const std::string& fileLabel);
 
-/// The verdict columns shared by `submissions` and `final_verdicts`, in the order store.cpp binds and reads them.
+/// The names of the verdict columns shared by `submissions` and `final_verdicts`, in schema order (defined with their
+/// binders and readers in verdict_columns.cpp).
 const std::vector<std::string>& verdictColumns();
 
 } // namespace mkb::store

@@ -5,8 +5,6 @@
 #include "core/store/store_impl.h"
 
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,61 +13,6 @@ namespace mkb {
 namespace {
 
 using nlohmann::json;
-
-/// Binds the values to the statement's parameters 1, 2, ... in order.
-template <typename... Values>
-void bindAll(Statement& statement, const Values&... values) {
-    int index = 0;
-    (statement.bind(++index, values), ...);
-}
-
-/// Runs sql (a statement that returns no rows) with the values bound in order.
-template <typename... Values>
-Status runWith(Store::Impl& impl, const std::string& sql, const std::string& operation, const Values&... values) {
-    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
-    if (!prepared) {
-        return prepared.error();
-    }
-    Statement statement(*prepared);
-    bindAll(statement, values...);
-    return impl.run(statement, operation);
-}
-
-/// Runs an INSERT ... RETURNING id with the values bound in order; the new row's id.
-template <typename... Values>
-Result<std::int64_t> insertReturningId(Store::Impl& impl, const std::string& sql, const std::string& operation,
-                                       const Values&... values) {
-    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
-    if (!prepared) {
-        return prepared.error();
-    }
-    Statement statement(*prepared);
-    bindAll(statement, values...);
-    if (statement.step() != SQLITE_ROW) {
-        return impl.failure(operation);
-    }
-    return statement.int64(0);
-}
-
-/// Every row of the query, each made into a record by readRow.
-template <typename Record>
-Result<std::vector<Record>> readRows(Store::Impl& impl, const std::string& sql, const std::string& operation,
-                                     Record (*readRow)(const Statement&)) {
-    Result<sqlite3_stmt*> prepared = impl.prepare(sql, operation);
-    if (!prepared) {
-        return prepared.error();
-    }
-    std::vector<Record> records;
-    Statement row(*prepared);
-    int rc;
-    while ((rc = row.step()) == SQLITE_ROW) {
-        records.push_back(readRow(row));
-    }
-    if (rc != SQLITE_DONE) {
-        return impl.failure(operation);
-    }
-    return records;
-}
 
 std::string cellName(const RetimingRecord& record) {
     return record.model + " " + record.suite + " p" + std::to_string(record.problemNumber) + " r" +
@@ -261,27 +204,32 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
         const std::string now = nowUtc();
-        if (Status archived = runWith(*impl_,
-                                      "UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND "
-                                      "model = ? AND suite = ? AND problem_number = ? AND replicate = ? AND "
-                                      "source_dsl = ? AND target_dsl = ?",
-                                      operation, now, record.model, record.suite, record.problemNumber,
-                                      record.replicate, record.sourceDsl, record.targetDsl);
+        if (Result<int> archived = impl_
+                                       ->query("UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 "
+                                               "AND model = ? AND suite = ? AND problem_number = ? AND replicate = ? "
+                                               "AND source_dsl = ? AND target_dsl = ?",
+                                               operation)
+                                       .bind(now, record.model, record.suite, record.problemNumber, record.replicate,
+                                             record.sourceDsl, record.targetDsl)
+                                       .run();
             !archived) {
-            return archived;
+            return archived.error();
         }
         const RetimingResult& result = record.result;
-        Result<std::int64_t> inserted = insertReturningId(
-            *impl_,
-            "INSERT INTO retimings (model, suite, problem_number, replicate, source_dsl, target_dsl, source_trial_id, "
-            "base_trial_id, skill_trial_id, device, device_name, grader_fingerprint, source_sha256, base_sha256, "
-            "skill_sha256, rounds, stop, result_json, created_at) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            operation, record.model, record.suite, record.problemNumber, record.replicate, record.sourceDsl,
-            record.targetDsl, record.sourceTrialId, record.baseTrialId, record.skillTrialId, result.device,
-            result.deviceName, result.graderFingerprint, kernelSha(result, "source"), kernelSha(result, "base"),
-            kernelSha(result, "skill"), result.rounds, result.stop,
-            result.json.empty() ? resultJson(result) : result.json, record.createdAt.empty() ? now : record.createdAt);
+        Result<std::int64_t> inserted =
+            impl_
+                ->query("INSERT INTO retimings (model, suite, problem_number, replicate, source_dsl, target_dsl, "
+                        "source_trial_id, base_trial_id, skill_trial_id, device, device_name, grader_fingerprint, "
+                        "source_sha256, base_sha256, skill_sha256, rounds, stop, result_json, created_at) VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        operation)
+                .bind(record.model, record.suite, record.problemNumber, record.replicate, record.sourceDsl,
+                      record.targetDsl, record.sourceTrialId, record.baseTrialId, record.skillTrialId, result.device,
+                      result.deviceName, result.graderFingerprint, kernelSha(result, "source"),
+                      kernelSha(result, "base"), kernelSha(result, "skill"), result.rounds, result.stop,
+                      result.json.empty() ? resultJson(result) : result.json,
+                      record.createdAt.empty() ? now : record.createdAt)
+                .returnedId();
         if (!inserted) {
             return inserted.error();
         }
@@ -295,16 +243,18 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
 }
 
 Result<std::vector<RetimingRecord>> Store::liveRetimings() const {
-    return readRows(*impl_,
-                    std::string("SELECT ") + kRetimingColumns +
-                        " FROM retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, "
-                        "source_dsl, target_dsl",
-                    "reading the live re-timings", readRetiming);
+    return impl_
+        ->query(std::string("SELECT ") + kRetimingColumns +
+                    " FROM retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, source_dsl, "
+                    "target_dsl",
+                "reading the live re-timings")
+        .rows(readRetiming);
 }
 
 Result<std::vector<RetimingRecord>> Store::allRetimings() const {
-    return readRows(*impl_, std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id",
-                    "reading the re-timings", readRetiming);
+    return impl_
+        ->query(std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id", "reading the re-timings")
+        .rows(readRetiming);
 }
 
 Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
@@ -325,19 +275,24 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
         const std::string now = nowUtc();
-        if (Status archived = runWith(*impl_,
-                                      "UPDATE calibrations SET archived = 1, archived_at = ? WHERE archived = 0 AND "
-                                      "device_name = ? AND device = ? AND grader_fingerprint = ?",
-                                      operation, now, record.deviceName, record.device, record.graderFingerprint);
+        if (Result<int> archived = impl_
+                                       ->query("UPDATE calibrations SET archived = 1, archived_at = ? WHERE "
+                                               "archived = 0 AND device_name = ? AND device = ? AND "
+                                               "grader_fingerprint = ?",
+                                               operation)
+                                       .bind(now, record.deviceName, record.device, record.graderFingerprint)
+                                       .run();
             !archived) {
-            return archived;
+            return archived.error();
         }
-        Result<std::int64_t> inserted = insertReturningId(
-            *impl_,
-            "INSERT INTO calibrations (device, device_name, grader_fingerprint, selection, methods_json, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-            operation, record.device, record.deviceName, record.graderFingerprint, record.selection, methodsText,
-            record.createdAt.empty() ? now : record.createdAt);
+        Result<std::int64_t> inserted =
+            impl_
+                ->query("INSERT INTO calibrations (device, device_name, grader_fingerprint, selection, methods_json, "
+                        "created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                        operation)
+                .bind(record.device, record.deviceName, record.graderFingerprint, record.selection, methodsText,
+                      record.createdAt.empty() ? now : record.createdAt)
+                .returnedId();
         if (!inserted) {
             return inserted.error();
         }
@@ -351,10 +306,11 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
 }
 
 Result<std::vector<CalibrationRecord>> Store::liveCalibrations() const {
-    return readRows(*impl_,
-                    "SELECT id, device, device_name, grader_fingerprint, selection, methods_json, archived, created_at "
-                    "FROM calibrations WHERE archived = 0 ORDER BY created_at DESC, id DESC",
-                    "reading the calibrations", readCalibration);
+    return impl_
+        ->query("SELECT id, device, device_name, grader_fingerprint, selection, methods_json, archived, created_at "
+                "FROM calibrations WHERE archived = 0 ORDER BY created_at DESC, id DESC",
+                "reading the calibrations")
+        .rows(readCalibration);
 }
 
 } // namespace mkb

@@ -199,6 +199,10 @@ public:
     // Submissions (feedback evaluations during an attempt).
     Result<std::int64_t> addSubmission(const SubmissionRecord& submission);
     Result<std::vector<SubmissionRecord>> submissions(std::int64_t trialId);
+    /// Every submission of the store in trial id then index order, with the verdict fields the metrics read (rewards,
+    /// stage, error, mismatch, compliance, device; no verdict JSON), handed to visit one at a time: visit sees one
+    /// record refilled from row to row (it copies what it keeps).
+    Status visitSubmissionSummaries(const std::function<void(const SubmissionRecord&)>& visit);
 
     // Skills and annotations.
     Result<std::optional<SkillRecord>> skillOfTrial(std::int64_t trialId);

@@ -764,6 +764,35 @@ private slots:
         QVERIFY(problems->front().find("skills") != std::string::npos);
     }
 
+    void everyVerdictColumnOfTheSchemaHasABinderAndAReader() {
+        // The verdict column table (core/store/verdict_columns.cpp) names every verdict column of both tables that
+        // hold verdicts: a migration that adds one there without a row in the table fails here.
+        const std::vector<std::string>& declared = mkb::store::verdictColumns();
+        const std::vector<std::string> ownColumns[] = {{"trial_id", "recorded_at"},
+                                                       {"id", "trial_id", "idx", "kernel_source",
+                                                        "submission_eval_seconds", "created_at"}};
+        const char* tables[] = {"final_verdicts", "submissions"};
+        for (int t = 0; t < 2; ++t) {
+            sqlite3_stmt* statement = nullptr;
+            QCOMPARE(sqlite3_prepare_v2(store_->handle(), "SELECT name FROM pragma_table_info(?)", -1, &statement,
+                                        nullptr),
+                     SQLITE_OK);
+            sqlite3_bind_text(statement, 1, tables[t], -1, SQLITE_STATIC);
+            std::vector<std::string> verdictColumns;
+            while (sqlite3_step(statement) == SQLITE_ROW) {
+                const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+                if (std::find(ownColumns[t].begin(), ownColumns[t].end(), name) == ownColumns[t].end()) {
+                    verdictColumns.push_back(name);
+                }
+            }
+            sqlite3_finalize(statement);
+            std::vector<std::string> expected = declared;
+            std::sort(expected.begin(), expected.end());
+            std::sort(verdictColumns.begin(), verdictColumns.end());
+            QCOMPARE(verdictColumns, expected);
+        }
+    }
+
     void loadsOneHundredThousandTrials() {
         constexpr int kTrials = 100000;
         QElapsedTimer writing;
