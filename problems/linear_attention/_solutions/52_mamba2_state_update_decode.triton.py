@@ -1,10 +1,17 @@
 """Triton solution: one program per (sequence, head, 16 state rows); the [16, 128] float32 state tile is read once,
-updated in registers, written back, and contracted with C for the 16 outputs (softplus and exp in fp32).
+updated in registers, written back, and contracted with C for the 16 outputs. The step is softplus as PyTorch
+computes it, log1p(exp(raw)) through libdevice: log(1 + exp(raw)) loses most of the step's digits when exp(raw) is
+tiny (raw near -7 for the smallest steps), and exp(step * A) then scales every state by a decay a few ulp off.
 """
 
 import torch
 import triton
 import triton.language as tl
+
+try:
+    from triton.language.extra import libdevice
+except ImportError:  # older layout
+    from triton.language.extra.cuda import libdevice
 
 BLOCK_P = 16
 
@@ -18,8 +25,8 @@ def _state_update(x_ptr, dt_ptr, b_ptr, c_ptr, state_ptr, a_ptr, d_ptr, bias_ptr
     seq = bh // HEADS
     head = bh % HEADS
     raw = tl.load(dt_ptr + bh).to(tl.float32) + tl.load(bias_ptr + head)
-    step = tl.where(raw > 20.0, raw, tl.log(1.0 + tl.exp(tl.minimum(raw, 20.0))))  # softplus
-    decay = tl.exp(step * tl.load(a_ptr + head))
+    step = tl.where(raw > 20.0, raw, libdevice.log1p(libdevice.exp(tl.minimum(raw, 20.0))))  # softplus, as torch
+    decay = libdevice.exp(step * tl.load(a_ptr + head))  # expf, not the ex2.approx that tl.exp lowers to
     x = tl.load(x_ptr + bh * HEAD_DIM + p).to(tl.float32)
     bv = tl.load(b_ptr + seq * STATE_DIM + n).to(tl.float32)
     cv = tl.load(c_ptr + seq * STATE_DIM + n).to(tl.float32)
