@@ -23,8 +23,10 @@ CHECKED_FOLDERS = ("core", "app", "gui")
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc"}
 SQLITE_HOME = "core/store/"
 
-# Files another change is splitting right now; each leaves this list when it is under 600 lines.
+# Files being split under issue 15 (over 600 lines when this test was added); each leaves this list once its split
+# has landed and it is under 600 lines.
 BEING_SPLIT_UNDER_ISSUE_15 = {
+    "core/grading/suite_check.cpp",
     "core/protocol/runner.cpp",
     "gui/shell/main_window.cpp",
 }
