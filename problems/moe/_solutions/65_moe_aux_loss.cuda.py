@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32) aux_partials(const floa
             }
             if ((best_index >> 2) == lane) {
                 my_counts[best_index & 3] += 1;
-                remaining[best_index & 3] = -INFINITY;
+                remaining[best_index & 3] = __int_as_float(0xff800000) /* -infinity: NVRTC has no math.h */;
             }
         }
     }
