@@ -249,12 +249,7 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
                 }
                 nlohmann::json row = {{"problem", problem.number}, {"dsl", dsl}, {"replicate", replicate}};
                 // Paired: a, its copy and its slowed copy in one re-timing.
-                RetimeRequest request;
-                request.problemPath = fs::absolute(problem.path);
-                request.problemMetaJson = problemMetaJson(problem.meta);
-                request.device = device;
-                request.settings = grade;
-                request.retime = retimeSettings;
+                RetimeRequest request = makeRetimeRequest(problem, device, grade, retimeSettings);
                 request.kernels = {{"a", a, dsl, descriptors[dsl], 0},
                                    {"a_copy", copy, dsl, descriptors[dsl], 0},
                                    {"a_slow", slow, dsl, descriptors[dsl], *slowdown}};
@@ -281,15 +276,8 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
                     pairedText = "paired: " + (retimed ? retimed->error : retimed.error().message);
                 }
                 // Unpaired: two separate gradings of a.
-                GradeRequest gradeRequest;
-                gradeRequest.problemPath = fs::absolute(problem.path);
-                gradeRequest.kernelPath = a;
-                gradeRequest.dsl = dsl;
-                gradeRequest.dslDescriptorJson = descriptors[dsl];
-                gradeRequest.device = device;
-                gradeRequest.settings = grade;
-                gradeRequest.peaksJson = peaks;
-                gradeRequest.problemMetaJson = problemMetaJson(problem.meta);
+                const GradeRequest gradeRequest =
+                    makeGradeRequest(problem, a, dsl, descriptors[dsl], device, grade, peaks);
                 const Verdict first = grader.grade(gradeRequest, {}, &cancel);
                 const Verdict second = grader.grade(gradeRequest, {}, &cancel);
                 std::string unpairedText;

@@ -182,14 +182,9 @@ int runGrade(const std::vector<std::string>& rawArgs) {
         return fail(kExitBadInput, descriptor.error().message);
     }
 
-    GradeRequest request;
-    request.problemPath = problem->path;
-    request.kernelPath = kernelPath;
-    request.dsl = *dsl;
-    request.dslDescriptorJson = *descriptor;
-    request.device = device;
-    request.settings.timeoutS = *timeout;
-    request.problemMetaJson = problemMetaJson(problem->meta);
+    GradeSettings settings;
+    settings.timeoutS = *timeout;
+    GradeRequest request = makeGradeRequest(*problem, kernelPath, *dsl, *descriptor, device, settings);
 
     std::unique_ptr<Store> store;
     fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();

@@ -4,11 +4,10 @@
 #include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
-#include "core/grading/device_probe.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
-#include "core/grading/suite_check.h"
-#include "core/grading/suite_resume.h"
+#include "core/grading/suite_report.h"
+#include "core/grading/suite_run.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
@@ -20,7 +19,6 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -87,40 +85,6 @@ std::string utcNow() {
     char text[32];
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
     return text;
-}
-
-/// Peaks for the run: the store's latest probe of the device, else a fresh probe (saved when a store is open).
-std::string resolvePeaks(GraderProcess& grader, const std::string& device, Store* store, const fs::path& storePath,
-                         std::string& note, std::string& deviceName) {
-    if (device == "cpu") {
-        note = "none (IOU and MFU need a probed GPU)";
-        return "";
-    }
-    if (store) {
-        auto devices = store->devices();
-        if (devices) {
-            std::string peaks = latestPeaksFor(*devices, device, currentHostName());
-            if (!peaks.empty()) {
-                note = "the latest probe of " + device + " in " + storePath.string();
-                return peaks;
-            }
-        }
-    }
-    std::cout << "no probe of " << device << " in the store: probing it first\n" << std::flush;
-    auto probe = grader.probe(device, &interrupted);
-    if (!probe) {
-        note = "none (probing " + device + " failed: " + probe.error().message + ")";
-        std::cout << "mkb suite: " << note << "\n";
-        return "";
-    }
-    deviceName = probe->name;
-    note = "a probe of " + device + " run for this check";
-    if (store) {
-        if (auto saved = store->saveDevice(deviceRecordFromProbe(*probe, currentHostName())); saved) {
-            note += " (saved in " + storePath.string() + ")";
-        }
-    }
-    return peaksJson(*probe);
 }
 
 int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
@@ -222,6 +186,10 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     report.device = device;
     report.date = utcNow();
     report.command = recordedCommandLine("suite", rawArgs);
+    report.commandWords = {"mkb", "suite"};
+    report.commandWords.insert(report.commandWords.end(), rawArgs.begin(), rawArgs.end());
+    report.suiteRoot = root;
+    report.storePath = storePath;
     report.eagerTargetMs = *eagerTarget;
     for (const CatalogIssue& issue : catalog.issues) {
         report.catalogIssues.push_back(issue.path.string() + ": " + issue.message);
@@ -235,7 +203,15 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
     }
     report.graderFingerprint = grader.hello().graderFingerprint;
-    options.peaksJson = resolvePeaks(grader, device, store.get(), storePath, report.peaksNote, report.deviceName);
+    const SuitePeaks peaks = suitePeaks(
+        grader, device, store.get(), storePath,
+        [](const std::string& line) { std::cout << line << "\n"
+                                                << std::flush; }, &interrupted);
+    options.peaksJson = peaks.peaksJson;
+    report.peaksNote = peaks.note;
+    if (!peaks.deviceName.empty()) {
+        report.deviceName = peaks.deviceName;
+    }
     report.peaksJson = options.peaksJson;
 
     for (const std::string& issue : report.catalogIssues) {
@@ -276,70 +252,29 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         }
         return Ok{};
     };
-    auto remainingAfter = [&](std::size_t done) {
-        report.unchecked.clear();
-        for (std::size_t i = done; i < selected.size(); ++i) {
-            report.unchecked.push_back(selected[i]->name());
+    const bool showStages = ::isatty(STDERR_FILENO);
+    SuiteRunHooks hooks;
+    hooks.onStage = [&](const Problem& problem, const std::string& what) {
+        if (showStages) {
+            std::cerr << "mkb suite: " << problem.name() << ": " << what << "...\n";
         }
     };
-
-    bool showStages = ::isatty(STDERR_FILENO);
-    int reusedCount = 0;
-    std::map<std::string, int> recheckReasons;
-    for (std::size_t index = 0; index < selected.size(); ++index) {
-        const Problem* problem = selected[index];
-        if (interrupted.load()) {
-            break;
-        }
-        // The first earlier report whose check of this problem still holds; else the last one's reason.
-        std::optional<ProblemCheck> reused;
-        std::optional<std::string> recheckReason;
-        for (const EarlierSuiteReport& candidate : earlier) {
-            if (reused || !candidate.entries.count(problem->name())) {
-                continue;
-            }
-            auto previous = reusableCheck(candidate, *problem, options, report.graderFingerprint);
-            if (previous) {
-                reused = std::move(previous).value();
-            } else {
-                recheckReason = previous.error().message;
-            }
-        }
-        if (reused) {
-            ++reusedCount;
-        } else if (recheckReason) {
-            ++recheckReasons[*recheckReason];
-        }
-        auto progress = [&](const std::string& what) {
-            if (showStages) {
-                std::cerr << "mkb suite: " << problem->name() << ": " << what << "...\n";
-            }
-        };
-        ProblemCheck check =
-            reused ? std::move(*reused) : checkProblem(grader, *problem, options, progress, &interrupted);
-        if (interrupted.load() && !check.reused) {
-            break;
-        }
-        if (report.deviceName.empty()) {
-            report.deviceName = check.validation.deviceName;
-        }
+    hooks.onProblem = [&](const ProblemCheck& check) {
         std::cout << problemLine(check, *gradings) << "\n";
         for (const std::string& issue : check.problems) {
             std::cout << "  ! " << issue << "\n";
         }
         std::cout << std::flush;
-        report.problems.push_back(std::move(check));
-        remainingAfter(index + 1);
-        if (Status written = writeReports(); !written) {
-            grader.stop();
-            return fail(kExitBadInput, written.error().message);
-        }
-    }
+    };
+    hooks.writeReports = [&](const SuiteCheckReport&) { return writeReports(); };
+    const SuiteRunOutcome outcome = runSuiteChecks(grader, selected, options, earlier, report, hooks, interrupted);
     grader.stop();
-    remainingAfter(report.problems.size());
+    if (outcome.writeError) {
+        return fail(kExitBadInput, outcome.writeError->message);
+    }
     if (!earlier.empty()) {
-        std::cout << "resumed from " << earlierPaths << ": " << reusedCount << " problems reused";
-        for (const auto& [why, count] : recheckReasons) {
+        std::cout << "resumed from " << earlierPaths << ": " << outcome.reused << " problems reused";
+        for (const auto& [why, count] : outcome.recheckReasons) {
             std::cout << "; " << count << " checked again (" << why << ")";
         }
         std::cout << "\n";

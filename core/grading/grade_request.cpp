@@ -69,6 +69,21 @@ Result<std::string> loadDslDescriptor(const std::string& dslId, const std::vecto
                      (knownList.empty() ? " (no DSLs found there)" : " (known: " + knownList + ")"));
 }
 
+GradeRequest makeGradeRequest(const Problem& problem, const std::filesystem::path& kernelPath, const std::string& dsl,
+                              const std::string& dslDescriptorJson, const std::string& device,
+                              const GradeSettings& settings, const std::string& peaksJson) {
+    GradeRequest request;
+    request.problemPath = std::filesystem::absolute(problem.path);
+    request.kernelPath = kernelPath;
+    request.dsl = dsl;
+    request.dslDescriptorJson = dslDescriptorJson;
+    request.device = device;
+    request.settings = settings;
+    request.peaksJson = peaksJson;
+    request.problemMetaJson = problemMetaJson(problem.meta);
+    return request;
+}
+
 std::string problemMetaJson(const ProblemMeta& meta) {
     nlohmann::ordered_json object = nlohmann::ordered_json::object();
     if (!meta.tags.empty()) {

@@ -39,6 +39,12 @@ struct GradeRequest {
     std::string problemMetaJson; // MKB_META as the grader reads it, or "" when the problem has none
 };
 
+/// The one way to build a grade request: the problem's file (made absolute) and its MKB_META (quant and outlier
+/// settings) always come from `problem`, so no caller can forget them.
+GradeRequest makeGradeRequest(const Problem& problem, const std::filesystem::path& kernelPath, const std::string& dsl,
+                              const std::string& dslDescriptorJson, const std::string& device,
+                              const GradeSettings& settings, const std::string& peaksJson = "");
+
 /// The descriptor of a DSL: <dir>/<dslId>.json from the extra folders first, then resources/dsls/.
 /// The error names the DSL, the folders searched and the DSLs that do exist.
 Result<std::string> loadDslDescriptor(const std::string& dslId, const std::vector<std::filesystem::path>& extraDirs);

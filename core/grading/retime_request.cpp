@@ -87,6 +87,17 @@ private:
 
 } // namespace
 
+RetimeRequest makeRetimeRequest(const Problem& problem, const std::string& device, const GradeSettings& settings,
+                                const RetimeSettings& retime) {
+    RetimeRequest request;
+    request.problemPath = std::filesystem::absolute(problem.path);
+    request.problemMetaJson = problemMetaJson(problem.meta);
+    request.device = device;
+    request.settings = settings;
+    request.retime = retime;
+    return request;
+}
+
 std::string retimeRequestJson(const RetimeRequest& request, const std::string& id) {
     Json line;
     line["type"] = "retime";

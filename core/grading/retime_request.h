@@ -43,6 +43,11 @@ struct RetimeRequest {
     std::optional<std::uint64_t> seed; // the first round's seed, for reproducible tests; fresh when unset
 };
 
+/// The one way to start a re-timing request (kernels still to add): the problem's file (made absolute) and its
+/// MKB_META always come from `problem`, as for makeGradeRequest.
+RetimeRequest makeRetimeRequest(const Problem& problem, const std::string& device, const GradeSettings& settings,
+                                const RetimeSettings& retime);
+
 /// The request line (no trailing newline) for the grader protocol: {"type":"retime", ...}.
 std::string retimeRequestJson(const RetimeRequest& request, const std::string& id);
 

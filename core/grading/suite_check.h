@@ -1,9 +1,10 @@
 // Suite validation through one grader session: each problem validated, its shipped solutions graded, one solution
-// graded again for flakiness; the results as plain data, in words, as JSON and as the generated suite table.
+// graded again for flakiness; the results as plain data (renderings: suite_report.h; the loop: suite_run.h).
 #pragma once
 
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
+#include "core/grading/suite_validation.h"
 #include "core/records/problem.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
@@ -17,64 +18,6 @@
 #include <vector>
 
 namespace mkb {
-
-/// What redrawing one input alone did to the reference's output (the grader's "validation.inputs" entry).
-struct InputSensitivity {
-    int index = 0;
-    std::string name;        // the reference's parameter name
-    std::string description; // "input 2 (seq_lens, int32[8])"
-    bool tensor = false;     // only tensors are redrawn
-    std::optional<bool> changed;
-    bool exempt = false; // listed in MKB_META["insensitive"]
-    std::optional<double> maxDiff;
-    std::optional<double> allowance;
-    std::string note;    // "output changed, max |diff| 0.83 > allowance 0.004"
-    std::string skipped; // why this input was not checked ("its float64 anchor needs 28.8 GiB and ...")
-    bool error = false;  // the reference failed with this input redrawn alone ("cannot be redrawn alone")
-};
-
-/// The grader's validation of one problem (docs/grader-protocol.md, "validate").
-struct ProblemValidation {
-    bool clean = false;
-    std::string error;                // "" unless validation could not finish
-    bool infrastructureError = false; // the grader session failed (crash, silence, refusal), not the problem
-    std::optional<bool> deterministic;
-    std::string determinismNote;
-    std::optional<bool> nearZero;
-    std::vector<std::string> nearZeroOutputs;
-    std::optional<bool> sensitive;
-    std::vector<InputSensitivity> inputs;
-    std::optional<double> eagerMedianMs;
-    std::optional<double> eagerIqrMs;
-    double eagerTargetMs = 0.05;
-    std::optional<bool> eagerOk;
-    std::vector<std::string> issues; // one line each, as the grader worded them
-    std::string deviceName;
-    double seconds = 0;
-    std::string json; // the validation object as the grader wrote it
-};
-
-/// Parses the "validation" object of a validation reply; strict on "clean" and "issues", tolerant otherwise.
-Result<ProblemValidation> validationFromJson(const std::string& objectText);
-
-/// A validation that could not be obtained from the grader: infrastructureError set, the message as error and issue.
-ProblemValidation failedValidation(const std::string& message);
-
-struct ValidateRequest {
-    std::filesystem::path problemPath; // absolute
-    std::string device = "cuda:0";
-    GradeSettings settings;      // warmupDraws, timingDraws and timeoutS apply
-    double eagerTargetMs = 0.05; // the eager median a problem must reach
-    std::string problemMetaJson; // as for grading ("" when none)
-};
-
-/// The request line (no trailing newline).
-std::string validateRequestJson(const ValidateRequest& request, const std::string& id);
-
-/// Sends one validate request through the session, holding the device's GpuLock when lockDevice. Never fails as a
-/// call: session failures come back as failedValidation(...).
-ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& request, bool lockDevice,
-                                  const std::atomic<bool>* cancel = nullptr);
 
 /// True when every correctness draw of the grading held: the flakiness criterion. A correctness-only grading
 /// (timing_draws 0) ends in "timing did not complete", so `correct` alone cannot say it.
@@ -154,6 +97,11 @@ struct SuiteCheckReport {
     std::string peaksNote; // where the peaks came from
     std::string date;      // UTC, ISO 8601
     std::string command;   // the exact command line that produced the report
+    // What the markdown table must not print as they are (they name this machine): the suite root, the store, and
+    // the command's words (shown with paths relative to the suite, other paths by their file name only).
+    std::filesystem::path suiteRoot;
+    std::filesystem::path storePath;
+    std::vector<std::string> commandWords;
     double eagerTargetMs = 0.05;
     bool pooledFlakiness = false;
     int drawsPerGrading = 5;
@@ -162,21 +110,5 @@ struct SuiteCheckReport {
     bool clean() const;
     bool anyInfrastructureError() const;
 };
-
-/// One line per problem: validation figures, each solution's outcome and speedup, flakiness.
-std::string problemLine(const ProblemCheck& check, int gradings);
-
-/// The closing summary ("36 problems: 36 deterministic, 35 sensitive (1 issue: ...), ...").
-std::string suiteSummary(const SuiteCheckReport& report);
-
-/// Everything machine-readably: the grader's own validation and verdict objects inside.
-std::string suiteReportJson(const SuiteCheckReport& report);
-
-/// How the flakiness gradings were made, in words (the table's heading line).
-std::string flakinessMethod(const SuiteCheckReport& report);
-
-/// The markdown suite table (generated; docs/suite.md): problem, family, tags, eager ms, speedup and IOU/MFU per
-/// DSL, validation, with device, date, grader fingerprint and the command in its heading.
-std::string suiteTableMarkdown(const SuiteCheckReport& report);
 
 } // namespace mkb

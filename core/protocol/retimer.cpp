@@ -274,12 +274,7 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
             report();
             continue;
         }
-        RetimeRequest request;
-        request.problemPath = fs::absolute(problem->path);
-        request.problemMetaJson = problemMetaJson(problem->meta);
-        request.device = job.device;
-        request.settings = job.grade;
-        request.retime = job.retime;
+        RetimeRequest request = makeRetimeRequest(*problem, job.device, job.grade, job.retime);
         std::string failure;
         const struct {
             const char* label;

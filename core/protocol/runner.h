@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,12 @@ struct RunSettings {
     AttemptBudget budget;
     int concurrency = 2; // attempts (model calls) in flight at once; grading is serialised per GPU by the lock
     bool rerunStale = false;
-    bool dryRun = false;                 // plan (with the grader's fingerprint) and stop
-    bool retime = true;                  // paired re-timing of each cell whose arms are final, after the attempts
-    RetimeSettings retimeSettings;       // its adaptive stop
-    std::filesystem::path workspaceRoot; // attempt workspaces go to <root>/<model>/<coordinate>-t<trial id>
-    std::string commandLine;             // recorded with the invocation
+    bool dryRun = false;                   // plan (with the grader's fingerprint) and stop
+    bool retime = true;                    // paired re-timing of each cell as soon as its arms are final
+    RetimeSettings retimeSettings;         // its adaptive stop
+    std::filesystem::path workspaceRoot;   // attempt workspaces go to <root>/<model>/<coordinate>-t<trial id>
+    std::string commandLine;               // recorded with the invocation
+    std::set<std::string> onlyCoordinates; // when not empty, only these plan entries run (one per Slurm job)
 };
 
 /// Makes one driver per concurrent attempt slot.

@@ -3,6 +3,7 @@
 #include "support/testpaths.h"
 
 #include "core/grading/suite_check.h"
+#include "core/grading/suite_report.h"
 
 #include <QDir>
 #include <QFile>
@@ -175,6 +176,52 @@ private slots:
         QVERIFY(table.contains("| missing | – | clean |"));
         QVERIFY(table.contains("\n## Issues\n"));
         QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
+    }
+
+    void tableNamesNoPathOfTheMachine() {
+        // "suite check --table: the table names files relative to the suite or by their name, never a machine path"
+        QFile file(tablePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString table = QString::fromUtf8(file.readAll());
+        QVERIFY2(!table.contains(temp.path()), qPrintable(table));
+        QVERIFY2(!table.contains(QString::fromStdString(mkbtest::sourceDir().string())), qPrintable(table));
+        QVERIFY2(table.contains("--suite suite "), qPrintable(table));
+        QVERIFY2(table.contains("--json suite.json --table suite.md`"), qPrintable(table));
+        QVERIFY2(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "
+                                "checks/_solutions/04_unsolved_scale.cpusim.py\n"),
+                 qPrintable(table));
+        // The JSON report keeps the full paths: it is for machines, and --resume reads it.
+        QFile json(jsonPath());
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(json.readAll()).contains(temp.path()));
+    }
+
+    void tableSaysTheStoreWithoutItsPath() {
+        // "suite table: the store and temporary report files of the host are not named; suite files are relative"
+        mkb::SuiteCheckReport report;
+        report.suiteRoot = "/home/someone/mkb/problems";
+        report.storePath = "/home/someone/.local/share/mkb/store.sqlite";
+        report.command = "mkb suite check";
+        report.commandWords = {"mkb",
+                               "suite",
+                               "check",
+                               "--suite",
+                               "/home/someone/mkb/problems",
+                               "--store=/home/someone/.local/share/mkb/store.sqlite",
+                               "--resume",
+                               "/tmp/tmp.Xy12/part1.json",
+                               "--problems",
+                               "reduction/*"};
+        report.peaksNote = "the latest probe of cuda:0 in /home/someone/.local/share/mkb/store.sqlite";
+        report.catalogIssues = {"/home/someone/mkb/problems/reduction/09_bad.py: no Model class"};
+        const QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(!table.contains("/home/someone"), qPrintable(table));
+        QVERIFY2(!table.contains("/tmp/"), qPrintable(table));
+        QVERIFY2(table.contains("- peaks: the latest probe of cuda:0 in the store\n"), qPrintable(table));
+        QVERIFY2(table.contains("- command: `mkb suite check --suite problems --store=store.sqlite --resume part1.json "
+                                "--problems 'reduction/*'`"),
+                 qPrintable(table));
+        QVERIFY2(table.contains("- reduction/09_bad.py: no Model class\n"), qPrintable(table));
     }
 
     void pooledFlakinessCountsEachGradingsDraws() {

@@ -1,0 +1,30 @@
+// The renderings of a suite check: one line per problem and the summary in words (suite_report_text.cpp), the JSON
+// report (suite_report_json.cpp) and the generated markdown suite table (suite_report_table.cpp).
+#pragma once
+
+#include "core/grading/suite_check.h"
+
+#include <string>
+
+namespace mkb {
+
+/// One line per problem: validation figures, each solution's outcome and speedup, flakiness.
+std::string problemLine(const ProblemCheck& check, int gradings);
+
+/// The closing summary ("36 problems: 36 deterministic, 35 sensitive (1 issue: ...), ...").
+std::string suiteSummary(const SuiteCheckReport& report);
+
+/// Everything machine-readably: the grader's own validation and verdict objects inside.
+std::string suiteReportJson(const SuiteCheckReport& report);
+
+/// How the flakiness gradings were made, in words (the table's heading line).
+std::string flakinessMethod(const SuiteCheckReport& report);
+
+/// The markdown suite table (generated; docs/suite.md): problem, family, tags, eager ms, speedup and IOU/MFU per
+/// DSL, validation, with device, date, grader fingerprint and the command in its heading.
+std::string suiteTableMarkdown(const SuiteCheckReport& report);
+
+/// printf-style formatting of one figure, as the renderings print them ("%.3f").
+std::string formatFigure(const char* pattern, double value);
+
+} // namespace mkb

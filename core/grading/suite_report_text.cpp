@@ -1,0 +1,142 @@
+// The suite check in words: one line per problem as it is checked, and the closing summary.
+#include "core/grading/suite_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mkb {
+
+std::string formatFigure(const char* pattern, double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, value);
+    return text;
+}
+
+std::string problemLine(const ProblemCheck& check, int gradings) {
+    const ProblemValidation& v = check.validation;
+    std::ostringstream line;
+    line << (check.clean() ? "ok    " : "ISSUE ") << check.problem.name() << ": ";
+    if (!v.error.empty()) {
+        line << "validation failed";
+    } else {
+        line << (v.deterministic == true ? "deterministic" : "NOT deterministic");
+        int tensors = 0;
+        int responsive = 0;
+        int unchecked = 0; // a step that could not run (memory) or broke its process: named in the issues
+        for (const InputSensitivity& input : v.inputs) {
+            if (input.tensor) {
+                ++tensors;
+                responsive += (input.changed == true || (input.exempt && input.changed == false)) ? 1 : 0;
+                unchecked += !input.changed ? 1 : 0;
+            }
+        }
+        const char* sensitivity = v.sensitive == true    ? "sensitive"
+                                  : v.sensitive == false ? "NOT sensitive"
+                                                         : "sensitivity not fully checked";
+        line << ", " << sensitivity << " (" << responsive << "/" << tensors << " inputs"
+             << (unchecked > 0 ? ", " + std::to_string(unchecked) + " not checked" : std::string())
+             << (v.nearZero == true ? ", output near zero" : "") << ")";
+        if (v.eagerMedianMs) {
+            line << ", eager " << formatFigure("%.3f", *v.eagerMedianMs) << " ms"
+                 << (v.eagerOk == false ? " (< target)" : "");
+        }
+    }
+    for (const SolutionCheck& solution : check.solutions) {
+        line << "; " << solution.dsl << " ";
+        if (!solution.present) {
+            line << "missing";
+        } else if (!solution.verdict) {
+            line << "not graded";
+        } else if (solution.verdict->passed) {
+            line << "pass " << formatFigure("%.2fx", solution.verdict->speedupVsEager);
+        } else {
+            line << "FAIL (" << solution.verdict->stage << ")";
+        }
+    }
+    if (check.flakiness) {
+        line << "; flakiness " << check.flakiness->held << "/" << check.flakiness->gradings << " ("
+             << check.flakiness->dsl << (check.flakiness->pooled ? ", pooled" : "") << ")";
+    } else if (gradings > 0) {
+        line << "; flakiness not checked";
+    }
+    if (check.reused) {
+        line << " [reused]";
+    }
+    return line.str();
+}
+
+std::string suiteSummary(const SuiteCheckReport& report) {
+    const int total = static_cast<int>(report.problems.size());
+    int deterministic = 0;
+    int sensitive = 0;
+    int eagerOk = 0;
+    int eagerMeasured = 0;
+    int flakinessClean = 0;
+    std::vector<std::string> sensitivityIssues;
+    for (const ProblemCheck& check : report.problems) {
+        const ProblemValidation& v = check.validation;
+        deterministic += v.deterministic == true ? 1 : 0;
+        if (v.sensitive == true) {
+            ++sensitive;
+        } else {
+            std::string first;
+            for (const std::string& issue : v.issues) {
+                if (issue.find("input ") != std::string::npos || issue.find("near zero") != std::string::npos) {
+                    first = issue;
+                    break;
+                }
+            }
+            sensitivityIssues.push_back(check.problem.name() + ": " +
+                                        (first.empty() ? (v.error.empty() ? "not checked" : v.error) : first));
+        }
+        if (v.eagerMedianMs) {
+            ++eagerMeasured;
+            eagerOk += v.eagerOk == true ? 1 : 0;
+        }
+        if (check.flakiness && check.flakiness->held == check.flakiness->gradings &&
+            check.flakiness->gradings == report.gradings) {
+            ++flakinessClean;
+        }
+    }
+    std::ostringstream out;
+    out << total << " problems: " << deterministic << " deterministic, " << sensitive << " sensitive";
+    if (!sensitivityIssues.empty()) {
+        out << " (" << sensitivityIssues.size() << (sensitivityIssues.size() == 1 ? " issue: " : " issues, first: ")
+            << sensitivityIssues.front() << ")";
+    }
+    out << ", eager >= " << formatFigure("%g", report.eagerTargetMs * 1000) << " us: " << eagerOk << "/" << total;
+    if (eagerMeasured < total) {
+        out << " (" << total - eagerMeasured << " not measured)";
+    }
+    out << "; solutions:";
+    bool firstDsl = true;
+    for (const std::string& dsl : report.dsls) {
+        int present = 0;
+        int passed = 0;
+        int beat = 0;
+        for (const ProblemCheck& check : report.problems) {
+            for (const SolutionCheck& solution : check.solutions) {
+                if (solution.dsl != dsl) {
+                    continue;
+                }
+                present += solution.present ? 1 : 0;
+                if (solution.verdict && solution.verdict->passed) {
+                    ++passed;
+                    beat += solution.verdict->speedupVsEager > 1.0 ? 1 : 0;
+                }
+            }
+        }
+        out << (firstDsl ? " " : "; ") << dsl << " " << passed << "/" << total << " pass, " << beat << " beat eager";
+        if (present < total) {
+            out << ", " << total - present << " missing";
+        }
+        firstDsl = false;
+    }
+    out << "; flakiness " << report.gradings << "/" << report.gradings << " on " << flakinessClean << "/" << total;
+    if (!report.catalogIssues.empty()) {
+        out << "; " << report.catalogIssues.size() << " malformed problem file(s)";
+    }
+    return out.str();
+}
+
+} // namespace mkb

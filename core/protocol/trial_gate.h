@@ -1,0 +1,54 @@
+// The gate of one attempt (DESIGN §6): the budget checks, grading each counted submission on the worker's grader,
+// and recording it, with the submission's progress event.
+#pragma once
+
+#include "core/agents/driver.h"
+#include "core/grading/grade_request.h"
+#include "core/grading/grader_process.h"
+#include "core/protocol/progress.h"
+#include "core/records/trial.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace mkb {
+
+/// What a gate needs from the run that owns it.
+struct TrialGateContext {
+    AttemptBudget budget;
+    GradeRequest request;    // the attempt's request (makeGradeRequest); each submission sets its own kernel path
+    std::string problemName; // for the report heading
+    std::string coordinate;  // for the progress event
+    std::int64_t trialId = 0;
+    std::filesystem::path submissionsDir; // submission_N.py goes here
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<Status(const SubmissionRecord&)> recordSubmission;
+    std::function<void(ProgressEvent)> emit;
+};
+
+class TrialGate final : public SubmissionGate {
+public:
+    TrialGate(TrialGateContext context, GraderProcess& grader);
+
+    SubmitOutcome submit(const std::string& kernelSource) override;
+    int submissionsLeft() const override;
+    double secondsLeft() const override;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    double secondsSinceStart() const;
+    Verdict gradeWithinWallClock(const GradeRequest& request, bool& deadlineHit);
+
+    TrialGateContext context_;
+    GraderProcess& grader_;
+    Clock::time_point started_;
+    mutable std::mutex mutex_;
+    int used_ = 0;
+};
+
+} // namespace mkb
