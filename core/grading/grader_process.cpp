@@ -126,6 +126,17 @@ std::set<pid_t> descendantsOf(pid_t root, const std::map<pid_t, ProcessEntry>& t
     return found;
 }
 
+/// The grade request line with "device_lock": the lock file mkb holds around each grading of the device, which the
+/// server's pre-started child holds while it warms up (DESIGN §11), so its warm-up never runs beside a timing.
+std::string withDeviceLock(const std::string& requestLine, const std::filesystem::path& lockPath) {
+    Json line = Json::parse(requestLine, nullptr, false);
+    if (!line.is_object()) {
+        return requestLine;
+    }
+    line["device_lock"] = lockPath.string();
+    return line.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 } // namespace
 
 std::string graderPythonFrom(const std::optional<std::string>& commandLineChoice) {
@@ -488,7 +499,8 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         }
     };
     double began = nowSeconds();
-    auto reply = exchange(gradeRequestJson(request, id), id, timeoutS, trackStage, cancel);
+    auto reply = exchange(withDeviceLock(gradeRequestJson(request, id), gpuLockPath(request.device, launch_.lock.dir)),
+                          id, timeoutS, trackStage, cancel);
     if (!reply) {
         bool timedOut = nowSeconds() - began >= timeoutS - 0.05;
         Verdict verdict = infrastructureVerdict(reply.error().message, lastStage, timedOut);

@@ -28,6 +28,7 @@ struct LogLine {
     double time = 0;
     std::string sentDevice; // what the request told the grader
     std::string kernel;
+    std::string deviceLock; // the file name of the request's device_lock
 };
 
 std::vector<LogLine> readLog(const std::string& path) {
@@ -37,7 +38,8 @@ std::vector<LogLine> readLog(const std::string& path) {
     while (std::getline(in, text)) {
         std::istringstream fields(text);
         LogLine line;
-        fields >> line.device >> line.pid >> line.event >> line.time >> line.sentDevice >> line.kernel;
+        fields >> line.device >> line.pid >> line.event >> line.time >> line.sentDevice >> line.kernel >>
+            line.deviceLock;
         lines.push_back(line);
     }
     return lines;
@@ -311,6 +313,20 @@ private slots:
         QCOMPARE(ranOn, (std::vector<std::string>{"cpu:0", "cpu:1"}));
         QCOMPARE(passed, (std::vector<bool>{true, true}));
         QCOMPARE(pool.inRotation(), 1);
+    }
+
+    void eachGradingNamesItsDevicesLockForTheServersWarmUp() {
+        std::string log;
+        GraderPool pool({"cuda:0", "cuda:1"}, fakeLaunch(log, {{"FAKE_POOL_SLEEP", "0.05"}}));
+        QVERIFY(pool.start().ok());
+        QCOMPARE(pool.grade(fakeRequest()).device, std::string("cuda:0"));
+        QCOMPARE(pool.grade(fakeRequest()).device, std::string("cuda:1"));
+        auto lines = readLog(log);
+        QCOMPARE(lines.size(), std::size_t(4));
+        for (const LogLine& line : lines) {
+            QCOMPARE(line.sentDevice, line.device);
+            QCOMPARE(line.deviceLock, gpuLockPath(line.device, temp.path().toStdString()).filename().string());
+        }
     }
 
     void theRealGraderGradesOnTwoCpuDevicesAtOnce() {
