@@ -17,7 +17,7 @@ namespace {
 
 const char* const kReportHelp =
     R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
-                  [--split overall|direction|family|with_skill|source_verdict|model]
+                  [--split overall|direction|family|with_skill|source_verdict|model|category]
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
                   [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped] [--timing paired|unpaired]
 
@@ -31,7 +31,8 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
   standing     transfer outcomes by source standing (above, same, below)
   reverse      for each outcome a→b, the outcome b→a on the same model, problem and replicate
   usage        attempts, tokens, cost and mean agent time per arm
-  kbx          call / execution / outlier accuracy, quantization pass, fast_p, GM speedup, IOU/MFU, η²
+  kbx          call / execution / outlier accuracy, quantization pass, fast_p, GM speedup, IOU/MFU, η² of
+               correctness by KernelBench-X category, family and model
   refinement   rates by submission index, rescued attempts, fixing-edit sizes (reads submissions)
   portability  kernels graded on several devices and their max/min speedup (reads submissions)
   all          every set above
@@ -41,7 +42,8 @@ options:
   --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
   --output FILE      write there instead of standard output: atomically (temporary file + rename), through a
                      symbolic link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
-  --split S          rows per overall (default), direction, family, with_skill, source_verdict or model
+  --split S          rows per overall (default), direction, family, with_skill, source_verdict, model or category
+                     (the problem's KernelBench-X category from MKB_META; "uncategorised" when it names none)
   --model M          only this model's trials
   --direction D      only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms
   --family F         only problems of this family

@@ -26,6 +26,7 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
     attempt.problemNumber = trial.problemNumber;
     attempt.problemSlug = trial.problemSlug;
     attempt.family = trial.family;
+    attempt.category = trial.category;
     attempt.replicate = trial.replicate;
     attempt.arm = trial.arm;
     attempt.dsl = trial.dsl;

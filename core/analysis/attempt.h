@@ -25,6 +25,7 @@ struct Attempt {
     int problemNumber = 0;
     std::string problemSlug;
     std::string family;
+    std::string category; // KernelBench-X category of the problem ("" = uncategorised)
     int replicate = 1;
     std::string arm; // "solo_triton", "triton2cuda_skill"
     std::string dsl; // the DSL the attempt writes kernels in

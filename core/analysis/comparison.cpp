@@ -44,6 +44,7 @@ struct ProblemTrials {
     int problemNumber = 0;
     std::string slug;
     std::string family;
+    std::string category;
     std::vector<ArmSeen> arms;
     std::vector<int> replicates; // sorted and made unique before use
     std::set<std::pair<std::string, std::string>> directions;
@@ -62,6 +63,7 @@ struct TrialKey {
     int problemNumber = 0;
     const std::string* slug = nullptr;
     const std::string* family = nullptr;
+    const std::string* category = nullptr;
     int replicate = 1;
     const std::string* arm = nullptr;
     const std::string* dsl = nullptr;
@@ -69,15 +71,14 @@ struct TrialKey {
 };
 
 TrialKey keyOf(const TrialRecord& trial) {
-    return TrialKey{trial.id,        &trial.model, trial.problemNumber, &trial.problemSlug, &trial.family,
-                    trial.replicate, &trial.arm,   &trial.dsl,          fillsArm(trial)};
+    return TrialKey{trial.id,        &trial.model,    trial.problemNumber, &trial.problemSlug, &trial.family,
+                    &trial.category, trial.replicate, &trial.arm,          &trial.dsl,         fillsArm(trial)};
 }
 
 /// attemptsFromTrials keeps exactly the trials that fill an arm.
 TrialKey keyOf(const Attempt& attempt) {
-    return TrialKey{attempt.trialId,      &attempt.model,  attempt.problemNumber,
-                    &attempt.problemSlug, &attempt.family, attempt.replicate,
-                    &attempt.arm,         &attempt.dsl,    true};
+    return TrialKey{attempt.trialId,   &attempt.model,    attempt.problemNumber, &attempt.problemSlug, &attempt.family,
+                    &attempt.category, attempt.replicate, &attempt.arm,          &attempt.dsl,         true};
 }
 
 /// The index of the trial's arm in problem.arms; a new arm (or a known arm written in another DSL) is parsed for the
@@ -139,6 +140,9 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
         if (problem.family.empty()) {
             problem.family = *trial.family;
         }
+        if (problem.category.empty()) {
+            problem.category = *trial.category;
+        }
         if (problem.replicates.empty() || problem.replicates.back() != trial.replicate) {
             problem.replicates.push_back(trial.replicate);
         }
@@ -199,6 +203,7 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
                 comparison.problemNumber = problem.problemNumber;
                 comparison.problemSlug = problem.slug;
                 comparison.family = problem.family;
+                comparison.category = problem.category;
                 comparison.replicate = replicate;
                 comparison.sourceDsl = sourceDsl;
                 comparison.targetDsl = targetDsl;

@@ -41,6 +41,7 @@ struct Comparison {
     int problemNumber = 0;
     std::string problemSlug;
     std::string family;
+    std::string category; // KernelBench-X category of the problem ("" = uncategorised)
     int replicate = 1;
     std::string sourceDsl;
     std::string targetDsl;

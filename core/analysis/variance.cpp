@@ -1,4 +1,5 @@
-// η² of a 0/1 outcome under a grouping: how much of the spread a family or a model accounts for.
+// η² of a 0/1 outcome under a grouping: how much of the spread a family, a KernelBench-X category or a model accounts
+// for.
 #include "core/analysis/variance.h"
 
 #include <algorithm>
@@ -80,20 +81,23 @@ std::optional<double> etaSquared(const std::vector<double>& values, const std::v
 CorrectnessVariance correctnessVariance(const AttemptSet& attempts) {
     // Labels are views into the attempts: no string is copied per attempt.
     GroupedValues byFamily;
+    GroupedValues byCategory;
     GroupedValues byModel;
-    byFamily.values.reserve(attempts.size());
-    byFamily.groupOf.reserve(attempts.size());
-    byModel.values.reserve(attempts.size());
-    byModel.groupOf.reserve(attempts.size());
+    for (GroupedValues* grouped : {&byFamily, &byCategory, &byModel}) {
+        grouped->values.reserve(attempts.size());
+        grouped->groupOf.reserve(attempts.size());
+    }
     for (const Attempt& attempt : attempts) {
         if (!attempt.graded) {
             continue;
         }
         const double correct = attempt.correct ? 1.0 : 0.0;
         byFamily.add(correct, attempt.family);
+        byCategory.add(correct, attempt.category); // "" is the uncategorised group
         byModel.add(correct, attempt.model);
     }
-    return CorrectnessVariance{byFamily.values.size(), etaSquaredOf(byFamily), etaSquaredOf(byModel)};
+    return CorrectnessVariance{byFamily.values.size(), etaSquaredOf(byFamily), etaSquaredOf(byCategory),
+                               etaSquaredOf(byModel)};
 }
 
 } // namespace mkb::analysis

@@ -1,4 +1,5 @@
-// Share of variance in correctness explained by a grouping (η², DESIGN §8): family against model.
+// Share of variance in correctness explained by a grouping (η², DESIGN §8): KernelBench-X category and family, each
+// against model.
 #pragma once
 
 #include "core/analysis/attempt_set.h"
@@ -14,9 +15,10 @@ namespace mkb::analysis {
 std::optional<double> etaSquared(const std::vector<double>& values, const std::vector<std::string>& groups);
 
 struct CorrectnessVariance {
-    std::size_t attempts = 0;       // graded attempts
-    std::optional<double> byFamily; // η² of the 0/1 correctness grouped by problem family
-    std::optional<double> byModel;  // η² of the 0/1 correctness grouped by model
+    std::size_t attempts = 0;         // graded attempts
+    std::optional<double> byFamily;   // η² of the 0/1 correctness grouped by problem family
+    std::optional<double> byCategory; // ... by KernelBench-X category (uncategorised problems form one group)
+    std::optional<double> byModel;    // ... by model
 };
 
 CorrectnessVariance correctnessVariance(const AttemptSet& attempts);

@@ -32,8 +32,14 @@ Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& opti
         ++loaded.trials;
         if (analysis::fillsArm(trial)) {
             attempts->push_back(analysis::attemptFromTrial(trial));
+            if (options.category) {
+                attempts->back().category = options.category(trial);
+            }
         } else {
             loaded.armless.push_back(trial);
+            if (options.category) {
+                loaded.armless.back().category = options.category(trial);
+            }
         }
     });
     if (!read) {

@@ -36,6 +36,9 @@ struct AttemptLoadOptions {
     bool withRetimings = true;    // attach the store's live paired re-timings to the comparisons (Store::liveRetimings)
     /// Keeps a trial in the selection; every trial when empty.
     std::function<bool(const TrialRecord&)> keep;
+    /// The KernelBench-X category of a kept trial's problem, set on its attempt (or armless copy) before comparisons
+    /// are built; every attempt stays uncategorised when empty.
+    std::function<std::string(const TrialRecord&)> category;
 };
 
 /// Reads the trials of the store once (Store::visitTrials) and builds the attempts and comparisons from them.

@@ -14,6 +14,7 @@
 #include "core/analysis/transfer.h"
 #include "core/analysis/usage.h"
 #include "core/analysis/variance.h"
+#include "core/catalog/problem_meta.h"
 #include "core/grading/boundary.h"
 #include "core/io/attempt_loader.h"
 #include "core/util/text.h"
@@ -70,6 +71,8 @@ std::string splitColumn(ReportSplit split) {
         return "source verdict";
     case ReportSplit::Model:
         return "model";
+    case ReportSplit::Category:
+        return "category";
     case ReportSplit::Boundary:
         return "boundary";
     }
@@ -96,6 +99,8 @@ std::string comparisonKey(const Comparison& comparison, ReportSplit split) {
         return comparison.family;
     case ReportSplit::Model:
         return comparison.model;
+    case ReportSplit::Category:
+        return categoryOrUncategorised(comparison.category);
     case ReportSplit::Boundary:
         return comparison.notComparable() ? "not comparable" : boundaryOrPending(comparison.boundary());
     case ReportSplit::WithSkill:
@@ -115,7 +120,7 @@ std::string comparisonKey(const Comparison& comparison, ReportSplit split) {
 /// Splits whose groups are defined on attempts directly; the others take the attempts of their comparisons.
 bool groupsAttemptsDirectly(ReportSplit split) {
     return split == ReportSplit::Overall || split == ReportSplit::Family || split == ReportSplit::Model ||
-           split == ReportSplit::Boundary;
+           split == ReportSplit::Category || split == ReportSplit::Boundary;
 }
 
 std::string attemptKey(const Attempt& attempt, ReportSplit split) {
@@ -124,6 +129,8 @@ std::string attemptKey(const Attempt& attempt, ReportSplit split) {
         return attempt.family;
     case ReportSplit::Model:
         return attempt.model;
+    case ReportSplit::Category:
+        return categoryOrUncategorised(attempt.category);
     case ReportSplit::Boundary:
         return boundaryOrPending(attempt.boundary);
     default:
@@ -192,10 +199,11 @@ void collectArms(std::vector<Group>& groups, const std::vector<Attempt>& attempt
         byKey.emplace(group.key, &group);
     }
     if (groupsAttemptsDirectly(split)) {
-        auto note = [&](const std::string& family, const std::string& model, const std::string& boundary,
-                        const std::string& arm) {
+        auto note = [&](const std::string& family, const std::string& model, const std::string& category,
+                        const std::string& boundary, const std::string& arm) {
             const std::string key = split == ReportSplit::Family     ? family
                                     : split == ReportSplit::Model    ? model
+                                    : split == ReportSplit::Category ? categoryOrUncategorised(category)
                                     : split == ReportSplit::Boundary ? boundaryOrPending(boundary)
                                                                      : kAllKey;
             if (auto found = byKey.find(key); found != byKey.end()) {
@@ -203,11 +211,11 @@ void collectArms(std::vector<Group>& groups, const std::vector<Attempt>& attempt
             }
         };
         for (const Attempt& attempt : attempts) {
-            note(attempt.family, attempt.model, attempt.boundary, attempt.arm);
+            note(attempt.family, attempt.model, attempt.category, attempt.boundary, attempt.arm);
         }
         for (const TrialRecord& trial : armless) {
             if (!trial.archived) {
-                note(trial.family, trial.model, "", trial.arm);
+                note(trial.family, trial.model, trial.category, "", trial.arm);
             }
         }
         return;
@@ -452,9 +460,10 @@ std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, co
     }
     accuracy.columns = withGroupColumn(options.split, columns);
     ReportTable variance{"variance",
-                         "Share of variance in correctness explained by family and by model (η², " +
+                         "Share of variance in correctness explained by KernelBench-X category, by family and by model "
+                         "(η², " +
                              splitTitle(options.split) + ")",
-                         withGroupColumn(options.split, {"graded", "η² family", "η² model"}),
+                         withGroupColumn(options.split, {"graded", "η² category", "η² family", "η² model"}),
                          {},
                          {},
                          {}};
@@ -477,7 +486,8 @@ std::vector<ReportTable> kernelBenchXTables(const std::vector<Group>& groups, co
         accuracy.rows.push_back(std::move(row));
 
         const analysis::CorrectnessVariance explained = analysis::correctnessVariance(group.attempts);
-        variance.rows.push_back({textCell(group.key), countCell(explained.attempts), numberCell(explained.byFamily, 3),
+        variance.rows.push_back({textCell(group.key), countCell(explained.attempts),
+                                 numberCell(explained.byCategory, 3), numberCell(explained.byFamily, 3),
                                  numberCell(explained.byModel, 3)});
     }
     return {std::move(accuracy), std::move(variance)};
@@ -847,6 +857,8 @@ const char* toString(ReportSplit split) {
         return "source_verdict";
     case ReportSplit::Model:
         return "model";
+    case ReportSplit::Category:
+        return "category";
     case ReportSplit::Boundary:
         return "boundary";
     }
@@ -878,15 +890,16 @@ const char* toString(MetricSet set) {
 }
 
 Result<ReportSplit> parseReportSplit(const std::string& text) {
-    for (ReportSplit split : {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
-                              ReportSplit::SourceVerdict, ReportSplit::Model, ReportSplit::Boundary}) {
+    for (ReportSplit split :
+         {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
+          ReportSplit::SourceVerdict, ReportSplit::Model, ReportSplit::Category, ReportSplit::Boundary}) {
         if (text == toString(split)) {
             return split;
         }
     }
     return makeError(
         "unknown split '" + text +
-        "' in --split; use one of overall, direction, family, with_skill, source_verdict, model, boundary");
+        "' in --split; use one of overall, direction, family, with_skill, source_verdict, model, category, boundary");
 }
 
 Result<analysis::TimingRule> parseTimingRule(const std::string& text) {
@@ -1003,14 +1016,38 @@ Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
     return submissions;
 }
 
+/// The KernelBench-X category of every stored problem by (number, slug), from the MKB_META of its newest stored
+/// version (the store keeps each version's source, so problems stored before categories existed are read too); the
+/// trials the metrics load carry number and slug, not the suite.
+Result<std::map<std::pair<int, std::string>, std::string>> problemCategories(Store& store) {
+    Result<std::vector<Problem>> problems = store.problems();
+    if (!problems) {
+        return problems.error();
+    }
+    std::map<std::pair<int, std::string>, std::string> categories;
+    for (const Problem& problem : *problems) { // ordered by suite, number, id: the newest version comes last
+        categories[{problem.number, problem.slug}] =
+            problem.meta.category.empty() ? categoryFromSource(problem.source) : problem.meta.category;
+    }
+    return categories;
+}
+
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     // The trials are read row by row and only what the metrics read is kept.
     const TrialSelector selector(options);
+    Result<std::map<std::pair<int, std::string>, std::string>> categories = problemCategories(store);
+    if (!categories) {
+        return categories.error();
+    }
     io::AttemptLoadOptions load;
     load.filter.model = options.model;
     load.columns = metricColumns(options);
     load.withSubmissions = needsSubmissions(options);
     load.keep = [&selector](const TrialRecord& trial) { return selector.keeps(trial); };
+    load.category = [&categories](const TrialRecord& trial) {
+        auto found = categories->find({trial.problemNumber, trial.problemSlug});
+        return found == categories->end() ? std::string() : found->second;
+    };
     Result<io::LoadedAttempts> loaded = io::loadAttempts(store, load);
     if (!loaded) {
         return loaded.error();

@@ -60,7 +60,7 @@ struct Report {
 };
 
 /// How comparisons and attempts are grouped into rows.
-enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model, Boundary };
+enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model, Category, Boundary };
 
 /// The metric sets a report may hold; `all` is every one of them.
 enum class MetricSet { Ladder, Coverage, Transfer, Standing, Reverse, Usage, KernelBenchX, Refinement, Portability };

@@ -54,6 +54,7 @@ struct TrialRecord {
     int problemNumber = 0;
     std::string problemSlug;
     std::string family;
+    std::string category; // the problem's KernelBench-X category: not a trials column, loaders fill it from MKB_META
     int replicate = 1;
     std::string arm;                           // "solo_triton" or "triton2cuda_skill"
     std::string dsl;                           // the DSL the attempt writes kernels in

@@ -176,6 +176,24 @@ private slots:
         MKB_NEAR_OPT(variance.byFamily, 1.0 / 36);
     }
 
+    // η²: the KernelBench-X category is a grouping of its own, and uncategorised problems form one group
+    void etaSquaredByCategoryGroupsUncategorisedProblemsTogether() {
+        std::vector<Attempt> attempts = kernelBenchXFixture();
+        const std::vector<std::string> categories{"Fusion", "Fusion", "Index", "", "", "Index"}; // K6 is not graded
+        for (std::size_t i = 0; i < attempts.size(); ++i) {
+            attempts[i].category = categories[i];
+        }
+        const CorrectnessVariance variance = correctnessVariance(attempts);
+        // y = {1, 1, 0, 0, 1}, SST = 1.2; Fusion {1,1} → 2·0.4² = 0.32; Index {0} → 0.6² = 0.36;
+        // uncategorised {0,1} → 2·0.1² = 0.02; SSB = 0.70 → η² = 7/12
+        MKB_NEAR_OPT(variance.byCategory, 7.0 / 12);
+        MKB_NEAR_OPT(variance.byModel, 4.0 / 9);
+        for (Attempt& attempt : attempts) {
+            attempt.category.clear();
+        }
+        MKB_NEAR_OPT(correctnessVariance(attempts).byCategory, 0.0);
+    }
+
     // η²: a single family explains nothing; uniform correctness has no variance to explain
     void etaSquaredEdgeCases() {
         std::vector<Attempt> oneFamily = kernelBenchXFixture();

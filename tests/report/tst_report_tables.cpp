@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mkb::report;
@@ -102,8 +103,9 @@ private slots:
         running.coordinate = "p01_r7_triton2cuda_skill";
         QVERIFY(store_->insertTrial(running).ok());
         int checked = 0;
-        for (ReportSplit split : {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family,
-                                  ReportSplit::WithSkill, ReportSplit::SourceVerdict, ReportSplit::Model}) {
+        for (ReportSplit split :
+             {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
+              ReportSplit::SourceVerdict, ReportSplit::Model, ReportSplit::Category}) {
             for (int filter = 0; filter < 3; ++filter) {
                 ReportOptions options;
                 options.metrics = *parseMetricSets("all");
@@ -125,7 +127,7 @@ private slots:
                 ++checked;
             }
         }
-        QCOMPARE(checked, 18);
+        QCOMPARE(checked, 21);
         auto runningTrials = store_->loadTrials({std::string("m1"), {}, false});
         QVERIFY(runningTrials);
         for (const mkb::TrialRecord& trial : *runningTrials) {
@@ -327,6 +329,41 @@ private slots:
         QCOMPARE(ladder.columns[4], std::string("R@3"));
         QCOMPARE(valueOf(ladder, {"all", "skill"}, "R@3"), 0.25);
         QCOMPARE(valueOf(ladder, {"all", "skill"}, "S"), 50.0); // (3/4 + 1/4) / 2
+    }
+
+    void report_categorySplitGroupsByTheKernelBenchXCategoryTheStoredProblemNames() {
+        // Problem 1 names its category in MKB_META; problem 2 names none and is uncategorised.
+        mkb::Problem attn;
+        attn.suite = "fixture";
+        attn.number = 1;
+        attn.slug = "attn";
+        attn.family = "attention";
+        attn.title = "Attention.";
+        attn.source = "\"\"\"Attention.\"\"\"\n\nMKB_META = {'category': 'Fusion', 'tags': []}\n";
+        attn.fingerprint = "f1";
+        mkb::Problem mm = attn;
+        mm.number = 2;
+        mm.slug = "mm";
+        mm.family = "gemm";
+        mm.source = "\"\"\"Matmul.\"\"\"\n";
+        mm.fingerprint = "f2";
+        QVERIFY(store_->upsertProblem(attn).ok());
+        QVERIFY(store_->upsertProblem(mm).ok());
+        ReportOptions options;
+        options.metrics = *parseMetricSets("kbx,ladder");
+        options.split = ReportSplit::Category;
+        const Report report = build(options);
+        const ReportTable& kbx = tableOf(report, "kbx");
+        QCOMPARE(kbx.columns[0], std::string("category"));
+        // m1's four problem-1 arms and m2's problem-1 arms are Fusion; m1's problem-2 arms are uncategorised.
+        QVERIFY(valueOf(kbx, {"Fusion"}, "graded") > 0);
+        QVERIFY(valueOf(kbx, {"uncategorised"}, "graded") > 0);
+        QCOMPARE(valueOf(kbx, {"Fusion"}, "graded") + valueOf(kbx, {"uncategorised"}, "graded"), 11.0);
+        const ReportTable& variance = tableOf(report, "variance");
+        QVERIFY(std::find(variance.columns.begin(), variance.columns.end(), "η² category") != variance.columns.end());
+        tableOf(report, "ladder"); // comparisons group by category as well
+        QVERIFY(parseReportSplit("category").ok());
+        QVERIFY(parseReportSplit("sideways").error().message.find("category") != std::string::npos);
     }
 
     void report_allMetricSetsBuildEveryTable() {
