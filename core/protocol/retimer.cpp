@@ -235,7 +235,14 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
                                  const std::atomic<bool>* cancel) {
     const auto started = std::chrono::steady_clock::now();
     RetimeSummary summary;
-    auto plan = planRetimes(store, job, grader.hello().graderFingerprint);
+    // Store calls only: the grader's re-timing runs without the lock, so the run's workers can write meanwhile.
+    const auto lockStore = [&]() {
+        return job.storeMutex ? std::unique_lock<std::mutex>(*job.storeMutex) : std::unique_lock<std::mutex>();
+    };
+    auto plan = [&]() {
+        const auto lock = lockStore();
+        return planRetimes(store, job, grader.hello().graderFingerprint);
+    }();
     if (!plan) {
         return plan.error();
     }
@@ -350,7 +357,11 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
         if (record.result.graderFingerprint.empty()) {
             record.result.graderFingerprint = grader.hello().graderFingerprint;
         }
-        if (auto stored = store.insertRetiming(record); !stored) {
+        const auto stored = [&]() {
+            const auto lock = lockStore();
+            return store.insertRetiming(record);
+        }();
+        if (!stored) {
             outcome.error = stored.error().message;
             ++summary.errors;
             report();

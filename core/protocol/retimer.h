@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,8 +36,9 @@ struct RetimeJob {
     /// The grader descriptor JSON of a DSL id; an error leaves that DSL's cells out with the message as the reason.
     std::function<Result<std::string>(const std::string& dsl)> dslDescriptor;
     bool redoCurrent = false;
-    bool dryRun = false;            // plan only: nothing is timed or written
-    std::filesystem::path tempRoot; // where the private kernel folders go; "" = the system's temporary folder
+    bool dryRun = false;              // plan only: nothing is timed or written
+    std::filesystem::path tempRoot;   // where the private kernel folders go; "" = the system's temporary folder
+    std::mutex* storeMutex = nullptr; // held around every store call when others share the store (mkb run)
 };
 
 /// What happened to one cell that was to be re-timed.

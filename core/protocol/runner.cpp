@@ -1,14 +1,20 @@
 // Executing a plan: scheduling solos before skill arms, one attempt per entry in named steps, recording every trial.
+// Over 600 lines on purpose: Runner is one state machine (entries, ready queue, counts, cells) whose steps share its
+// two locks; the gate (trial_gate), the re-timing thread (cell_retimer) and the planner have files of their own.
 #include "core/protocol/runner.h"
 
 #include "core/agents/workspace.h"
 #include "core/grading/verdict_json.h"
+#include "core/protocol/cell_retimer.h"
+#include "core/protocol/cells.h"
 #include "core/protocol/retimer.h"
 #include "core/protocol/trial_gate.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -85,6 +91,13 @@ struct SourceSkill {
     std::optional<std::string> text;
 };
 
+/// A cell of the run with the plan entries of its three arms (source, base, skill).
+struct RunCell {
+    Cell cell;
+    std::array<std::size_t, 3> entries{};
+    bool queued = false; // handed to the re-timer
+};
+
 Verdict noKernelVerdict(const std::string& why) {
     Verdict verdict;
     verdict.stage = "no_kernel";
@@ -108,7 +121,10 @@ private:
     Status planRun(const PlanRequest& request);
     Status recordInvocation(const PlanRequest& request);
     void runWorkers(const GraderLaunch& launch, std::unique_ptr<GraderProcess> firstGrader);
-    void retimeCells(const GraderLaunch& launch, const PlanRequest& request);
+    RetimeJob retimeJob(const PlanRequest& request) const;
+    void startRetimer(const GraderLaunch& launch, const PlanRequest& request);
+    void queueFinalCellsLocked();
+    void emitRetimed(const RetimeOutcome& outcome);
 
     // One entry's steps.
     void worker(std::unique_ptr<GraderProcess> grader);
@@ -178,6 +194,8 @@ private:
     int running_ = 0;
     double attemptSecondsSum_ = 0;
     int attemptsTimed_ = 0;
+    std::vector<RunCell> cells_;
+    std::unique_ptr<CellRetimer> retimer_; // set when the run re-times (DESIGN §5.5)
 };
 
 ProgressCounts Runner::countsLocked() const {
@@ -285,6 +303,7 @@ void Runner::settle(std::size_t index, const Settlement& settlement) {
                 ready_.push_back(other);
             }
         }
+        queueFinalCellsLocked();
     }
     wake_.notify_all();
     event.coordinate = coordinateOf(index);
@@ -585,6 +604,23 @@ Status Runner::planRun(const PlanRequest& request) {
             ready_.push_back(i);
         }
     }
+    std::vector<int> numbers;
+    for (const Problem& problem : settings_.problems) {
+        numbers.push_back(problem.number);
+    }
+    for (const Cell& cell : cellsFor(numbers, request.dslA, request.dslB, request.replicates)) {
+        RunCell run{cell, {}, false};
+        bool complete = true;
+        const Coordinate arms[] = {cell.source(), cell.base(), cell.skill()};
+        for (std::size_t arm = 0; arm < 3; ++arm) {
+            const PlanEntry* found = plan.find(formatCoordinate(arms[arm]));
+            complete = complete && found;
+            run.entries[arm] = found ? static_cast<std::size_t>(found - plan.entries.data()) : 0;
+        }
+        if (complete) {
+            cells_.push_back(run);
+        }
+    }
     ProgressEvent planEvent;
     planEvent.kind = ProgressEventKind::Plan;
     planEvent.plan = &plan;
@@ -662,7 +698,7 @@ void Runner::runWorkers(const GraderLaunch& launch, std::unique_ptr<GraderProces
     watcher.join();
 }
 
-void Runner::retimeCells(const GraderLaunch& launch, const PlanRequest& request) {
+RetimeJob Runner::retimeJob(const PlanRequest& request) const {
     RetimeJob job;
     job.scope.model = settings_.model;
     job.scope.problems = settings_.problems;
@@ -673,46 +709,71 @@ void Runner::retimeCells(const GraderLaunch& launch, const PlanRequest& request)
     job.device = settings_.device;
     job.retime = settings_.retimeSettings;
     job.grade = settings_.grade;
-    job.dslDescriptor = [&](const std::string& id) -> Result<std::string> {
-        if (id == settings_.dslA.descriptor.id || id == settings_.dslB.descriptor.id) {
-            return dslOf(id).descriptorJson;
+    const RunDsl dslA = settings_.dslA;
+    const RunDsl dslB = settings_.dslB;
+    job.dslDescriptor = [dslA, dslB](const std::string& id) -> Result<std::string> {
+        if (id == dslA.descriptor.id) {
+            return dslA.descriptorJson;
+        }
+        if (id == dslB.descriptor.id) {
+            return dslB.descriptorJson;
         }
         return makeError("not a DSL of this run");
     };
-    const auto onOutcome = [&](const RetimeOutcome& outcome) {
-        ProgressEvent event;
-        event.kind = ProgressEventKind::Retimed;
-        event.coordinate = outcome.entry->cell.name();
-        if (outcome.result) {
-            event.status = outcome.result->ok ? outcome.result->stop : "failed";
-            event.message = retimeResultLine(*outcome.result);
-            event.rounds = outcome.result->rounds;
-            if (auto pair = outcome.result->pair("base", "skill"); pair && outcome.result->ok) {
-                event.ratio = pair->ratio;
-                event.ciLow = pair->ciLow;
-                event.ciHigh = pair->ciHigh;
-            }
-        } else {
-            event.status = "error";
-            event.message = outcome.error;
+    return job;
+}
+
+void Runner::emitRetimed(const RetimeOutcome& outcome) {
+    ProgressEvent event;
+    event.kind = ProgressEventKind::Retimed;
+    event.coordinate = outcome.entry->cell.name();
+    if (outcome.result) {
+        event.status = outcome.result->ok ? outcome.result->stop : "failed";
+        event.message = retimeResultLine(*outcome.result);
+        event.rounds = outcome.result->rounds;
+        if (auto pair = outcome.result->pair("base", "skill"); pair && outcome.result->ok) {
+            event.ratio = pair->ratio;
+            event.ciLow = pair->ciLow;
+            event.ciHigh = pair->ciHigh;
         }
-        emit(event);
-    };
-    GraderProcess retimer(launch);
-    Status started = retimer.start();
-    auto retimed =
-        started ? runRetimes(*store_, retimer, job, {}, onOutcome, &cancel_) : Result<RetimeSummary>(started.error());
-    retimer.stop();
-    if (retimed) {
-        summary_.retimed = retimed->retimed + retimed->kernelFailed;
-        summary_.retimeErrors = retimed->errors;
     } else {
-        ++summary_.retimeErrors;
-        ProgressEvent event;
-        event.kind = ProgressEventKind::Retimed;
         event.status = "error";
-        event.message = "re-timing: " + retimed.error().message;
-        emit(event);
+        event.message = outcome.error;
+    }
+    emit(event);
+}
+
+void Runner::startRetimer(const GraderLaunch& launch, const PlanRequest& request) {
+    retimer_ = std::make_unique<CellRetimer>(
+        *store_, storeMutex_, launch, retimeJob(request),
+        [this](const RetimeOutcome& outcome) { emitRetimed(outcome); },
+        [this](const std::string& message) {
+            ProgressEvent event;
+            event.kind = ProgressEventKind::Retimed;
+            event.status = "error";
+            event.message = message;
+            emit(event);
+        },
+        cancel_);
+    retimer_->start();
+    std::lock_guard<std::mutex> lock(mutex_);
+    queueFinalCellsLocked(); // cells none of whose arms run now: re-timed while the attempts go on
+}
+
+void Runner::queueFinalCellsLocked() {
+    if (!retimer_ || cancel_.load()) {
+        return;
+    }
+    const auto isFinal = [&](std::size_t index) {
+        const EntryState state = entries_[index].state;
+        return state == EntryState::NotScheduled || state == EntryState::Done || state == EntryState::Failed ||
+               state == EntryState::Interrupted;
+    };
+    for (RunCell& cell : cells_) {
+        if (!cell.queued && std::all_of(cell.entries.begin(), cell.entries.end(), isFinal)) {
+            cell.queued = true;
+            retimer_->enqueue(cell.cell);
+        }
     }
 }
 
@@ -752,12 +813,17 @@ Result<RunSummary> Runner::run() {
         firstGrader->stop();
         return recorded.error();
     }
+    // Paired re-timing (DESIGN §5.5) on the run's device, beside the attempts: each cell as soon as its three arms
+    // are final, then a sweep of the selection; missing or stale cells only, so no cell is re-timed twice.
+    if (settings_.retime) {
+        startRetimer(launch, request);
+    }
     runWorkers(launch, std::move(firstGrader));
     summary_.cancelled = cancel_.load();
-    // Paired re-timing (DESIGN §5.5) of every cell of the selection whose arms are final, on the run's device;
-    // missing or stale ones only, so cells reused from earlier runs are re-timed once.
-    if (settings_.retime && !summary_.cancelled) {
-        retimeCells(launch, request);
+    if (retimer_) {
+        const CellRetimeCounts counts = retimer_->finish(!summary_.cancelled);
+        summary_.retimed = counts.retimed;
+        summary_.retimeErrors = counts.errors;
         summary_.cancelled = cancel_.load();
     }
     {

@@ -70,6 +70,17 @@ std::vector<TrialRecord> liveTrials(const QString& store, bool includeArchived =
     return trials ? *trials : std::vector<TrialRecord>{};
 }
 
+/// The store's re-timings: live ones, or all (archived included).
+std::vector<RetimingRecord> retimingsIn(const QString& store, bool all = false) {
+    auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
+    if (!opened) {
+        qWarning("%s", opened.error().message.c_str());
+        return {};
+    }
+    auto records = all ? (*opened)->allRetimings() : (*opened)->liveRetimings();
+    return records ? *records : std::vector<RetimingRecord>{};
+}
+
 const TrialRecord* byCoordinate(const std::vector<TrialRecord>& trials, const std::string& coordinate) {
     for (const TrialRecord& trial : trials) {
         if (trial.coordinate == coordinate && !trial.archived) {
@@ -384,6 +395,74 @@ private slots:
         pgrep.start("pgrep", {"-f", "sleep 97.25"});
         pgrep.waitForFinished();
         QCOMPARE(QString(pgrep.readAllStandardOutput()).trimmed(), QString());
+    }
+
+    void eachCellIsRetimedOnceItsArmsAreFinalWhileLaterTrialsRun() {
+        // "run: a cell is re-timed as soon as its source, base and skill arms are final, before later cells finish"
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const CliRun run = runMkb(runArgs(store, "reference", settings, "p0[12]", {}, 1), 300000);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        int firstRetimed = -1;
+        int lastTrialFinished = -1;
+        int retimed = 0;
+        std::map<QString, int> skillFinishedAt; // "p01 r1 cpusim2cpusimb" -> event position
+        const QStringList lines = run.out.split('\n', Qt::SkipEmptyParts);
+        for (int at = 0; at < lines.size(); ++at) {
+            const QJsonObject event = QJsonDocument::fromJson(lines[at].toUtf8()).object();
+            const QString kind = event["event"].toString();
+            if (kind == "trial_finished") {
+                lastTrialFinished = at;
+                const QString coordinate = event["coordinate"].toString(); // p01_r1_cpusim2cpusimb_skill
+                if (coordinate.endsWith("_skill")) {
+                    const QStringList parts = coordinate.split('_');
+                    skillFinishedAt[parts[0] + " " + parts[1] + " " + parts[2]] = at;
+                }
+            } else if (kind == "retimed") {
+                ++retimed;
+                firstRetimed = firstRetimed < 0 ? at : firstRetimed;
+                // "testmodel p01 r1 cpusim2cpusimb": re-timed only after its own skill arm finished.
+                const QString cell = event["cell"].toString().section(' ', 1);
+                QVERIFY2(skillFinishedAt.count(cell) && skillFinishedAt[cell] < at, qPrintable(lines[at]));
+            }
+        }
+        QCOMPARE(retimed, 4);
+        QVERIFY2(firstRetimed >= 0 && firstRetimed < lastTrialFinished,
+                 qPrintable(QString("first retimed event at %1, last trial_finished at %2:\n%3")
+                                .arg(firstRetimed)
+                                .arg(lastTrialFinished)
+                                .arg(run.out)));
+        QVERIFY2(run.out.contains("4 cells re-timed"), qPrintable(run.out));
+        QCOMPARE(int(retimingsIn(store).size()), 4);
+    }
+
+    void killedRunRetimesTheRestOnResumeWithoutDuplicates() {
+        // "run: killed after its first re-timing, the next run re-times only the cells left, each cell once"
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const QStringList args = runArgs(store, "reference", settings, "p01", {}, 1);
+        QProcess process;
+        startMkb(process, args);
+        QVERIFY(process.waitForStarted());
+        QString out;
+        QElapsedTimer timer;
+        timer.start();
+        while (events(out, "retimed").isEmpty() && timer.elapsed() < 180000) {
+            process.waitForReadyRead(100);
+            out += QString::fromUtf8(process.readAllStandardOutput());
+        }
+        QVERIFY2(!events(out, "retimed").isEmpty(), qPrintable(out));
+        mkbtest::signalIfRunning(process, SIGKILL);
+        process.waitForFinished();
+        verifyIntegrity(store);
+        const int before = int(retimingsIn(store).size());
+        QVERIFY(before >= 1);
+        const CliRun resumed = runMkb(args, 300000);
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        verifyComplete(store, 4);
+        QCOMPARE(int(events(resumed.out, "retimed").size()), 2 - before);
+        QCOMPARE(int(retimingsIn(store).size()), 2);
+        QCOMPARE(int(retimingsIn(store, true).size()), 2); // nothing re-timed twice (an archived record would be)
     }
 
     void killNineAtRandomPointsConverges() {
