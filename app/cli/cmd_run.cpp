@@ -2,6 +2,7 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/run_on_slurm.h"
 #include "app/cli/run_selection.h"
 
 #include "core/grading/device_probe.h"
@@ -69,6 +70,16 @@ options:
   --dry-run               print the plan (with the grader's fingerprint) and stop; nothing is written
   --progress MODE         text (default: lines on stderr) or json (one JSON object per event on stdout:
                           plan, trial_started, submission, trial_finished, retimed, run_finished)
+  --only COORD            run only this trial of the plan, e.g. p01_r1_solo_triton (repeatable; mkb run-shard
+                          runs one trial per Slurm job this way)
+  --executor KIND         local (default) or slurm: submit the runnable trials as Slurm job arrays, one GPU
+                          each, and merge what the jobs write into --store (docs/guide/cluster.md); no re-timing
+  --shared DIR            slurm: a folder this host and every node see at the same path (batches, shards, logs)
+  --partition P           slurm: the partition the jobs go to (default: the cluster's default)
+  --slurm-args "..."      slurm: more sbatch options, as shell words (e.g. "--account=lab --qos=high")
+  --slurm-gpu OPTION      slurm: how a job asks for its GPU (default --gres=gpu:1; none where there is no GRES)
+  --slurm-time MIN        slurm: a job's time limit in minutes (default: wall clock + grade timeout + 10 min)
+  --slurm-poll S          slurm: seconds between looks at the queue and the shard folder (default 5)
 
 exit codes: 0 every planned trial finished or was skipped, 2 bad command line, unknown DSL or driver setting,
             3 missing suite, problem or config file, 4 store error, 5 the grader could not start or some trials
@@ -99,11 +110,12 @@ void printDryRun(const RunSummary& summary) {
 int runRun(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.flags = {"rerun-stale", "dry-run", "no-retime"};
-    spec.options = {"model",       "driver",     "driver-config", "problems",    "dsls",
-                    "replicates",  "suite",      "dsl-dir",       "device",      "python",
-                    "store",       "workspaces", "wall-clock",    "submissions", "max-kernel-bytes",
-                    "concurrency", "progress",   "grade-timeout", "timing-draws"};
-    spec.repeatable = {"suite", "dsl-dir"};
+    spec.options = {"model",       "driver",     "driver-config", "problems",     "dsls",
+                    "replicates",  "suite",      "dsl-dir",       "device",       "python",
+                    "store",       "workspaces", "wall-clock",    "submissions",  "max-kernel-bytes",
+                    "concurrency", "progress",   "grade-timeout", "timing-draws", "only"};
+    spec.options.insert(slurmRunOptions().begin(), slurmRunOptions().end());
+    spec.repeatable = {"suite", "dsl-dir", "only"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb run --help)");
@@ -128,6 +140,16 @@ int runRun(const std::vector<std::string>& rawArgs) {
     const std::string progressMode = args.optionOr("progress", "text");
     if (progressMode != "text" && progressMode != "json") {
         return fail(kExitUsage, "run: --progress takes text or json, got '" + progressMode + "'");
+    }
+
+    const std::string executor = args.optionOr("executor", "local");
+    if (executor != "local" && executor != "slurm") {
+        return fail(kExitUsage, "run: --executor takes local or slurm, got '" + executor + "'");
+    }
+    for (const std::string& option : slurmRunOptions()) {
+        if (executor == "local" && option != "executor" && args.option(option)) {
+            return fail(kExitUsage, "run: --" + option + " applies to --executor slurm only");
+        }
     }
 
     RunSettings settings;
@@ -165,7 +187,10 @@ int runRun(const std::vector<std::string>& rawArgs) {
     settings.grade.timeoutS = *gradeTimeout;
     settings.rerunStale = args.has("rerun-stale");
     settings.dryRun = args.has("dry-run");
-    settings.retime = !args.has("no-retime");
+    settings.retime = !args.has("no-retime") && executor == "local";
+    for (const std::string& coordinate : args.all("only")) {
+        settings.onlyCoordinates.insert(coordinate);
+    }
     if (settings.device == "cpu") {
         settings.retimeSettings = {20, 200, 10, settings.retimeSettings.ciHalfwidth};
     }
@@ -234,7 +259,9 @@ int runRun(const std::vector<std::string>& rawArgs) {
     TextProgress textProgress(stderr);
     JsonProgress jsonProgress(stdout);
     ProgressSink& progress = progressMode == "json" ? static_cast<ProgressSink&>(jsonProgress) : textProgress;
-    auto summary = runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
+    auto summary = executor == "slurm" && store
+                       ? runOnSlurmFromArgs(args, settings, *store, progress, stopRequested)
+                       : runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
 
     ProgressEvent finished;
     finished.kind = ProgressEventKind::RunFinished;

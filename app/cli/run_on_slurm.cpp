@@ -11,17 +11,6 @@ namespace mkb::cli {
 
 namespace fs = std::filesystem;
 
-const char* const kSlurmRunHelp =
-    R"(  --executor KIND         local (default) or slurm: submit the runnable trials as Slurm job arrays, one GPU
-                          each, and merge what the jobs write into --store (docs/guide/cluster.md)
-  --shared DIR            slurm: a folder this host and every node see at the same path (batches, shards, logs)
-  --partition P           slurm: the partition the jobs go to (default: the cluster's default)
-  --slurm-args "…"        slurm: more sbatch options, as shell words (e.g. "--account=lab --qos=high")
-  --slurm-gpu OPTION      slurm: how a job asks for its GPU (default --gres=gpu:1; none on clusters without GRES)
-  --slurm-time MIN        slurm: a job's time limit in minutes (default: wall clock + gradings + 10 min)
-  --slurm-poll S          slurm: seconds between looks at the queue and the shard folder (default 5)
-)";
-
 const std::set<std::string>& slurmRunOptions() {
     static const std::set<std::string> options = {"executor",  "shared",     "partition", "slurm-args",
                                                   "slurm-gpu", "slurm-time", "slurm-poll"};

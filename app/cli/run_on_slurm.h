@@ -15,9 +15,6 @@ namespace mkb::cli {
 /// The options only the Slurm executor reads (each takes a value).
 const std::set<std::string>& slurmRunOptions();
 
-/// Help text lines for those options, for `mkb run --help`.
-extern const char* const kSlurmRunHelp;
-
 /// Runs the parsed `mkb run` on Slurm: the jobs get the same options (paths made absolute; no store, progress,
 /// workspaces or executor options), the coordinator follows them and merges their shards into store.
 Result<RunSummary> runOnSlurmFromArgs(const ParsedArgs& args, const RunSettings& settings, Store& store,
