@@ -2,6 +2,8 @@
 #include "catalog/fixture_suite.h"
 #include "support/testpaths.h"
 
+#include "core/catalog/catalog.h"
+
 #include <QProcess>
 #include <QtTest>
 
@@ -43,10 +45,14 @@ private slots:
     void listShowsTheShippedProblems() {
         CliRun run = runMkb({"problems", "list"});
         QCOMPARE(run.exitCode, 0);
-        for (const char* expected : {"attention", "gqa_decode_attention", "kv_cache", "mlp_norm", "moe", "quantization",
-                                     "linear_attention", "6 problem(s)"}) {
+        for (const char* expected :
+             {"attention", "gqa_decode_attention", "kv_cache", "mlp_norm", "moe", "quantization", "linear_attention"}) {
             QVERIFY2(run.out.contains(expected), expected);
         }
+        // The count comes from the catalog, so the test holds whatever the size of the shipped suite.
+        const mkb::Catalog catalog = mkb::loadCatalog({mkbtest::sourceDir() / "problems"});
+        const QString count = QString("\n%1 problem(s)").arg(catalog.problems.size());
+        QVERIFY2(run.out.contains(count), qPrintable(run.out.right(200)));
     }
 
     void listShowsSolutionStatusAndFilters() {
@@ -120,7 +126,11 @@ private slots:
         CliRun run =
             runMkb({"problems", "validate", QString::fromStdString((mkbtest::sourceDir() / "problems").string())});
         QCOMPARE(run.exitCode, 0);
-        QVERIFY(run.out.contains("6 valid problem(s), 0 issue(s)"));
+        // The count comes from the catalog, so the test holds whatever the size of the shipped suite.
+        const mkb::Catalog catalog = mkb::loadCatalog({mkbtest::sourceDir() / "problems"});
+        QVERIFY(catalog.problems.size() >= 6);
+        const QString summary = QString("%1 valid problem(s), 0 issue(s)").arg(catalog.problems.size());
+        QVERIFY2(run.out.contains(summary), qPrintable(run.out));
     }
 
     void validateOfMissingFolderIsOneLine() {
