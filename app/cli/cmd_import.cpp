@@ -3,6 +3,7 @@
 #include "app/cli/command.h"
 
 #include "core/catalog/catalog.h"
+#include "core/io/import_summary_text.h"
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
@@ -107,10 +108,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
                               {"issues", summary->issues.size()}};
         std::cout << out.dump() << '\n';
     } else {
-        std::cout << "imported " << summary->models << " model(s): " << summary->trialsImported << " new trial(s), "
-                  << summary->trialsReplaced << " replaced, " << summary->trialsUnchanged << " unchanged, "
-                  << summary->submissionsImported << " submission(s), " << summary->invocationsImported
-                  << " invocation(s); " << summary->issues.size() << " issue(s)\n";
+        std::cout << "imported " << importCountsText(*summary) << '\n';
         if (summary->sourceLinksRepaired > 0) {
             std::cout << "repaired " << summary->sourceLinksRepaired
                       << " skill arm(s) stored without the link to their source trial\n";

@@ -1,4 +1,5 @@
-// A line diff by longest common subsequence: the rows of an edit script and the changed-line share of an edit.
+// A line diff (dtl's shortest edit script, as in the diff view): the rows of an edit script and the changed-line
+// share of an edit.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,7 @@ std::vector<std::string> splitLines(std::string_view text);
 /// A minimal edit script (removals before insertions within a changed run).
 std::vector<DiffRow> diffLines(const std::vector<std::string>& before, const std::vector<std::string>& after);
 
-/// Counts of the minimal edit between two texts, line by line; memory linear in the shorter side.
+/// Counts of the minimal edit between two texts, line by line; memory linear in the two sides.
 LineDiffStats lineDiffStats(std::string_view before, std::string_view after);
 
 } // namespace mkb::analysis

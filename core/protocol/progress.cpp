@@ -1,8 +1,11 @@
-// Formatting run progress as terminal lines and as JSON lines.
+// Formatting run progress as terminal lines and as JSON lines, and reading the JSON lines back.
 #include "core/protocol/progress.h"
+
+#include "core/util/json_input.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 
 namespace mkb {
@@ -110,6 +113,96 @@ std::string progressEventJson(const ProgressEvent& event) {
         break;
     }
     return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+
+std::optional<ProgressEventKind> kindNamed(const std::string& name) {
+    for (ProgressEventKind kind :
+         {ProgressEventKind::Plan, ProgressEventKind::TrialStarted, ProgressEventKind::Submission,
+          ProgressEventKind::TrialFinished, ProgressEventKind::RunFinished, ProgressEventKind::Retimed}) {
+        if (name == toString(kind)) {
+            return kind;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The field's value when it has the type asked for, else the fallback (a reader of newer or foreign output).
+std::string textField(const nlohmann::json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+std::optional<double> numberField(const nlohmann::json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_number() ? std::optional<double>(found->get<double>()) : std::nullopt;
+}
+
+int wholeField(const nlohmann::json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_number_integer() ? found->get<int>() : 0;
+}
+
+std::optional<bool> flagField(const nlohmann::json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_boolean() ? std::optional<bool>(found->get<bool>()) : std::nullopt;
+}
+
+} // namespace
+
+std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) {
+        line.remove_prefix(1);
+    }
+    if (line.empty() || line.front() != '{') {
+        return std::nullopt;
+    }
+    const nlohmann::json object = parseJsonInputOrDiscarded(line);
+    if (!object.is_object()) {
+        return std::nullopt;
+    }
+    const auto kind = kindNamed(textField(object, "event"));
+    if (!kind) {
+        return std::nullopt;
+    }
+    ProgressEvent event;
+    event.kind = *kind;
+    if (const auto counts = object.find("counts"); counts != object.end() && counts->is_object()) {
+        event.counts.total = wholeField(*counts, "total");
+        event.counts.done = wholeField(*counts, "done");
+        event.counts.running = wholeField(*counts, "running");
+        event.counts.failed = wholeField(*counts, "failed");
+        event.counts.interrupted = wholeField(*counts, "interrupted");
+        event.counts.passed = wholeField(*counts, "passed");
+    }
+    event.counts.elapsedSeconds = numberField(object, "elapsed_s").value_or(0);
+    event.counts.etaSeconds = numberField(object, "eta_s");
+    if (const auto entries = object.find("entries"); entries != object.end() && entries->is_array()) {
+        for (const nlohmann::json& entry : *entries) {
+            if (entry.is_object()) {
+                event.planned.push_back({textField(entry, "coordinate"), textField(entry, "problem"),
+                                         textField(entry, "arm"), textField(entry, "status"),
+                                         textField(entry, "reason")});
+            }
+        }
+    }
+    event.coordinate = textField(object, event.kind == ProgressEventKind::Retimed ? "cell" : "coordinate");
+    event.trialId = static_cast<std::int64_t>(numberField(object, "trial_id").value_or(0));
+    event.status = textField(object, "status");
+    event.message = textField(object, "message");
+    event.submissionIndex = wholeField(object, "index");
+    event.counted = flagField(object, "counted").value_or(false);
+    event.passed = flagField(object, "passed");
+    event.speedup = numberField(object, "speedup");
+    event.submissionsLeft = wholeField(object, "submissions_left");
+    event.secondsLeft = numberField(object, "seconds_left").value_or(0);
+    event.exitCode = wholeField(object, "exit_code");
+    event.ratio = numberField(object, "ratio");
+    event.ciLow = numberField(object, "ci_low");
+    event.ciHigh = numberField(object, "ci_high");
+    event.rounds = wholeField(object, "rounds");
+    return event;
 }
 
 std::string progressEventLine(const ProgressEvent& event) {

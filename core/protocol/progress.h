@@ -1,4 +1,5 @@
-// Progress of a run as events: the terminal display (stderr) and the JSON-lines stream the GUI follows (stdout).
+// Progress of a run as events: the terminal display (stderr), the JSON-lines stream the GUI follows (stdout), and
+// the one reader of that stream.
 #pragma once
 
 #include "core/protocol/planner.h"
@@ -7,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace mkb {
 
@@ -28,11 +31,21 @@ struct ProgressCounts {
     std::optional<double> etaSeconds; // from the mean attempt duration, once one attempt finished
 };
 
+/// One entry of a plan event as the JSON stream carries it: a trial the run will run, rerun, reuse, keep stale or skip.
+struct PlannedTrial {
+    std::string coordinate;
+    std::string problem;
+    std::string arm;
+    std::string status; // the plan status in words (run, rerun, reuse, stale, redo, skip)
+    std::string reason;
+};
+
 struct ProgressEvent {
     ProgressEventKind kind = ProgressEventKind::Plan;
     ProgressCounts counts;
-    const Plan* plan = nullptr; // kind Plan only
-    std::string coordinate;     // trial events
+    const Plan* plan = nullptr;        // kind Plan, when writing
+    std::vector<PlannedTrial> planned; // kind Plan, when read back by parseProgressEventJson
+    std::string coordinate;            // trial events
     std::int64_t trialId = 0;
     std::string status;  // trial_finished: "finished", "skipped", ...; run_finished: "complete", ...
     std::string message; // one line: error, reason, or what a submission came to
@@ -60,6 +73,11 @@ public:
 
 /// One JSON object (no newline) for the event: {"event": "...", ...}.
 std::string progressEventJson(const ProgressEvent& event);
+
+/// The event on one line of progressEventJson's output, or nullopt for a line that is not a progress event (blank,
+/// foreign output, broken JSON, an event kind this version does not know). Unknown fields are ignored, so the output
+/// of a newer mkb stays readable. A retimed event's cell is read into coordinate.
+std::optional<ProgressEvent> parseProgressEventJson(std::string_view line);
 
 /// One human line for the event, prefixed with the counts, e.g.
 /// "[3/12 done, 2 running, 0 failed | 00:41 elapsed, ETA 01:10] p01_r1_solo_triton finished: passed 1.23x".

@@ -6,8 +6,7 @@
 
 namespace mkb::gui {
 
-ComparisonsFilter::ComparisonsFilter(QObject* parent) : QSortFilterProxyModel(parent) {
-    setSortRole(ComparisonsModel::SortRole);
+ComparisonsFilter::ComparisonsFilter(QObject* parent) : TableSortProxy(parent) {
     setSortCaseSensitivity(Qt::CaseInsensitive);
 }
 

@@ -2,13 +2,13 @@
 // numeric sort on numbers, and the filter state as a QVariantMap for per-project persistence.
 #pragma once
 
+#include "gui/common/table_model.h"
 #include <QMap>
-#include <QSortFilterProxyModel>
 #include <QVariantMap>
 
 namespace mkb::gui {
 
-class ComparisonsFilter : public QSortFilterProxyModel {
+class ComparisonsFilter : public TableSortProxy {
     Q_OBJECT
 public:
     explicit ComparisonsFilter(QObject* parent = nullptr);

@@ -41,7 +41,7 @@ QString pairedCiText(const analysis::PairedTiming& paired) {
     return QStringLiteral("[%1, %2]").arg(paired.ciLow, 0, 'f', 3).arg(paired.ciHigh, 0, 'f', 3);
 }
 
-ComparisonsModel::ComparisonsModel(QObject* parent) : QAbstractTableModel(parent) {}
+ComparisonsModel::ComparisonsModel(QObject* parent) : TableModel(parent) {}
 
 ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison& comparison) const {
     RowCache row;
@@ -120,14 +120,6 @@ const analysis::Comparison* ComparisonsModel::comparisonAt(int row) const {
     return row >= 0 && size_t(row) < comparisons_.size() ? &comparisons_[size_t(row)] : nullptr;
 }
 
-int ComparisonsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(comparisons_.size());
-}
-
-int ComparisonsModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant ComparisonsModel::displayOf(int row, int column) const {
     const analysis::Comparison& comparison = comparisons_[size_t(row)];
     const RowCache& cache = cache_[size_t(row)];
@@ -178,23 +170,24 @@ QVariant ComparisonsModel::displayOf(int row, int column) const {
 QVariant ComparisonsModel::sortOf(int row, int column) const {
     const analysis::Comparison& comparison = comparisons_[size_t(row)];
     const RowCache& cache = cache_[size_t(row)];
+    const auto unlessMissing = [](double value) { return value < 0 ? QVariant() : QVariant(value); };
     switch (Column(column)) {
     case ProblemColumn:
         return comparison.problemNumber;
     case ReplicateColumn:
         return comparison.replicate;
     case SourceTierColumn:
-        return cache.sourceTier;
+        return unlessMissing(cache.sourceTier);
     case BaseTierColumn:
-        return cache.baseTier;
+        return unlessMissing(cache.baseTier);
     case SkillTierColumn:
-        return cache.skillTier;
+        return unlessMissing(cache.skillTier);
     case BaseSpeedupColumn:
-        return cache.baseSpeedup;
+        return unlessMissing(cache.baseSpeedup);
     case SkillSpeedupColumn:
-        return cache.skillSpeedup;
+        return unlessMissing(cache.skillSpeedup);
     case PairedRatioColumn:
-        return cache.pairedRatio;
+        return unlessMissing(cache.pairedRatio);
     default:
         return displayOf(row, column);
     }

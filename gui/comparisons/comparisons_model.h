@@ -4,13 +4,14 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 
-#include <QAbstractTableModel>
+#include "gui/common/table_model.h"
+
 #include <QStringList>
 #include <vector>
 
 namespace mkb::gui {
 
-class ComparisonsModel : public QAbstractTableModel {
+class ComparisonsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -34,8 +35,7 @@ public:
         ColumnCount
     };
     enum Role {
-        SortRole = Qt::UserRole + 1, // numbers as doubles (missing = -1), text as text
-        FilterRole,                  // the plain text the filter combos match ("" when missing)
+        FilterRole = FirstModelRole, // the plain text the filter combos match ("" when missing)
         ComparisonIndexRole,         // the row's index into comparisons()
         SignificantRole,             // bool: helped or harmed beyond noise (analysis::isSignificant)
     };
@@ -46,8 +46,6 @@ public:
     const std::vector<analysis::Comparison>& comparisons() const { return comparisons_; }
     const analysis::Comparison* comparisonAt(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
@@ -64,11 +62,14 @@ public:
     bool isSignificant(int row) const { return cache_[size_t(row)].significant; }
 
 private:
+    int tableRows() const override { return int(comparisons_.size()); }
+    int tableColumns() const override { return ColumnCount; }
+
     struct RowCache {
         QString model, direction, family;
         QString sourceVerdict;
-        int sourceTier = -1, baseTier = -1, skillTier = -1;
-        double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1;
+        int sourceTier = -1, baseTier = -1, skillTier = -1;           // -1: missing
+        double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1; // -1: missing
         QString outcome, standing, tags;
         QString pairedCi, unpairedOutcome, outcomeTip;
         bool significant = false, withinNoise = false, fellBack = false;

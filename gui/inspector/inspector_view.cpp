@@ -1,4 +1,4 @@
-// InspectorView: reads skills, submissions and annotations of the comparison's three trials from the store on demand.
+// InspectorView: shows the TransferCase of a comparison (loaded through core) and keeps the skills' annotations.
 #include "gui/inspector/inspector_view.h"
 
 #include "core/analysis/transfer.h"
@@ -24,6 +24,7 @@
 #include <QTableWidget>
 #include <QTextEdit>
 #include <QVBoxLayout>
+#include <tuple>
 
 namespace mkb::gui {
 namespace {
@@ -191,6 +192,7 @@ void InspectorView::setStore(Store* store) {
 
 void InspectorView::clear() {
     comparison_.reset();
+    case_ = {};
     sourceSkillInfo_ = {};
     attemptSkillInfo_ = {};
     headline_->setText(tr("Open a comparison from the Comparisons page (Enter or double-click)."));
@@ -202,39 +204,13 @@ void InspectorView::clear() {
     annotationList_->clear();
 }
 
-InspectorView::SkillInfo InspectorView::loadSkill(std::int64_t trialId) const {
+InspectorView::SkillInfo InspectorView::skillOf(const TransferArm& arm) {
     SkillInfo info;
-    if (!store_ || trialId == 0) {
-        return info;
-    }
-    auto skill = store_->skillOfTrial(trialId);
-    if (skill && skill->has_value()) {
-        info.record = **skill;
-        info.text = QString::fromStdString((*skill)->text);
+    if (arm.skill) {
+        info.record = *arm.skill;
+        info.text = QString::fromStdString(arm.skill->text);
     }
     return info;
-}
-
-QString InspectorView::kernelOf(const analysis::Attempt* attempt) const {
-    if (!attempt || attempt->skipped) {
-        return {};
-    }
-    if (!attempt->finalKernelSource.empty()) {
-        return QString::fromStdString(attempt->finalKernelSource);
-    }
-    if (!store_) {
-        return {};
-    }
-    auto submissions = store_->submissions(attempt->trialId);
-    if (!submissions || submissions->empty()) {
-        return {};
-    }
-    for (const SubmissionRecord& submission : *submissions) {
-        if (submission.index == 0) {
-            return QString::fromStdString(submission.kernelSource); // the final fresh evaluation
-        }
-    }
-    return QString::fromStdString(submissions->back().kernelSource);
 }
 
 QString InspectorView::timingSummary(const analysis::Comparison& comparison,
@@ -267,6 +243,7 @@ QString InspectorView::timingSummary(const analysis::Comparison& comparison,
 void InspectorView::showComparison(const analysis::Comparison& comparison) {
     comparison_ = comparison;
     const analysis::Comparison& c = *comparison_;
+    case_ = store_ ? loadTransferCase(*store_, c) : TransferCase{};
     QString headline =
         tr("<b>%1</b> · %2 · problem %3 %4 (%5) · replicate %6")
             .arg(QString::fromStdString(c.model).toHtmlEscaped(), QString::fromStdString(c.direction).toHtmlEscaped())
@@ -289,8 +266,8 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
     }
     headline_->setText(headline);
 
-    sourceSkillInfo_ = loadSkill(c.source ? c.source->trialId : 0);
-    attemptSkillInfo_ = loadSkill(c.skill ? c.skill->trialId : 0);
+    sourceSkillInfo_ = skillOf(case_.source);
+    attemptSkillInfo_ = skillOf(case_.skill);
     sourceSkill_->setMarkdown(sourceSkillInfo_.text);
     attemptSkill_->setMarkdown(attemptSkillInfo_.text);
     fillArms();
@@ -301,18 +278,14 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
 
 void InspectorView::fillArms() {
     const analysis::Comparison& c = *comparison_;
-    const std::pair<QString, const analysis::Attempt*> rows[] = {
-        {tr("Source"), c.source.get()}, {tr("Base"), c.base.get()}, {tr("Skill"), c.skill.get()}};
+    const std::tuple<QString, const analysis::Attempt*, const TransferArm*> rows[] = {
+        {tr("Source"), c.source.get(), &case_.source},
+        {tr("Base"), c.base.get(), &case_.base},
+        {tr("Skill"), c.skill.get(), &case_.skill}};
     arms_->setRowCount(3);
     for (int row = 0; row < 3; ++row) {
-        const analysis::Attempt* attempt = rows[row].second;
-        std::optional<Verdict> verdict;
-        if (attempt && store_) {
-            auto trial = store_->loadTrial(attempt->trialId);
-            if (trial) {
-                verdict = trial->finalVerdict;
-            }
-        }
+        const auto& [role, attempt, arm] = rows[row];
+        const std::optional<Verdict>& verdict = arm->finalVerdict;
         auto ms = [](const std::optional<double>& value) {
             return value ? QString::number(*value, 'f', 4) : QString();
         };
@@ -336,7 +309,7 @@ void InspectorView::fillArms() {
             }
         }
         const QStringList cells{
-            rows[row].first,
+            role,
             attempt ? QString::fromStdString(attempt->arm) : tr("(no verdict)"),
             attempt ? QString::number(attempt->trialId) : QString(),
             attempt ? verdictWord(*attempt) : QString(),
@@ -374,11 +347,21 @@ void InspectorView::fillDiff() {
                              .arg(attempt->trialId)
                        : QStringLiteral("<b>%1</b> (none)").arg(role);
     };
-    const analysis::Attempt* left = kernelPair_ == KernelPair::BaseVsSkill ? c.base.get() : c.source.get();
-    const analysis::Attempt* right = kernelPair_ == KernelPair::SourceVsBase ? c.base.get() : c.skill.get();
-    const QString leftRole = kernelPair_ == KernelPair::BaseVsSkill ? tr("Base") : tr("Source");
-    const QString rightRole = kernelPair_ == KernelPair::SourceVsBase ? tr("Base") : tr("Skill");
-    diff_->setTexts(title(leftRole, left), kernelOf(left), title(rightRole, right), kernelOf(right));
+    const bool leftIsBase = kernelPair_ == KernelPair::BaseVsSkill;
+    const bool rightIsBase = kernelPair_ == KernelPair::SourceVsBase;
+    const analysis::Attempt* left = leftIsBase ? c.base.get() : c.source.get();
+    const analysis::Attempt* right = rightIsBase ? c.base.get() : c.skill.get();
+    const TransferArm& leftArm = leftIsBase ? case_.base : case_.source;
+    const TransferArm& rightArm = rightIsBase ? case_.base : case_.skill;
+    // Without a project, the kernels the comparison itself holds.
+    const auto kernel = [this](const analysis::Attempt* attempt, const TransferArm& arm) {
+        if (!attempt || attempt->skipped) {
+            return QString();
+        }
+        return QString::fromStdString(store_ ? arm.finalKernel : attempt->finalKernelSource);
+    };
+    diff_->setTexts(title(leftIsBase ? tr("Base") : tr("Source"), left), kernel(left, leftArm),
+                    title(rightIsBase ? tr("Base") : tr("Skill"), right), kernel(right, rightArm));
 }
 
 void InspectorView::fillReports() {
@@ -389,24 +372,25 @@ void InspectorView::fillReports() {
     }
     const analysis::Comparison& c = *comparison_;
     QString text;
-    const std::pair<QString, const analysis::Attempt*> arms[] = {
-        {tr("Source"), c.source.get()}, {tr("Base"), c.base.get()}, {tr("Skill"), c.skill.get()}};
-    for (const auto& [role, attempt] : arms) {
+    const std::tuple<QString, const analysis::Attempt*, const TransferArm*> arms[] = {
+        {tr("Source"), c.source.get(), &case_.source},
+        {tr("Base"), c.base.get(), &case_.base},
+        {tr("Skill"), c.skill.get(), &case_.skill}};
+    for (const auto& [role, attempt, arm] : arms) {
         if (!attempt) {
             continue;
         }
         text += QStringLiteral("════ %1: %2 (trial %3) ════\n")
                     .arg(role, QString::fromStdString(attempt->arm))
                     .arg(attempt->trialId);
-        auto submissions = store_->submissions(attempt->trialId);
-        if (!submissions) {
-            text += QString::fromStdString(submissions.error().message) + QLatin1Char('\n');
+        if (!arm->error.empty() && arm->submissions.empty()) {
+            text += QString::fromStdString(arm->error) + QLatin1Char('\n');
             continue;
         }
-        if (submissions->empty()) {
+        if (arm->submissions.empty()) {
             text += tr("(no submissions recorded)\n\n");
         }
-        for (const SubmissionRecord& submission : *submissions) {
+        for (const SubmissionRecord& submission : arm->submissions) {
             ReportHeading heading;
             heading.problem = c.family + "/" + c.problemSlug;
             heading.dsl = attempt->dsl;

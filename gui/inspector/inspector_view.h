@@ -5,6 +5,7 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/transfer.h"
+#include "core/io/transfer_case.h"
 #include "core/records/store_records.h"
 #include "core/util/result.h"
 
@@ -44,7 +45,7 @@ public:
     static QString timingSummary(const analysis::Comparison& comparison, const analysis::OutcomeJudgement& judgement,
                                  const analysis::AnalysisSettings& settings);
 
-    /// The store the kernels, skills, reports and annotations are read from and written to (GUI thread only).
+    /// The store each comparison's TransferCase is loaded from and annotations are written to (GUI thread only).
     void setStore(Store* store);
     void setSettings(const analysis::AnalysisSettings& settings) { settings_ = settings; }
     /// Shows one comparison; without a store only the verdict numbers are shown.
@@ -81,8 +82,7 @@ private:
         std::optional<SkillRecord> record;
         QString text;
     };
-    SkillInfo loadSkill(std::int64_t trialId) const;
-    QString kernelOf(const analysis::Attempt* attempt) const;
+    static SkillInfo skillOf(const TransferArm& arm);
     void fillArms();
     void fillReports();
     void fillDiff();
@@ -92,6 +92,7 @@ private:
     Store* store_ = nullptr;
     analysis::AnalysisSettings settings_;
     std::optional<analysis::Comparison> comparison_;
+    TransferCase case_; // the stored detail of comparison_'s trials
     SkillInfo sourceSkillInfo_;
     SkillInfo attemptSkillInfo_;
     KernelPair kernelPair_ = KernelPair::BaseVsSkill;

@@ -145,7 +145,7 @@ FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,
     return bars;
 }
 
-OverviewModel::OverviewModel(QObject* parent) : QAbstractTableModel(parent) {}
+OverviewModel::OverviewModel(QObject* parent) : TableModel(parent) {}
 
 void OverviewModel::setRows(std::vector<OverviewRow> rows) {
     beginResetModel();
@@ -153,20 +153,12 @@ void OverviewModel::setRows(std::vector<OverviewRow> rows) {
     endResetModel();
 }
 
-int OverviewModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int OverviewModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
     }
     const OverviewRow& row = rows_[size_t(index.row())];
-    auto numberOf = [](const std::optional<double>& value) { return value ? QVariant(*value) : QVariant(-1e300); };
+    const auto numberOf = &TableModel::sortKey;
     if (role == Qt::TextAlignmentRole) {
         return QVariant::fromValue(index.column() >= ComparisonsColumn ? Qt::AlignRight | Qt::AlignVCenter
                                                                        : Qt::AlignLeft | Qt::AlignVCenter);

@@ -6,7 +6,8 @@
 #include "core/analysis/settings.h"
 #include "core/io/report_model.h"
 
-#include <QAbstractTableModel>
+#include "gui/common/table_model.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,7 @@ struct FamilyBars {
 };
 FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings);
 
-class OverviewModel : public QAbstractTableModel {
+class OverviewModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -78,18 +79,17 @@ public:
         SkillCoverageColumn,
         ColumnCount
     };
-    enum Role { SortRole = Qt::UserRole + 1 };
-
     explicit OverviewModel(QObject* parent = nullptr);
     void setRows(std::vector<OverviewRow> rows);
     const std::vector<OverviewRow>& rows() const { return rows_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int tableRows() const override { return int(rows_.size()); }
+    int tableColumns() const override { return ColumnCount; }
+
     std::vector<OverviewRow> rows_;
 };
 

@@ -10,7 +10,6 @@
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -62,9 +61,8 @@ void fillBarChart(QCustomPlot* plot, const std::vector<std::string>& labels,
 OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("overviewView"));
     model_ = new OverviewModel(this);
-    sorted_ = new QSortFilterProxyModel(this);
+    sorted_ = new TableSortProxy(this);
     sorted_->setSourceModel(model_);
-    sorted_->setSortRole(OverviewModel::SortRole);
 
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("overviewSummary"));

@@ -6,13 +6,13 @@
 
 class QCustomPlot;
 class QLabel;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace mkb::gui {
 
 class OverviewModel;
 class ProjectData;
+class TableSortProxy;
 
 class OverviewView : public QWidget {
     Q_OBJECT
@@ -35,7 +35,7 @@ private:
 
     ProjectData* data_ = nullptr;
     OverviewModel* model_ = nullptr;
-    QSortFilterProxyModel* sorted_ = nullptr;
+    TableSortProxy* sorted_ = nullptr;
     QTableView* table_ = nullptr;
     QCustomPlot* liftChart_ = nullptr;
     QCustomPlot* harmChart_ = nullptr;

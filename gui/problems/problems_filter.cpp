@@ -5,8 +5,7 @@
 
 namespace mkb::gui {
 
-ProblemsFilter::ProblemsFilter(QObject* parent) : QSortFilterProxyModel(parent) {
-    setSortRole(ProblemsModel::SortRole);
+ProblemsFilter::ProblemsFilter(QObject* parent) : TableSortProxy(parent) {
     setSortCaseSensitivity(Qt::CaseInsensitive);
 }
 

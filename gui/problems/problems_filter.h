@@ -1,11 +1,11 @@
 // The problems view's filter and sort: a text filter over every column and a family choice.
 #pragma once
 
-#include <QSortFilterProxyModel>
+#include "gui/common/table_model.h"
 
 namespace mkb::gui {
 
-class ProblemsFilter : public QSortFilterProxyModel {
+class ProblemsFilter : public TableSortProxy {
     Q_OBJECT
 public:
     explicit ProblemsFilter(QObject* parent = nullptr);

@@ -60,7 +60,7 @@ QString solutionsTooltip(const ProblemRow& row) {
 
 } // namespace
 
-ProblemsModel::ProblemsModel(QObject* parent) : QAbstractTableModel(parent) {}
+ProblemsModel::ProblemsModel(QObject* parent) : TableModel(parent) {}
 
 void ProblemsModel::setRows(std::vector<ProblemRow> rows) {
     beginResetModel();
@@ -87,14 +87,6 @@ const std::vector<LastGrading>& ProblemsModel::lastGradingsOf(int row) const {
 
 const ProblemRow* ProblemsModel::rowAt(int row) const {
     return row >= 0 && row < int(rows_.size()) ? &rows_[size_t(row)] : nullptr;
-}
-
-int ProblemsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int ProblemsModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant ProblemsModel::data(const QModelIndex& index, int role) const {

@@ -5,12 +5,13 @@
 #include "gui/problems/problem_grading.h"
 #include "gui/problems/problem_rows.h"
 
-#include <QAbstractTableModel>
+#include "gui/common/table_model.h"
+
 #include <vector>
 
 namespace mkb::gui {
 
-class ProblemsModel : public QAbstractTableModel {
+class ProblemsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -25,9 +26,8 @@ public:
         ColumnCount
     };
     enum Role {
-        SortRole = Qt::UserRole + 1, // numbers sort numerically, text case-insensitively
-        FilterTextRole,              // everything a text filter should match, lower case, one string per row
-        FamilyRole,                  // the family, for the family filter
+        FilterTextRole = FirstModelRole, // everything a text filter should match, lower case, one string per row
+        FamilyRole,                      // the family, for the family filter
     };
 
     explicit ProblemsModel(QObject* parent = nullptr);
@@ -42,12 +42,13 @@ public:
     /// The gradings of a row's problem (empty when it has none).
     const std::vector<LastGrading>& lastGradingsOf(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int tableRows() const override { return int(rows_.size()); }
+    int tableColumns() const override { return ColumnCount; }
+
     std::vector<ProblemRow> rows_;
     std::map<ProblemKey, std::vector<LastGrading>> gradings_;
 };

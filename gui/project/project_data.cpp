@@ -52,8 +52,7 @@ ProjectData::~ProjectData() {
 void ProjectData::setStorePath(const QString& path) {
     storePath_ = path;
     if (path.isEmpty()) {
-        ++latestTicket_; // drops any load still running
-        loading_ = false;
+        loads_.supersedeAll(); // drops any load still running
         setTrials({});
         return;
     }
@@ -67,7 +66,8 @@ void ProjectData::reload() {
 }
 
 void ProjectData::startLoad() {
-    const int ticket = ++latestTicket_;
+    const bool wasLoading = loads_.isJobRunning();
+    const int ticket = loads_.startJob();
     const std::filesystem::path path(storePath_.toStdString());
     auto result = std::make_shared<LoadResult>();
     QThread* thread =
@@ -114,8 +114,6 @@ void ProjectData::startLoad() {
         thread->deleteLater();
         takeResult(ticket, result);
     });
-    const bool wasLoading = loading_;
-    loading_ = true;
     thread->start();
     if (!wasLoading) {
         emit loadingStarted();
@@ -123,7 +121,7 @@ void ProjectData::startLoad() {
 }
 
 void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summary) {
-    if (ticket != latestTicket_) {
+    if (!loads_.isCurrent(ticket)) {
         return; // superseded
     }
     summaryTicket_ = ticket;
@@ -139,10 +137,9 @@ void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summar
 }
 
 void ProjectData::takeResult(int ticket, const std::shared_ptr<LoadResult>& result) {
-    if (ticket != latestTicket_) {
+    if (!loads_.finishJob(ticket)) {
         return; // superseded by a newer load (or by clearing the path)
     }
-    loading_ = false;
     if (!result->ok) {
         lastError_ = result->error;
         emit loadFailed(lastError_);
@@ -200,11 +197,11 @@ void ProjectData::computeOverview() {
 
 bool ProjectData::waitUntilIdle(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    while ((loading_ || runningThreads_ > 0) && !deadline.hasExpired()) {
+    while ((isLoading() || runningThreads_ > 0) && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(2);
     }
-    return !loading_ && runningThreads_ == 0;
+    return !isLoading() && runningThreads_ == 0;
 }
 
 } // namespace mkb::gui

@@ -6,6 +6,7 @@
 #include "core/analysis/settings.h"
 #include "core/io/report_model.h"
 #include "core/records/trial.h"
+#include "gui/common/job_tracker.h"
 #include "gui/overview/overview_model.h"
 
 #include <QObject>
@@ -31,7 +32,7 @@ public:
     /// is dropped when it arrives, and only the newest load emits loaded() or loadFailed().
     void reload();
 
-    bool isLoading() const { return loading_; }
+    bool isLoading() const { return loads_.isJobRunning(); }
     /// Increases with every load whose result was taken in (0 = nothing loaded yet).
     int generation() const { return generation_; }
     /// The one-line error of the last load, empty when it succeeded.
@@ -92,10 +93,9 @@ private:
     analysis::AnalysisSettings settings_;
     int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
     QString lastError_;
-    bool loading_ = false;
     int generation_ = 0;
-    int latestTicket_ = 0;   // the ticket of the newest load started; older tickets are superseded
-    int summaryTicket_ = 0;  // the ticket of the load whose summary (comparisons, overview) was taken in last
+    JobTracker loads_;       // only the newest load is taken in
+    int summaryTicket_ = 0;  // the load whose summary (comparisons, overview) was taken in last
     int runningThreads_ = 0; // loads whose threads have not yet finished
 };
 

@@ -320,18 +320,19 @@ void RunSession::readProgress(bool final) {
     while ((newline = partialLine_.indexOf('\n')) >= 0) {
         const QByteArray line = partialLine_.left(newline);
         partialLine_.remove(0, newline + 1);
-        if (auto event = parseRunEventLine(line)) {
+        if (auto event = parseProgressEventJson(std::string_view(line.constData(), size_t(line.size())))) {
             counts_ = event->counts;
             emit runEvent(*event);
-            if (event->kind == RunEventKind::RunFinished) {
+            if (event->kind == ProgressEventKind::RunFinished) {
                 sawRunFinished_ = true;
-                finish(event->exitCode, event->status, event->message);
+                finish(event->exitCode, QString::fromStdString(event->status), QString::fromStdString(event->message));
                 return;
             }
         }
     }
     if (final && !partialLine_.isEmpty()) {
-        if (auto event = parseRunEventLine(partialLine_)) {
+        if (auto event =
+                parseProgressEventJson(std::string_view(partialLine_.constData(), size_t(partialLine_.size())))) {
             emit runEvent(*event);
         }
         partialLine_.clear();

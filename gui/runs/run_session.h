@@ -3,9 +3,9 @@
 // elsewhere, followed by polling the store. Cancel sends SIGINT, as mkb run documents; Resume runs it again.
 #pragma once
 
+#include "core/protocol/progress.h"
 #include "core/records/store_records.h"
 #include "core/records/trial.h"
-#include "gui/runs/run_progress.h"
 
 #include <QFile>
 #include <QHash>
@@ -82,7 +82,7 @@ public:
     QStringList arguments() const { return arguments_; }
     const RunFiles& files() const { return files_; }
     /// The last counts seen (from progress events).
-    const RunCounts& counts() const { return counts_; }
+    const ProgressCounts& counts() const { return counts_; }
     /// The run_finished event's exit code, or -1 when the run ended without one.
     int exitCode() const { return exitCode_; }
 
@@ -91,7 +91,7 @@ public:
 
 signals:
     void started();
-    void runEvent(const mkb::gui::RunEvent& event);
+    void runEvent(const mkb::ProgressEvent& event);
     void logText(const QString& text);
     /// Store mode: the run's trials and how many submissions each running trial made so far.
     void storeSnapshot(const std::vector<mkb::TrialRecord>& trials, const QHash<qint64, int>& submissionCounts);
@@ -118,7 +118,7 @@ private:
     qint64 progressOffset_ = 0;
     qint64 logOffset_ = 0;
     QByteArray partialLine_;
-    RunCounts counts_;
+    ProgressCounts counts_;
     int exitCode_ = -1;
     bool sawRunFinished_ = false;
     bool storePollRunning_ = false;

@@ -36,7 +36,7 @@ QString stateForStatus(TrialStatus status) {
 
 } // namespace
 
-RunTrialsModel::RunTrialsModel(QObject* parent) : QAbstractTableModel(parent) {}
+RunTrialsModel::RunTrialsModel(QObject* parent) : TableModel(parent) {}
 
 void RunTrialsModel::clear() {
     beginResetModel();
@@ -65,28 +65,28 @@ void RunTrialsModel::rowChanged(int row) {
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-void RunTrialsModel::applyEvent(const RunEvent& event) {
+void RunTrialsModel::applyEvent(const ProgressEvent& event) {
     switch (event.kind) {
-    case RunEventKind::Plan: {
+    case ProgressEventKind::Plan: {
         beginResetModel();
         rows_.clear();
         rowByCoordinate_.clear();
-        for (const PlannedTrial& planned : event.plan) {
+        for (const PlannedTrial& planned : event.planned) {
             RunTrialRow row;
-            row.coordinate = planned.coordinate;
-            row.problem = planned.problem;
-            row.arm = planned.arm;
-            row.plan = planned.status;
-            row.state = stateForPlan(planned.status);
-            row.message = planned.reason;
+            row.coordinate = QString::fromStdString(planned.coordinate);
+            row.problem = QString::fromStdString(planned.problem);
+            row.arm = QString::fromStdString(planned.arm);
+            row.plan = QString::fromStdString(planned.status);
+            row.state = stateForPlan(row.plan);
+            row.message = QString::fromStdString(planned.reason);
             rowByCoordinate_.insert(row.coordinate, int(rows_.size()));
             rows_.push_back(row);
         }
         endResetModel();
         return;
     }
-    case RunEventKind::TrialStarted: {
-        const int row = rowIndexFor(event.coordinate);
+    case ProgressEventKind::TrialStarted: {
+        const int row = rowIndexFor(QString::fromStdString(event.coordinate));
         RunTrialRow& trial = rows_[size_t(row)];
         trial.state = QStringLiteral("running");
         trial.trialId = event.trialId;
@@ -94,29 +94,30 @@ void RunTrialsModel::applyEvent(const RunEvent& event) {
         rowChanged(row);
         return;
     }
-    case RunEventKind::Submission: {
-        const int row = rowIndexFor(event.coordinate);
+    case ProgressEventKind::Submission: {
+        const int row = rowIndexFor(QString::fromStdString(event.coordinate));
         RunTrialRow& trial = rows_[size_t(row)];
         trial.trialId = event.trialId;
         trial.submissions = std::max(trial.submissions, event.submissionIndex);
         trial.passed = event.passed;
         trial.speedup = event.speedup;
-        trial.message = event.message;
+        trial.message = QString::fromStdString(event.message);
         rowChanged(row);
         return;
     }
-    case RunEventKind::TrialFinished: {
-        const int row = rowIndexFor(event.coordinate);
+    case ProgressEventKind::TrialFinished: {
+        const int row = rowIndexFor(QString::fromStdString(event.coordinate));
         RunTrialRow& trial = rows_[size_t(row)];
         trial.trialId = event.trialId;
-        trial.state = event.status.isEmpty() ? QStringLiteral("finished") : event.status;
+        trial.state = event.status.empty() ? QStringLiteral("finished") : QString::fromStdString(event.status);
         trial.passed = event.passed;
         trial.speedup = event.speedup;
-        trial.message = event.message;
+        trial.message = QString::fromStdString(event.message);
         rowChanged(row);
         return;
     }
-    case RunEventKind::RunFinished:
+    case ProgressEventKind::RunFinished:
+    case ProgressEventKind::Retimed: // re-timing is not a trial's state
         return;
     }
 }
@@ -149,14 +150,6 @@ int RunTrialsModel::countInState(const QString& state) const {
     return int(std::count_if(rows_.begin(), rows_.end(), [&](const RunTrialRow& row) { return row.state == state; }));
 }
 
-int RunTrialsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int RunTrialsModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
@@ -167,7 +160,7 @@ QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
         case SubmissionsColumn:
             return row.submissions;
         case SpeedupColumn:
-            return row.speedup.value_or(-1.0);
+            return sortKey(row.speedup);
         case TrialColumn:
             return row.trialId;
         default:

@@ -1,10 +1,11 @@
 // The live trial table of a run: one row per planned trial, updated from progress events or from the store.
 #pragma once
 
+#include "core/protocol/progress.h"
 #include "core/records/trial.h"
-#include "gui/runs/run_progress.h"
 
-#include <QAbstractTableModel>
+#include "gui/common/table_model.h"
+
 #include <QHash>
 #include <optional>
 #include <vector>
@@ -24,7 +25,7 @@ struct RunTrialRow {
     QString message;
 };
 
-class RunTrialsModel : public QAbstractTableModel {
+class RunTrialsModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -37,13 +38,12 @@ public:
         MessageColumn,
         ColumnCount
     };
-    enum Role { SortRole = Qt::UserRole + 1 };
 
     explicit RunTrialsModel(QObject* parent = nullptr);
 
     void clear();
     /// Takes in one progress event: a plan fills the rows (one reset), trial events update or add one row.
-    void applyEvent(const RunEvent& event);
+    void applyEvent(const ProgressEvent& event);
     /// Takes in the store's view of a run (reattached to a run whose progress lines are not readable): each trial
     /// updates the row of its coordinate or adds one; submissionCounts maps trial id to submissions so far.
     void applyStoreTrials(const std::vector<TrialRecord>& trials, const QHash<qint64, int>& submissionCounts = {});
@@ -52,12 +52,12 @@ public:
     const RunTrialRow* rowFor(const QString& coordinate) const;
     int countInState(const QString& state) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int tableRows() const override { return int(rows_.size()); }
+    int tableColumns() const override { return ColumnCount; }
     int rowIndexFor(const QString& coordinate); // adds a row when missing
     void rowChanged(int row);
 

@@ -4,7 +4,7 @@
 #include "gui/common/background.h"
 #include "gui/common/splitter_state.h"
 #include "gui/common/table_copy.h"
-#include "gui/runs/run_progress.h"
+#include "gui/runs/run_counts_text.h"
 #include "gui/runs/run_session.h"
 #include "gui/runs/run_trials_model.h"
 
@@ -27,7 +27,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -102,9 +101,8 @@ RunsView::RunsView(QWidget* parent)
     progress_->setRange(0, 1);
     progress_->setValue(0);
 
-    auto* sorted = new QSortFilterProxyModel(this);
+    auto* sorted = new TableSortProxy(this);
     sorted->setSourceModel(model_);
-    sorted->setSortRole(RunTrialsModel::SortRole);
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("runTrialsTable"));
     table_->setModel(sorted);
@@ -479,17 +477,18 @@ QString RunsView::resumeRun() {
     return problem;
 }
 
-void RunsView::takeEvent(const RunEvent& event) {
+void RunsView::takeEvent(const ProgressEvent& event) {
     model_->applyEvent(event);
     progress_->setRange(0, std::max(1, event.counts.total));
     progress_->setValue(event.counts.done);
-    if (event.kind != RunEventKind::RunFinished) {
+    if (event.kind != ProgressEventKind::RunFinished) {
         status_->setText(tr("Running (pid %1): %2").arg(session_->pid()).arg(describeCounts(event.counts)));
     }
-    if (event.kind == RunEventKind::TrialFinished) {
+    if (event.kind == ProgressEventKind::TrialFinished) {
+        const QString message = QString::fromStdString(event.message);
         appendLog(QStringLiteral("%1 %2%3\n")
-                      .arg(event.coordinate, event.status,
-                           event.message.isEmpty() ? QString() : QStringLiteral(": ") + event.message));
+                      .arg(QString::fromStdString(event.coordinate), QString::fromStdString(event.status),
+                           message.isEmpty() ? QString() : QStringLiteral(": ") + message));
     }
 }
 

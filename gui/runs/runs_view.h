@@ -18,12 +18,15 @@ class QSpinBox;
 class QSplitter;
 class QTableView;
 
+namespace mkb {
+struct ProgressEvent;
+}
+
 namespace mkb::gui {
 
 class RunSession;
 class RunTrialsModel;
 struct LiveRun;
-struct RunEvent;
 
 class RunsView : public QWidget {
     Q_OBJECT
@@ -69,7 +72,7 @@ private:
     QWidget* buildForm();
     void driverChosen();
     void followLiveRun(const LiveRun& live);
-    void takeEvent(const RunEvent& event);
+    void takeEvent(const ProgressEvent& event);
     void runEndedHere(int exitCode, const QString& status, const QString& message);
     void updateButtons();
     void appendLog(const QString& text);

@@ -1,20 +1,22 @@
-// The workbench's main window: one project (store) per window, a view switcher, menus, recent projects, the saved
-// layout (with each view's table headers), palettes, drag and drop of stores and results folders, background work.
+// The workbench's main window: one project (store) per window, the view switcher over the table of views, menus,
+// recent projects, the saved layout, and the background work (problem listing, imports) with its progress.
 #pragma once
 
 #include "core/store/store.h"
 #include "core/util/result.h"
+#include "gui/common/job_tracker.h"
 #include "gui/common/palettes.h"
+#include "gui/shell/views.h"
 
 #include <QMainWindow>
 #include <QString>
+#include <array>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
 class QActionGroup;
-class QDragEnterEvent;
-class QDropEvent;
 class QProgressDialog;
 class QLabel;
 class QListWidget;
@@ -26,8 +28,11 @@ namespace mkb::gui {
 
 class ChartsView;
 class ComparisonsView;
+struct ImportOutcome;
+class ImportSession;
 class InspectorView;
 class OverviewView;
+class PaletteMenu;
 class ProblemsView;
 class ProjectData;
 class RunsView;
@@ -36,9 +41,9 @@ class WelcomePage;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    /// The views, in switcher order; Ctrl+1..6 select them.
-    enum class View { Overview, Transfers, Comparisons, Charts, Runs, Problems };
-    static constexpr int kViewCount = 6;
+    /// The views, in switcher order (gui/shell/views.h); Ctrl+1..6 select them.
+    using View = gui::View;
+    static constexpr int kViewCount = gui::kViewCount;
     /// Bump when the saved layout's meaning changes: an older saved layout is then ignored.
     static constexpr int kLayoutVersion = 2; // 2: every view's table header, splitters and tabs; the chart shown
 
@@ -117,10 +122,19 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
-    void dragEnterEvent(QDragEnterEvent* event) override;
-    void dropEvent(QDropEvent* event) override;
 
 private:
+    /// A view's page and what the window does with it: Find in View focuses searchTarget, the saved layout stores
+    /// saveLayout() under the view's layoutKey (views.h), and its table header under headerKey.
+    struct ViewSlot {
+        QWidget* page = nullptr;
+        std::function<QWidget*()> searchTarget;
+        std::function<QByteArray()> saveLayout;
+        std::function<void(const QByteArray&)> restoreLayout;
+        std::function<QByteArray()> saveHeader;
+        std::function<void(const QByteArray&)> restoreHeader;
+    };
+    ViewSlot makeView(View view);
     void buildViews();
     void buildMenus();
     void rebuildRecentProjectsMenu();
@@ -131,9 +145,8 @@ private:
     void updateTitle();
     void focusCurrentSearch();
     void stepChart(int delta);
-    void showShortcuts();
-    struct ImportState;
-    void showImportProgress(ImportState& state);
+    void showImportProgress(qint64 done, qint64 total, const QString& where);
+    void takeImportOutcome(const ImportOutcome& outcome);
     void buildWelcome();
     /// Shows the welcome page when the loaded project has no trials, the views when it has some.
     void updateWelcome();
@@ -142,13 +155,12 @@ private:
     std::unique_ptr<Store> store_;
     QString projectPath_;
     bool savesLayoutOnClose_ = true;
-    int listingTicket_ = 0;
-    bool listing_ = false;
-    bool importing_ = false;
+    JobTracker listingJobs_; // only the newest problems listing is shown
 
     QListWidget* viewList_ = nullptr;
     QStackedWidget* viewStack_ = nullptr;
     QActionGroup* viewActions_ = nullptr;
+    std::array<ViewSlot, kViewCount> views_;
     ProblemsView* problemsView_ = nullptr;
     ProjectData* projectData_ = nullptr;
     OverviewView* overviewView_ = nullptr;
@@ -156,9 +168,9 @@ private:
     InspectorView* inspectorView_ = nullptr;
     ChartsView* chartsView_ = nullptr;
     RunsView* runsView_ = nullptr;
-    QActionGroup* paletteActions_ = nullptr;
+    PaletteMenu* paletteMenu_ = nullptr;
+    ImportSession* import_ = nullptr;
     QProgressDialog* importProgress_ = nullptr;
-    std::shared_ptr<ImportState> importState_;
     QMenu* recentMenu_ = nullptr;
     QLabel* projectLabel_ = nullptr;
     QStackedWidget* pages_ = nullptr; // the views (0) or the welcome page (1)

@@ -6,7 +6,8 @@
 
 #include "core/protocol/progress.h"
 #include "core/store/store.h"
-#include "gui/runs/run_progress.h"
+#include "gui/common/table_model.h"
+#include "gui/runs/run_counts_text.h"
 #include "gui/runs/run_request.h"
 #include "gui/runs/run_session.h"
 #include "gui/runs/run_trials_model.h"
@@ -61,8 +62,8 @@ std::vector<TrialRecord> storedTrials(const QString& store) {
     return trials ? *trials : std::vector<TrialRecord>{};
 }
 
-RunEvent parsed(const ProgressEvent& event) {
-    const auto result = parseRunEventLine(QByteArray::fromStdString(progressEventJson(event)));
+ProgressEvent parsed(const ProgressEvent& event) {
+    const auto result = parseProgressEventJson(progressEventJson(event));
     if (!result) {
         qFatal("a progress line of core's own writer did not parse");
     }
@@ -114,10 +115,10 @@ class RunsTest : public QObject {
         return {ended.front().at(0).toInt(), ended.front().at(1).toString()};
     }
 
-    static bool waitForTrialEvent(RunSession* session, RunEventKind kind, int timeoutMs = kRunTimeoutMs) {
+    static bool waitForTrialEvent(RunSession* session, ProgressEventKind kind, int timeoutMs = kRunTimeoutMs) {
         bool seen = false;
         auto connection = QObject::connect(session, &RunSession::runEvent,
-                                           [&](const RunEvent& event) { seen = seen || event.kind == kind; });
+                                           [&](const ProgressEvent& event) { seen = seen || event.kind == kind; });
         (void)QTest::qWaitFor([&] { return seen || session->state() != RunSession::State::Following; }, timeoutMs);
         QObject::disconnect(connection);
         return seen;
@@ -201,7 +202,7 @@ private slots:
         planEvent.kind = ProgressEventKind::Plan;
         planEvent.plan = &plan;
         planEvent.counts.total = 4;
-        QCOMPARE(parsed(planEvent).kind, RunEventKind::Plan);
+        QCOMPARE(parsed(planEvent).kind, ProgressEventKind::Plan);
         QCOMPARE(parsed(planEvent).counts.total, 4);
 
         ProgressEvent submission;
@@ -213,10 +214,10 @@ private slots:
         submission.passed = true;
         submission.speedup = 1.5;
         submission.message = "passed";
-        const RunEvent read = parsed(submission);
-        QCOMPARE(read.kind, RunEventKind::Submission);
-        QCOMPARE(read.coordinate, QString("p01_r1_solo_cpusim"));
-        QCOMPARE(read.trialId, qint64(7));
+        const ProgressEvent read = parsed(submission);
+        QCOMPARE(read.kind, ProgressEventKind::Submission);
+        QCOMPARE(read.coordinate, std::string("p01_r1_solo_cpusim"));
+        QCOMPARE(read.trialId, std::int64_t(7));
         QCOMPARE(read.submissionIndex, 2);
         QVERIFY(read.counted);
         QCOMPARE(read.passed.value_or(false), true);
@@ -228,48 +229,91 @@ private slots:
         finished.exitCode = 130;
         finished.counts.elapsedSeconds = 75;
         finished.counts.etaSeconds = 3700;
-        const RunEvent end = parsed(finished);
-        QCOMPARE(end.status, QString("interrupted"));
+        const ProgressEvent end = parsed(finished);
+        QCOMPARE(end.status, std::string("interrupted"));
         QCOMPARE(end.exitCode, 130);
         QVERIFY(!end.passed.has_value());
         QVERIFY(describeCounts(end.counts).contains("01:15 elapsed"));
         QVERIFY(describeCounts(end.counts).contains("ETA 1:01:40"));
 
-        QVERIFY(!parseRunEventLine("mkb: something on stdout").has_value());
-        QVERIFY(!parseRunEventLine("{\"event\": \"unknown\"}").has_value());
-        QVERIFY(!parseRunEventLine("{\"event\": \"plan\"").has_value());
+        ProgressEvent retimed;
+        retimed.kind = ProgressEventKind::Retimed;
+        retimed.coordinate = "p01_r1 solo_cpusim->skill";
+        retimed.status = "converged";
+        retimed.ratio = 1.25;
+        retimed.rounds = 3;
+        const ProgressEvent retimedRead = parsed(retimed);
+        QCOMPARE(retimedRead.coordinate, retimed.coordinate);
+        QCOMPARE(retimedRead.ratio.value_or(0), 1.25);
+        QCOMPARE(retimedRead.rounds, 3);
+
+        QVERIFY(!parseProgressEventJson("mkb: something on stdout").has_value());
+        QVERIFY(!parseProgressEventJson("{\"event\": \"unknown\"}").has_value());
+        QVERIFY(!parseProgressEventJson("{\"event\": \"plan\"").has_value());
+    }
+
+    // Every table shares one sort rule: a missing number sorts last, ascending or descending.
+    void missingSpeedupSortsLastInBothDirections() {
+        RunTrialsModel model;
+        ProgressEvent plan;
+        plan.kind = ProgressEventKind::Plan;
+        plan.planned = {{"p01_r1_solo_a", "p01", "solo_a", "run", ""},
+                        {"p02_r1_solo_a", "p02", "solo_a", "run", ""},
+                        {"p03_r1_solo_a", "p03", "solo_a", "run", ""}};
+        model.applyEvent(plan);
+        for (const auto& [coordinate, speedup] : {std::pair{"p01_r1_solo_a", 2.0}, std::pair{"p03_r1_solo_a", 0.5}}) {
+            ProgressEvent finished;
+            finished.kind = ProgressEventKind::TrialFinished;
+            finished.coordinate = coordinate;
+            finished.passed = true;
+            finished.speedup = speedup;
+            model.applyEvent(finished);
+        }
+        TableSortProxy sorted;
+        sorted.setSourceModel(&model);
+        auto coordinates = [&sorted] {
+            QStringList out;
+            for (int row = 0; row < sorted.rowCount(); ++row) {
+                out << sorted.index(row, RunTrialsModel::CoordinateColumn).data().toString();
+            }
+            return out;
+        };
+        sorted.sort(RunTrialsModel::SpeedupColumn, Qt::AscendingOrder);
+        QCOMPARE(coordinates(), (QStringList{"p03_r1_solo_a", "p01_r1_solo_a", "p02_r1_solo_a"}));
+        sorted.sort(RunTrialsModel::SpeedupColumn, Qt::DescendingOrder);
+        QCOMPARE(coordinates(), (QStringList{"p01_r1_solo_a", "p03_r1_solo_a", "p02_r1_solo_a"}));
     }
 
     void trialModelFollowsEvents() {
         RunTrialsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        RunEvent plan;
-        plan.kind = RunEventKind::Plan;
-        plan.plan = {{"p01_r1_solo_a", "p01", "solo_a", "run", "no record"},
-                     {"p01_r1_solo_b", "p01", "solo_b", "reuse", "finished"},
-                     {"p01_r1_a2b_skill", "p01", "a2b_skill", "run", "no record"}};
+        ProgressEvent plan;
+        plan.kind = ProgressEventKind::Plan;
+        plan.planned = {{"p01_r1_solo_a", "p01", "solo_a", "run", "no record"},
+                        {"p01_r1_solo_b", "p01", "solo_b", "reuse", "finished"},
+                        {"p01_r1_a2b_skill", "p01", "a2b_skill", "run", "no record"}};
         model.applyEvent(plan);
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.rowFor("p01_r1_solo_b")->state, QString("reused"));
 
-        RunEvent started;
-        started.kind = RunEventKind::TrialStarted;
+        ProgressEvent started;
+        started.kind = ProgressEventKind::TrialStarted;
         started.coordinate = "p01_r1_solo_a";
         started.trialId = 11;
         model.applyEvent(started);
         QCOMPARE(model.rowFor("p01_r1_solo_a")->state, QString("running"));
         QCOMPARE(model.index(0, RunTrialsModel::TrialColumn).data().toLongLong(), qlonglong(11));
 
-        RunEvent submission = started;
-        submission.kind = RunEventKind::Submission;
+        ProgressEvent submission = started;
+        submission.kind = ProgressEventKind::Submission;
         submission.submissionIndex = 3;
         submission.passed = false;
         model.applyEvent(submission);
         QCOMPARE(model.index(0, RunTrialsModel::SubmissionsColumn).data().toInt(), 3);
         QCOMPARE(model.index(0, RunTrialsModel::PassedColumn).data().toString(), QString("failed"));
 
-        RunEvent finished = started;
-        finished.kind = RunEventKind::TrialFinished;
+        ProgressEvent finished = started;
+        finished.kind = ProgressEventKind::TrialFinished;
         finished.status = "finished";
         finished.passed = true;
         finished.speedup = 2.25;
@@ -278,7 +322,7 @@ private slots:
         QCOMPARE(model.index(0, RunTrialsModel::SpeedupColumn).data().toString(), QString("2.25×"));
 
         // A trial the plan did not list (a newer mkb, a reattached run) gets its own row.
-        RunEvent stray = started;
+        ProgressEvent stray = started;
         stray.coordinate = "p02_r1_solo_a";
         model.applyEvent(stray);
         QCOMPARE(model.rowCount(), 4);
@@ -406,7 +450,7 @@ private slots:
         view.setStorePath(store);
         view.setRequest(fixtureRequest("p0[1-3]", 1));
         QCOMPARE(view.startRun(), QString());
-        QVERIFY(waitForTrialEvent(view.session(), RunEventKind::TrialFinished));
+        QVERIFY(waitForTrialEvent(view.session(), ProgressEventKind::TrialFinished));
         QVERIFY(view.cancelRun());
         const auto [exitCode, status] = waitForEnd(view);
         QVERIFY2(exitCode == 130,
@@ -442,7 +486,7 @@ private slots:
             first.setRequest(fixtureRequest("p0[1-3]", 1));
             QCOMPARE(first.startRun(), QString());
             pid = first.session()->pid();
-            QVERIFY(waitForTrialEvent(first.session(), RunEventKind::TrialStarted));
+            QVERIFY(waitForTrialEvent(first.session(), ProgressEventKind::TrialStarted));
         } // the window closes; the run goes on
         QVERIFY(isLiveMkbProcess(pid));
 

@@ -159,7 +159,7 @@ private slots:
         QTRY_VERIFY(window.isBusy() || !finished.isEmpty());
         QVERIFY(finished.wait(30000) || !finished.isEmpty());
         QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
-        QVERIFY(finished.front().at(1).toString().contains("3 trial(s) imported"));
+        QVERIFY(finished.front().at(1).toString().contains("3 new trial(s)"));
         QVERIFY(window.waitUntilIdle());
         QCOMPARE(int(window.projectData()->trials().size()), 3);
         // The imported problem appears in the problems view with its last gradings.
@@ -175,7 +175,7 @@ private slots:
         finished.clear();
         QVERIFY(window.importResultsFolder(dir_.filePath("mkb-checkout/results")));
         QVERIFY(finished.wait(30000));
-        QVERIFY(finished.front().at(1).toString().contains("0 trial(s) imported, 3 unchanged"));
+        QVERIFY(finished.front().at(1).toString().contains("0 new trial(s), 0 replaced, 3 unchanged"));
         finished.clear();
         QVERIFY(window.importResultsFolder(dir_.filePath("nowhere")));
         QVERIFY(finished.wait(30000));
@@ -269,7 +269,7 @@ private slots:
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
         QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
         QVERIFY2(finished.front().at(1).toString().contains(
-                     QString("%1 trial(s) imported, %2 unchanged").arg(kTrials - handled).arg(handled)),
+                     QString("%1 new trial(s), 0 replaced, %2 unchanged").arg(kTrials - handled).arg(handled)),
                  qPrintable(finished.front().at(1).toString()));
         QCOMPARE(storedTrialCount(store), kTrials);
         QVERIFY(window.waitUntilIdle());
