@@ -229,6 +229,25 @@ std::string version5() {
     return sql;
 }
 
+// The implementation boundary each verdict was graded under (DESIGN §5.2), a column of both verdict tables. Verdicts
+// stored before were judged by the old full-size eager_compute rule, which is neither boundary: they become "legacy"
+// unless their JSON names mkb or strict; imported MetaKernelBench results were graded under its own rule, "mkb".
+std::string version6() {
+    std::string sql;
+    for (const char* table : {"submissions", "final_verdicts"}) {
+        const std::string name = table;
+        sql += "ALTER TABLE " + name + " ADD COLUMN boundary TEXT NOT NULL DEFAULT 'legacy';\n";
+        sql += "UPDATE " + name +
+               " SET boundary = json_extract(verdict_json, '$.boundary') WHERE instr(verdict_json, "
+               "'\"boundary\"') > 0 AND json_valid(verdict_json) AND json_extract(verdict_json, '$.boundary') IN "
+               "('mkb', 'strict');\n";
+        sql += "UPDATE " + name +
+               " SET boundary = 'mkb' WHERE trial_id IN (SELECT id FROM trials WHERE origin LIKE "
+               "'mkb-import:%');\n";
+    }
+    return sql;
+}
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -260,6 +279,7 @@ const std::vector<Migration>& migrations() {
         {3, "trial origin (imported trials)", kVersion3},
         {4, "paired re-timings of cells and per-device calibrations", kVersion4},
         {5, "speedup CI and GPU median time columns of the verdicts", version5()},
+        {6, "the implementation boundary of each verdict (mkb, strict, legacy)", version6()},
     };
     return steps;
 }

@@ -1,6 +1,7 @@
 // The verdict column table (names, loads, binders, readers) and the SQL lists built from it.
 #include "core/store/verdict_columns.h"
 
+#include "core/grading/boundary.h"
 #include "core/store/migrations.h"
 
 namespace mkb::store_detail {
@@ -45,6 +46,9 @@ const std::vector<VerdictColumn>& verdictColumnTable() {
          [](const S& r, int i, V& v) { v.compliant = r.boolean(i); }},
         {"compliance_rule", kLean, [](S& s, int i, const V& v) { s.bind(i, v.complianceRule); },
          [](const S& r, int i, V& v) { v.complianceRule = r.text(i); }},
+        // Every metric load reads it: comparisons never pair attempts graded under different boundaries.
+        {"boundary", kEveryMetric, [](S& s, int i, const V& v) { s.bind(i, boundaryOrLegacy(v.boundary)); },
+         [](const S& r, int i, V& v) { v.boundary = boundaryOrLegacy(r.text(i)); }},
         {"kernel_median_ms", kLean, [](S& s, int i, const V& v) { s.bind(i, v.kernelMedianMs); },
          [](const S& r, int i, V& v) { v.kernelMedianMs = r.optionalReal(i); }},
         {"eager_median_ms", kLean, [](S& s, int i, const V& v) { s.bind(i, v.eagerMedianMs); },

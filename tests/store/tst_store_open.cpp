@@ -137,6 +137,54 @@ private slots:
         QCOMPARE(submissions->front().verdict.gpuMedianMs, std::optional<double>(0.125));
     }
 
+    // store: opening a store from before boundaries adds the verdicts' boundary: the one their JSON names, else
+    // legacy (graded under the old rule), and mkb for imported MetaKernelBench results; new verdicts keep theirs
+    void migrationGivesEveryVerdictItsImplementationBoundary() {
+        const fs::path path = at("before_boundaries.sqlite");
+        const int before = mkb::store::latestVersion() - 1; // the step just before the boundary column
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            const bool migrated = static_cast<bool>(mkb::store::applyMigrations(db, 0, before, path.string()));
+            sqlite3_close(db);
+            QVERIFY(migrated);
+        }
+        const std::string columns =
+            "trial_id, recorded_at, imported, correct, passed, speedup, stage, infrastructure_error, timed_out, "
+            "error, correct_draws, total_draws, mismatch, compliant, compliance_rule, kernel_median_ms, "
+            "eager_median_ms, kernel_iqr_ms, throttled, outliers_correct, quant_cosine, quant_relative_l1, quant_rmse, "
+            "quant_passed, roofline_bytes, roofline_flops, roofline_gbps, roofline_tflops, roofline_iou, roofline_mfu, "
+            "eval_seconds, device_name, verdict_json";
+        const std::string values = "'then', 1, 1, 1, 1.5, 'done', 0, 0, '', 1, 1, '', 1, '', 0.2, 0.3, NULL, 0, NULL, "
+                                   "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 2.0, 'cpu', ";
+        QVERIFY(rawExec(path, "INSERT INTO models (id, name, driver, created_at) VALUES (1, 'm', 'chat', 'then');"
+                              "INSERT INTO trials (id, model_id, suite, problem_number, problem_slug, family, "
+                              "replicate, arm, dsl, coordinate, status, started_at, origin) VALUES "
+                              "(1, 1, 's', 1, 'p1', 'f', 1, 'solo_cuda', 'cuda', 'c1', 'finished', 'then', ''),"
+                              "(2, 1, 's', 2, 'p2', 'f', 1, 'solo_cuda', 'cuda', 'c2', 'finished', 'then', ''),"
+                              "(3, 1, 's', 3, 'p3', 'f', 1, 'solo_cuda', 'cuda', 'c3', 'finished', 'then', "
+                              "'mkb-import:abc');"));
+        QVERIFY(rawExec(path, "INSERT INTO final_verdicts (" + columns + ") VALUES (1, " + values +
+                                  R"('{"passed": true, "boundary": "strict"}'), (2, )" + values +
+                                  R"('{"passed": true}'), (3, )" + values + R"('{"passed": true}'))"));
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        QCOMPARE(store->migratedFromVersion(), before);
+        for (const auto& [id, boundary] : {std::pair{1, "strict"}, std::pair{2, "legacy"}, std::pair{3, "mkb"}}) {
+            mkb::Result<mkb::TrialRecord> full = store->loadTrial(id);
+            QVERIFY(full && full->finalVerdict);
+            QCOMPARE(full->finalVerdict->boundary, std::string(boundary));
+        }
+        auto lean = store->loadTrials({}, mkb::TrialDetail::Lean);
+        QVERIFY(lean && lean->size() == 3);
+        for (const mkb::TrialRecord& trial : *lean) {
+            QVERIFY(trial.finalVerdict);
+            QCOMPARE(trial.finalVerdict->boundary, std::string(trial.id == 1   ? "strict"
+                                                               : trial.id == 2 ? "legacy"
+                                                                               : "mkb"));
+        }
+    }
+
     void migratesForwardFromVersion1() {
         const fs::path path = at("old.sqlite");
         QVERIFY(writeVersion1Store(path));
