@@ -4,6 +4,7 @@
 #include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
+#include "core/grading/boundary.h"
 #include "core/grading/device_probe.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
@@ -37,6 +38,8 @@ options:
   --device DEV    cuda:N (default cuda:0) or cpu
   --python PATH   the interpreter that runs the grader (default: $MKB_PYTHON, else python3); it needs torch
   --timeout S     the evaluation bound in seconds (default 600); mkb allows the grader S + 30 s in all
+  --boundary B    the implementation boundary: mkb (default; MetaKernelBench's rule, eager PyTorch may finish what
+                  a DSL kernel started) or strict (all arithmetic in the DSL); the verdict records it
   --dsl-dir DIR   an extra folder of DSL descriptors, searched first (repeatable)
   --json          print the verdict JSON instead of the report (with the speedup's 95% CI, speedup_ci_low and
                   speedup_ci_high, and the GPU time, gpu_median_ms; fields: docs/grader-protocol.md)
@@ -113,7 +116,7 @@ Status saveManualTrial(Store& store, const Problem& problem, const std::string& 
 int runGrade(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.flags = {"json", "save"};
-    spec.options = {"problem", "dsl", "suite", "device", "python", "timeout", "dsl-dir", "store"};
+    spec.options = {"problem", "dsl", "suite", "device", "python", "timeout", "dsl-dir", "store", "boundary"};
     spec.repeatable = {"suite", "dsl-dir"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
@@ -184,6 +187,11 @@ int runGrade(const std::vector<std::string>& rawArgs) {
 
     GradeSettings settings;
     settings.timeoutS = *timeout;
+    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)));
+    if (!boundary) {
+        return fail(kExitUsage, boundary.error().message + " (mkb grade --help)");
+    }
+    settings.boundary = *boundary;
     GradeRequest request = makeGradeRequest(*problem, kernelPath, *dsl, *descriptor, device, settings);
 
     std::unique_ptr<Store> store;
@@ -213,7 +221,8 @@ int runGrade(const std::vector<std::string>& rawArgs) {
         }
     };
     Verdict verdict = grader.grade(request, onStage, &interrupted);
-    std::string graderFingerprint = grader.hello().graderFingerprint;
+    // Recorded with the boundary, so a verdict under one boundary never passes for one under the other.
+    std::string graderFingerprint = fingerprintWithBoundary(grader.hello().graderFingerprint, settings.boundary);
     grader.stop();
     if (interrupted.load()) {
         return fail(kExitInterrupted, "grading interrupted; nothing was saved");
