@@ -3,6 +3,7 @@
 #include "app/cli/command.h"
 
 #include "core/analysis/comparison.h"
+#include "core/grading/boundary.h"
 #include "core/io/report_model.h"
 #include "core/io/report_writers.h"
 #include "core/store/store.h"
@@ -17,8 +18,9 @@ namespace {
 
 const char* const kReportHelp =
     R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
-                  [--split overall|direction|family|with_skill|source_verdict|model|category]
+                  [--split overall|direction|family|with_skill|source_verdict|model|category|boundary]
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
+                  [--boundary mkb|strict|legacy]
                   [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped] [--timing paired|unpaired]
 
 Prints the metrics of the project store (docs/metrics.md defines each one) as tables. The store is opened read-only:
@@ -42,12 +44,17 @@ options:
   --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
   --output FILE      write there instead of standard output: atomically (temporary file + rename), through a
                      symbolic link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
-  --split S          rows per overall (default), direction, family, with_skill, source_verdict, model or category
+  --split S          rows per overall (default), direction, family, with_skill, source_verdict, model, category or
+                     boundary (the implementation boundary of the verdicts)
                      (the problem's KernelBench-X category from MKB_META; "uncategorised" when it names none)
   --model M          only this model's trials
   --direction D      only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms
   --family F         only problems of this family
   --problems GLOB    only problems whose "NN_slug" or slug matches the shell glob
+  --boundary B       only verdicts graded under implementation boundary B: mkb, strict, or legacy (verdicts older
+                     than boundaries). The notes name the boundaries every table covers; a cell-replicate whose arms
+                     were graded under different boundaries is never compared ("not comparable", counted);
+                     --split boundary gives each boundary its rows
   --delta D          neutral band δ of the transfer outcome (default 0.05)
   --thresholds LIST  ladder thresholds t of R@t (default 0,0.5,1,2,4)
   --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
@@ -61,7 +68,7 @@ exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 
 int runReport(const std::vector<std::string>& rawArgs) {
     const ArgSpec spec{{"unclipped"},
                        {"store", "format", "output", "split", "metrics", "model", "direction", "family", "problems",
-                        "delta", "thresholds", "timing"},
+                        "boundary", "delta", "thresholds", "timing"},
                        {}};
     auto args = parseArgs(rawArgs, spec);
     if (!args) {
@@ -121,6 +128,15 @@ int runReport(const std::vector<std::string>& rawArgs) {
     options.direction = args->option("direction");
     options.family = args->option("family");
     options.problems = args->option("problems");
+    if (auto boundary = args->option("boundary")) {
+        if (*boundary != kBoundaryLegacy) {
+            auto parsed = parseBoundary(*boundary);
+            if (!parsed) {
+                return fail(kExitUsage, parsed.error().message + "; or legacy");
+            }
+        }
+        options.boundary = *boundary;
+    }
     if (options.direction && !analysis::parseSkillArm(*options.direction + "_skill")) {
         return fail(kExitUsage, "--direction '" + *options.direction + "' is not a direction like triton2cuda");
     }
