@@ -9,6 +9,7 @@ SOURCE = r"""
 
 #define THREADS 1024
 #define IGNORE_INDEX (-100LL)
+#define NEG_INF __int_as_float(0xff800000)  // -infinity: NVRTC has no math.h, so no INFINITY
 
 extern "C" __global__ void count_labels(const long long* __restrict__ labels, int* __restrict__ count, int tokens) {
     __shared__ int partial[32];
@@ -27,8 +28,8 @@ extern "C" __global__ void count_labels(const long long* __restrict__ labels, in
 
 __device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
     const float top = fmaxf(m, m2);
-    if (top == -INFINITY) return;
-    s = s * __expf(m - top) + s2 * __expf(m2 - top);
+    if (top == NEG_INF) return;
+    s = s * expf(m - top) + s2 * expf(m2 - top);
     m = top;
 }
 
@@ -40,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) cross_entropy_rows(
     const long long row = blockIdx.x;
     const int pairs = vocab / 2;
     const __nv_bfloat162* in = logits + row * pairs;
-    float m = -INFINITY, s = 0.0f;
+    float m = NEG_INF, s = 0.0f;
     for (int p = threadIdx.x; p < pairs; p += THREADS) {
         const float2 v = __bfloat1622float2(in[p]);
         const float top = fmaxf(m, fmaxf(v.x, v.y));
