@@ -410,6 +410,7 @@ AttemptResult Runner::runAttempt(std::size_t index, std::int64_t trialId, const 
         task.skillWithHeader = skillWithTransferHeader(*source.text, dslOf(arm.sourceDsl).descriptor.displayName);
     }
     task.budget = settings_.budget;
+    task.boundary = settings_.grade.boundary; // the prompt states the boundary the grader enforces
     const fs::path dir = attemptDir(entry, trialId);
     task.workspace = dir / "workspace";
     task.instruction = instructionText(task, driver.name() == "command"
@@ -653,6 +654,7 @@ Status Runner::recordInvocation(const PlanRequest& request) {
         effective["max_kernel_bytes"] = settings_.budget.maxKernelBytes;
         effective["concurrency"] = settings_.concurrency;
         effective["rerun_stale"] = settings_.rerunStale;
+        effective["boundary"] = settings_.grade.boundary;
         invocation.settingsJson = effective.dump();
         invocation.graderFingerprint = graderFingerprint_;
         invocation.pid = static_cast<std::int64_t>(::getpid());
