@@ -1,5 +1,6 @@
-"""One warm grader server (`python -m mkbgrader serve`, docs/grader-protocol.md) for bench scripts (gradeability.py) that grade
-many kernels where only the verdict matters, not mkb's store or GPU lock: grade requests in, verdicts out."""
+"""One warm grader server (`python -m mkbgrader serve`, docs/grader-protocol.md) for bench scripts such as
+gradeability.py that grade many kernels where only the verdict matters, not mkb's store or GPU lock: grade requests
+in, verdicts out."""
 
 from __future__ import annotations
 
