@@ -1,5 +1,5 @@
 // Executing a plan: scheduling solos before skill arms, one attempt per entry in named steps, recording every trial.
-// Over 600 lines on purpose: Runner is one state machine (entries, ready queue, counts, cells) whose steps share its
+// Longer than 600 lines because Runner is one state machine (entries, ready queue, counts, cells) whose steps share its
 // two locks; the gate (trial_gate), the re-timing thread (cell_retimer) and the planner have files of their own.
 #include "core/protocol/runner.h"
 
