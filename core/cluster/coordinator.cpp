@@ -236,6 +236,9 @@ private:
             if (one.filed == FiledAs::Unchanged || !counting_) {
                 continue;
             }
+            if (auto it = tracked_.find(one.shard.trial.coordinate); it != tracked_.end()) {
+                it->second.phase = JobPhase::Ended; // its job is done; follow() settles it
+            }
             const TrialOutcome& outcome = one.shard.outcome;
             const bool infrastructure = outcome.status == TrialStatus::InfrastructureError;
             if (one.history) {
