@@ -4,6 +4,7 @@
 // state; a candidate for a split by file kind (record, verdict, submissions, archive).
 #include "core/io/mkb_results_import.h"
 
+#include "core/io/trial_filing.h"
 #include "core/protocol/arms.h"
 #include "core/util/json_input.h"
 #include "core/util/sha256.h"
@@ -816,88 +817,24 @@ private:
             issue(folder.dir, parsed.error().message + "; trial skipped");
             return;
         }
-        TrialRecord& trial = parsed->record;
-        enum class Filed { Unchanged, Imported, Replaced } filed = Filed::Imported;
-        bool relinked = false;
-        // The check of what the store holds and the write share one BEGIN IMMEDIATE transaction: a second import of
-        // the same folder running at the same time waits for it, then finds this trial instead of racing for it.
-        Status written = store_.transaction([&]() -> Status {
-            auto live = store_.liveTrialAt(trial.model, trial.suite, trial.problemNumber, trial.replicate, trial.arm);
-            if (!live) {
-                return live.error();
-            }
-            std::optional<std::int64_t> source;
-            if (folder.coordinate.arm.isSkill()) {
-                auto solo = store_.liveTrialAt(trial.model, trial.suite, trial.problemNumber, trial.replicate,
-                                               soloArm(folder.coordinate.arm.sourceDsl).name());
-                if (!solo) {
-                    return solo.error();
-                }
-                if (*solo) {
-                    source = (*solo)->id;
-                }
-            }
-            // Unchanged means: this content is already stored in the same role. A live folder whose content equals
-            // an archived trial's (a redo that came out byte-identical) is still imported as the live trial.
-            bool unchanged = false;
-            if (folder.archived) {
-                auto known = store_.hasArchivedOrigin(trial.model, trial.suite, trial.origin);
-                if (!known) {
-                    return known.error();
-                }
-                unchanged = *known;
-            } else {
-                unchanged = *live && (*live)->origin == trial.origin;
-            }
-            if (unchanged) {
-                filed = Filed::Unchanged;
-                // A skill arm stored without its source (two imports raced before imports were serialised) is
-                // linked now; one that has a link keeps it.
-                if (!folder.archived && source && !(*live)->sourceTrialId) {
-                    if (Status linked = store_.setSourceTrial((*live)->id, *source); !linked) {
-                        return linked;
-                    }
-                    relinked = true;
-                }
-                return Ok{};
-            }
-            trial.sourceTrialId = source;
-            // An archived folder is history: it is written archived and never disturbs the live trial.
-            if (!folder.archived && *live) {
-                if (Status archived = store_.archiveTrial((*live)->id); !archived) {
-                    return archived;
-                }
-                filed = Filed::Replaced;
-            }
-            auto id = store_.insertFinishedTrial(trial, parsed->outcome);
-            if (!id) {
-                return id.error();
-            }
-            for (SubmissionRecord& submission : parsed->submissions) {
-                submission.trialId = *id;
-                if (auto added = store_.addSubmission(submission); !added) {
-                    return added.error();
-                }
-            }
-            return Ok{};
-        });
-        if (!written) {
-            issue(folder.dir, "could not be stored: " + written.error().message);
+        auto filed = fileTrial(store_, parsed->record, parsed->outcome, std::move(parsed->submissions));
+        if (!filed) {
+            issue(folder.dir, "could not be stored: " + filed.error().message);
             return;
         }
-        switch (filed) {
-        case Filed::Unchanged:
+        switch (filed->filed) {
+        case FiledAs::Unchanged:
             ++summary_.trialsUnchanged;
-            summary_.sourceLinksRepaired += relinked ? 1 : 0;
+            summary_.sourceLinksRepaired += filed->relinked ? 1 : 0;
             return;
-        case Filed::Replaced:
+        case FiledAs::Replaced:
             ++summary_.trialsReplaced;
             break;
-        case Filed::Imported:
+        case FiledAs::Imported:
             ++summary_.trialsImported;
             break;
         }
-        summary_.submissionsImported += static_cast<int>(parsed->submissions.size());
+        summary_.submissionsImported += filed->submissionsWritten;
     }
 
     Store& store_;
