@@ -62,8 +62,9 @@ options:
   --timing-draws N        timing draws per evaluation (default 50)
   --concurrency N         attempts in flight at once (default 2); grading is serialised per GPU
   --rerun-stale           archive stale trials and run them again
-  --no-retime             skip the paired re-timing of cells (on by default: once the attempts end, each cell
-                          whose base and skill passed has its kernels timed together on --device, DESIGN §5.5;
+  --no-retime             skip the paired re-timing of cells (on by default: as soon as a cell's three arms are
+                          final, while other attempts still run, a cell whose base and skill passed has its kernels
+                          timed together on --device under its GPU lock, DESIGN §5.5;
                           cells already re-timed of the same kernels, device and grader are kept; mkb retime
                           does the same for existing stores); on --device cpu (a test device) it stops at
                           20..200 rounds or 10 s instead of 100..2000 rounds or 60 s
