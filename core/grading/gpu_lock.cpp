@@ -56,6 +56,29 @@ std::filesystem::path gpuLockPath(const std::string& device, const std::filesyst
     return (dir.empty() ? defaultGpuLockDir() : dir) / ("mkb-" + physicalDeviceKey(device) + ".lock");
 }
 
+namespace {
+
+// This process's priority waiters (see GpuLockOptions::priority); other processes keep the plain flock contest.
+std::atomic<int> priorityWaiters{0};
+
+struct PriorityWait {
+    bool counted;
+    explicit PriorityWait(bool priority) : counted(priority) {
+        if (counted) {
+            priorityWaiters.fetch_add(1);
+        }
+    }
+    ~PriorityWait() {
+        if (counted) {
+            priorityWaiters.fetch_sub(1);
+        }
+    }
+    PriorityWait(const PriorityWait&) = delete;
+    PriorityWait& operator=(const PriorityWait&) = delete;
+};
+
+} // namespace
+
 Result<GpuLock> GpuLock::acquire(const std::string& device, const GpuLockOptions& options,
                                  const std::atomic<bool>* cancel) {
     std::filesystem::path path = gpuLockPath(device, options.dir);
@@ -66,7 +89,15 @@ Result<GpuLock> GpuLock::acquire(const std::string& device, const GpuLockOptions
     }
     auto start = std::chrono::steady_clock::now();
     auto pause = std::chrono::milliseconds(5);
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const PriorityWait waiting(options.priority);
+    auto tryLock = [&]() {
+        if (!options.priority && priorityWaiters.load() > 0) {
+            errno = EWOULDBLOCK; // a re-timing of this process waits: let it go first
+            return false;
+        }
+        return ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    };
+    while (!tryLock()) {
         if (errno != EWOULDBLOCK && errno != EINTR) {
             std::string reason = std::strerror(errno);
             ::close(fd);
@@ -88,7 +119,7 @@ Result<GpuLock> GpuLock::acquire(const std::string& device, const GpuLockOptions
                              " s; wait for it or stop it");
         }
         std::this_thread::sleep_for(pause);
-        pause = std::min(pause * 2, std::chrono::milliseconds(100));
+        pause = options.priority ? std::chrono::milliseconds(5) : std::min(pause * 2, std::chrono::milliseconds(100));
     }
     std::string pid = std::to_string(::getpid()) + "\n";
     if (::ftruncate(fd, 0) == 0) {

@@ -12,6 +12,9 @@ namespace mkb {
 struct GpuLockOptions {
     std::filesystem::path dir;  // where lock files live; empty = $XDG_RUNTIME_DIR, else /tmp
     double waitTimeoutS = 3600; // give up waiting after this long
+    // A priority waiter (a cell's re-timing) goes before this process's ordinary waiters (gradings): while one
+    // waits, they do not try the lock, so a stream of gradings that release and re-take it cannot starve it.
+    bool priority = false;
 };
 
 /// The folder used when GpuLockOptions::dir is empty.

@@ -536,7 +536,9 @@ Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const
     }
     std::optional<GpuLock> lock;
     if (launch_.lockDevice) {
-        auto acquired = GpuLock::acquire(request.device, launch_.lock, cancel);
+        GpuLockOptions first = launch_.lock;
+        first.priority = true; // a cell's arms are final: its re-timing goes before the gradings still queued
+        auto acquired = GpuLock::acquire(request.device, first, cancel);
         if (!acquired) {
             return acquired.error();
         }

@@ -26,6 +26,18 @@ CellRetimer::~CellRetimer() {
 }
 
 void CellRetimer::start() {
+    // The grader starts here, before the first attempt, so the first cell whose arms are final finds it ready
+    // rather than waiting out its start-up while the last gradings of the run go by.
+    grader_ = std::make_unique<GraderProcess>(launch_);
+    if (Status started = grader_->start(); !started) {
+        // Said once; the cells stay missing for the next run (or mkb retime).
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ++counts_.errors;
+        }
+        onError_("re-timing: " + started.error().message);
+        return; // no thread: finish() has nothing to join
+    }
     thread_ = std::thread(&CellRetimer::loop, this);
 }
 
@@ -68,16 +80,6 @@ void CellRetimer::retimePass(const RetimeScope& scope) {
 }
 
 void CellRetimer::loop() {
-    grader_ = std::make_unique<GraderProcess>(launch_);
-    if (Status started = grader_->start(); !started) {
-        // Said once; the cells stay missing for the next run (or mkb retime).
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            ++counts_.errors;
-        }
-        onError_("re-timing: " + started.error().message);
-        return;
-    }
     while (true) {
         Cell cell;
         {

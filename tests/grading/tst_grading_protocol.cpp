@@ -301,6 +301,47 @@ private slots:
         QVERIFY(GpuLock::acquire("cuda:3", options).ok());
     }
 
+    void aPriorityWaiterGoesBeforeGradingsThatKeepRetakingTheLock() {
+        // "gpu lock: a waiting re-timing (priority) is not starved by gradings that release and re-take the lock"
+        GpuLockOptions options;
+        options.dir = temp.path().toStdString();
+        std::atomic<bool> stop{false};
+        std::atomic<int> ordinaryTurns{0};
+        std::atomic<int> turnsWhenPriorityGotIt{-1};
+        auto grader = [&]() { // an ordinary waiter: holds the lock 20 ms, lets go, at once wants it again
+            while (!stop.load()) {
+                auto lock = GpuLock::acquire("cuda:5", options);
+                QVERIFY(lock.ok());
+                ++ordinaryTurns;
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        };
+        std::thread a(grader);
+        std::thread b(grader);
+        while (ordinaryTurns.load() < 4) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        GpuLockOptions first = options;
+        first.priority = true;
+        first.waitTimeoutS = 5;
+        QElapsedTimer timer;
+        timer.start();
+        const int before = ordinaryTurns.load();
+        auto retiming = GpuLock::acquire("cuda:5", first);
+        turnsWhenPriorityGotIt = ordinaryTurns.load() - before;
+        const qint64 waited = timer.elapsed();
+        stop = true;
+        QVERIFY2(retiming.ok(), retiming.ok() ? "" : retiming.error().message.c_str());
+        retiming->release();
+        a.join();
+        b.join();
+        // At most the turn in progress and the one already past its check finish first; without the priority the
+        // two gradings could take turns for the whole 5 s.
+        QVERIFY2(turnsWhenPriorityGotIt.load() <= 2,
+                 qPrintable(QString("%1 ordinary turns went first").arg(turnsWhenPriorityGotIt.load())));
+        QVERIFY2(waited < 1000, qPrintable(QString("the priority waiter waited %1 ms").arg(waited)));
+    }
+
     void realGraderEndToEndOnCpu() {
         // "end to end: the real grader passes a cpusim solution, fails a wrong one, and bounds a spinning one"
         std::filesystem::path root = mkbtest::sourceDir();
