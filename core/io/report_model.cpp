@@ -1035,22 +1035,29 @@ Result<std::map<std::pair<int, std::string>, std::string>> problemCategories(Sto
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) {
     // The trials are read row by row and only what the metrics read is kept.
     const TrialSelector selector(options);
-    Result<std::map<std::pair<int, std::string>, std::string>> categories = problemCategories(store);
-    if (!categories) {
-        return categories.error();
-    }
+    // Read when the first trial asks: a store without trials (or one being filled with problems) costs nothing.
+    std::optional<Result<std::map<std::pair<int, std::string>, std::string>>> categories;
     io::AttemptLoadOptions load;
     load.filter.model = options.model;
     load.columns = metricColumns(options);
     load.withSubmissions = needsSubmissions(options);
     load.keep = [&selector](const TrialRecord& trial) { return selector.keeps(trial); };
-    load.category = [&categories](const TrialRecord& trial) {
-        auto found = categories->find({trial.problemNumber, trial.problemSlug});
-        return found == categories->end() ? std::string() : found->second;
+    load.category = [&categories, &store](const TrialRecord& trial) {
+        if (!categories) {
+            categories = problemCategories(store);
+        }
+        if (!*categories) {
+            return std::string();
+        }
+        auto found = (*categories)->find({trial.problemNumber, trial.problemSlug});
+        return found == (*categories)->end() ? std::string() : found->second;
     };
     Result<io::LoadedAttempts> loaded = io::loadAttempts(store, load);
     if (!loaded) {
         return loaded.error();
+    }
+    if (categories && !*categories) {
+        return categories->error();
     }
     Selection selection;
     selection.trials = loaded->trials;
