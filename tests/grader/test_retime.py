@@ -137,6 +137,15 @@ class RetimeServerTest(unittest.TestCase):
         self.assertGreater(result["eager_median_s"], 0)
         self.assertGreater(base["median_s"], 0)
 
+    def test_the_reply_says_how_long_each_stage_took(self) -> None:
+        result = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
+                             {"min_rounds": 20, "max_rounds": 20, "ci_halfwidth": 0})
+        stages = result["stage_s"]
+        for stage in ("import", "correctness", "warmup", "rounds"):
+            self.assertIn(stage, stages)
+            self.assertGreaterEqual(stages[stage], 0)
+        self.assertLessEqual(sum(stages.values()), result["seconds"] + 1e-3)
+
     def test_a_wide_band_converges_at_the_minimum_round_count(self) -> None:
         result = self.run_ok([kernel("base", GOOD), kernel("skill", GOOD)],
                              {"min_rounds": 6, "max_rounds": 500, "ci_halfwidth": 100})

@@ -236,14 +236,21 @@ def retime(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> d
     def work(send: Callable[[dict], None]) -> None:
         RetimeEvaluation(request, kernels, settings, retime_settings, seed, send).run()
 
+    stage_marks: list[tuple[str, float]] = []  # (stage, when the child entered it): the cost of each stage
+
     def on_message(message: dict) -> None:
-        if on_stage and message.get("t") == "stage":
-            on_stage(str(message.get("stage")))
+        if message.get("t") == "stage":
+            stage_marks.append((str(message.get("stage")), time.monotonic()))
+            if on_stage:
+                on_stage(str(message.get("stage")))
 
     memory_limit = _cpu_memory_limit() if device == "cpu" else None
     bound = child_timeout(settings, retime_settings)
     outcome = sandbox.run_in_child(work, bound, settings.log_cap_bytes, on_message, memory_limit)
-    return finish(build(outcome, kernels, settings, retime_settings, result, bound, bool(request.get("trace"))))
+    built = build(outcome, kernels, settings, retime_settings, result, bound, bool(request.get("trace")))
+    ends = [when for _, when in stage_marks[1:]] + [time.monotonic()]
+    built["stage_s"] = {stage: round(end - when, 3) for (stage, when), end in zip(stage_marks, ends)}
+    return finish(built)
 
 
 def build(outcome: sandbox.ChildOutcome, kernels: list[KernelSpec], settings: Settings,
@@ -557,8 +564,12 @@ def _make_evaluation_class() -> type:
             self.enter("done")
 
         def _round(self, functions: list, k: int, seed: int, warmup: bool) -> dict[str, float]:
-            """One round: every function once, on its own fresh inputs from this round's seed, in round_order(k) order."""
+            """One round: every function once, on its own fresh inputs from this round's seed, in round_order(k) order.
+            The inputs are drawn once per round; each function but the last gets its own clone (fresh storage, the
+            same values), the last the drawn tensors themselves: make_inputs runs once instead of once per function."""
             import torch
+
+            from mkbgrader import draws
 
             m = len(functions)
             if k % design_period(m) == 0 or len(self.labelling) != m:
@@ -566,8 +577,9 @@ def _make_evaluation_class() -> type:
             order = [functions[i] for i in round_order(k, m, self.labelling)]
             result: dict[str, float] = {}
             sums: dict[str, float] = {}
-            for slot in order:
-                inputs = self._draw(seed)
+            drawn = self._draw(seed)
+            for position, slot in enumerate(order):
+                inputs = drawn if position == m - 1 else draws.clone_tree(drawn)
                 label = slot.spec.label if slot is not None else EAGER
                 if self.trace:
                     first = next(iter(t for t in inputs if isinstance(t, torch.Tensor)), None)
