@@ -248,6 +248,13 @@ std::string version6() {
     return sql;
 }
 
+// The device each verdict was graded on ("cuda:1", "cpu:0"; DESIGN §11), a column of both verdict tables: a run over
+// several devices records which one judged each kernel. Verdicts stored before keep "" (unknown).
+const char* const kVersion7 = R"(
+ALTER TABLE submissions ADD COLUMN device TEXT NOT NULL DEFAULT '';
+ALTER TABLE final_verdicts ADD COLUMN device TEXT NOT NULL DEFAULT '';
+)";
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -280,6 +287,7 @@ const std::vector<Migration>& migrations() {
         {4, "paired re-timings of cells and per-device calibrations", kVersion4},
         {5, "speedup CI and GPU median time columns of the verdicts", version5()},
         {6, "the implementation boundary of each verdict (mkb, strict, legacy)", version6()},
+        {7, "the device each verdict was graded on", kVersion7},
     };
     return steps;
 }

@@ -45,7 +45,7 @@ Status Store::visitSubmissionSummaries(const std::function<void(const Submission
     Status read =
         impl_
             ->query("SELECT trial_id, idx, kernel_source, imported, correct, passed, speedup, stage, error, mismatch, "
-                    "compliant, compliance_rule, submission_eval_seconds, device_name FROM submissions "
+                    "compliant, compliance_rule, submission_eval_seconds, device_name, device FROM submissions "
                     "ORDER BY trial_id, idx",
                     "reading the submissions")
             .forEach([&](const Statement& row) {
@@ -63,6 +63,7 @@ Status Store::visitSubmissionSummaries(const std::function<void(const Submission
                 row.assignText(11, submission.verdict.complianceRule);
                 submission.evalSeconds = row.real(12);
                 row.assignText(13, submission.verdict.deviceName);
+                row.assignText(14, submission.verdict.device);
                 visit(submission);
             });
     if (!read) {

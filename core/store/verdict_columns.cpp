@@ -142,6 +142,8 @@ const std::vector<VerdictColumn>& verdictColumnTable() {
          [](const S& r, int i, V& v) { v.evalSeconds = r.real(i); }},
         {"device_name", kDetail, [](S& s, int i, const V& v) { s.bind(i, v.deviceName); },
          [](const S& r, int i, V& v) { v.deviceName = r.text(i); }},
+        {"device", kDetail, [](S& s, int i, const V& v) { s.bind(i, v.device); },
+         [](const S& r, int i, V& v) { v.device = r.text(i); }},
         {"speedup_ci_low", kEveryMetric, [](S& s, int i, const V& v) { s.bind(i, v.speedupCiLow); },
          [](const S& r, int i, V& v) { v.speedupCiLow = r.optionalReal(i); }},
         {"speedup_ci_high", kEveryMetric, [](S& s, int i, const V& v) { s.bind(i, v.speedupCiHigh); },

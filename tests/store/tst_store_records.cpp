@@ -45,6 +45,7 @@ mkb::Verdict fullVerdict() {
     verdict.roofline = roofline;
     verdict.evalSeconds = 12.5;
     verdict.deviceName = "NVIDIA H200";
+    verdict.device = "cuda:1";
     verdict.json = R"({"passed": true, "speedup": 1.75})";
     return verdict;
 }
@@ -86,6 +87,7 @@ void compareVerdicts(const mkb::Verdict& a, const mkb::Verdict& b) {
     }
     QCOMPARE(a.evalSeconds, b.evalSeconds);
     QCOMPARE(a.deviceName, b.deviceName);
+    QCOMPARE(a.device, b.device);
     QCOMPARE(a.speedupCiLow, b.speedupCiLow);
     QCOMPARE(a.speedupCiHigh, b.speedupCiHigh);
     QCOMPARE(a.gpuMedianMs, b.gpuMedianMs);
