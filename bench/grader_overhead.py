@@ -76,8 +76,12 @@ def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tup
                 break
         if not reply["verdict"].get("passed"):
             raise SystemExit(f"the kernel failed in the warm server: {reply['verdict'].get('error')}")
+        took = time.perf_counter() - started
+        print(f"  {'pre-started' if prestart else 'forked'} server{'' if pause_s else ', back to back'}, evaluation "
+              f"{index}{' (fills the caches, not counted)' if index == 0 else ''}: {took * 1000:.1f} ms"
+              f"{' [pre-started child]' if reply.get('prestarted') else ''}", flush=True)
         if index > 0:  # the first one also warms the disk caches
-            seconds.append(time.perf_counter() - started)
+            seconds.append(took)
             prestarted += bool(reply.get("prestarted"))
     server.stdin.write(json.dumps({"type": "shutdown"}) + "\n")
     server.stdin.flush()
@@ -94,6 +98,7 @@ def cold_processes(args: argparse.Namespace) -> list[float]:
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, env=environment())
         seconds.append(time.perf_counter() - started)
+        print(f"  cold process {len(seconds)}: {seconds[-1] * 1000:.1f} ms", flush=True)
         if done.returncode != 0:
             raise SystemExit(f"the kernel failed in a cold process: {done.stdout[-400:]} {done.stderr[-400:]}")
     return seconds
@@ -122,6 +127,7 @@ def main() -> int:
     args.cold_evaluations = args.cold_evaluations or args.evaluations
     if args.evaluations < 1 or args.cold_evaluations < 1 or args.pause < 0:
         raise SystemExit("--evaluations and --cold-evaluations must be at least 1, --pause not negative")
+    # Each side prints its evaluations as they finish, so a bench cut short still shows what it measured.
     before, _ = warm_server(args, prestart=False, pause_s=args.pause)
     warm, warm_used = warm_server(args, prestart=True, pause_s=args.pause)
     queued, queued_used = warm_server(args, prestart=True, pause_s=0.0)
