@@ -2,7 +2,9 @@
 #include "core/analysis/stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 namespace mkb::analysis {
@@ -65,6 +67,84 @@ Distribution distributionOf(std::vector<double> values) {
     result.max = values.back();
     result.mean = mean(values);
     return result;
+}
+
+namespace {
+
+/// SplitMix64: a small generator with a fixed, documented sequence on every platform (the standard library's
+/// distributions are not specified bit for bit, and a report must be reproducible anywhere).
+class SplitMix64 {
+public:
+    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+    std::uint64_t next() {
+        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    /// Uniform in [0, bound) without modulo bias (bound > 0).
+    std::size_t below(std::size_t bound) {
+        const std::uint64_t limit = std::uint64_t(bound);
+        const std::uint64_t threshold = (0 - limit) % limit; // 2^64 mod bound: the values below it are rejected
+        for (;;) {
+            const std::uint64_t draw = next();
+            if (draw >= threshold) {
+                return std::size_t(draw % limit);
+            }
+        }
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+/// FNV-1a over the values' bit patterns and their count.
+std::uint64_t seedFrom(const std::vector<double>& values) {
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    const auto mix = [&hash](std::uint64_t word) {
+        for (int byte = 0; byte < 8; ++byte) {
+            hash ^= (word >> (8 * byte)) & 0xffU;
+            hash *= 0x100000001b3ULL;
+        }
+    };
+    mix(values.size());
+    for (double value : values) {
+        mix(std::bit_cast<std::uint64_t>(value));
+    }
+    return hash;
+}
+
+} // namespace
+
+std::optional<Interval> geometricMeanBootstrapCi(std::vector<double> values, int resamples, double confidence) {
+    if (values.size() < 2 || resamples < 1) {
+        return std::nullopt;
+    }
+    std::vector<double> logs;
+    logs.reserve(values.size());
+    for (double value : values) {
+        if (!(value > 0) || !std::isfinite(value)) {
+            return std::nullopt;
+        }
+    }
+    std::sort(values.begin(), values.end());
+    for (double value : values) {
+        logs.push_back(std::log(value));
+    }
+    SplitMix64 generator(seedFrom(values));
+    std::vector<double> means;
+    means.reserve(std::size_t(resamples));
+    const std::size_t n = logs.size();
+    for (int resample = 0; resample < resamples; ++resample) {
+        double sum = 0;
+        for (std::size_t draw = 0; draw < n; ++draw) {
+            sum += logs[generator.below(n)];
+        }
+        means.push_back(std::exp(sum / double(n)));
+    }
+    std::sort(means.begin(), means.end());
+    const double tail = (1 - std::clamp(confidence, 0.0, 1.0)) / 2;
+    return Interval{sortedQuantile(means, tail), sortedQuantile(means, 1 - tail)};
 }
 
 } // namespace mkb::analysis

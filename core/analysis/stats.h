@@ -28,4 +28,23 @@ std::optional<double> share(std::size_t part, std::size_t whole);
 std::optional<double> quantile(std::vector<double> values, double q);
 Distribution distributionOf(std::vector<double> values);
 
+/// A two-sided confidence interval [low, high].
+struct Interval {
+    double low = 0;
+    double high = 0;
+};
+
+/// Resamples of the percentile bootstraps below, and their confidence level (the grader's, mkbgrader/stats.py).
+inline constexpr int kBootstrapResamples = 1000;
+inline constexpr double kBootstrapConfidence = 0.95;
+
+/// Percentile-bootstrap interval of the geometric mean of positive values: each resample draws values.size() values
+/// with replacement, and the interval is the (1−c)/2 and (1+c)/2 quantiles (linear, as quantile()) of the resampled
+/// geometric means. Deterministic: the values are sorted and the resampling generator is seeded from their bits, so
+/// the same values in any order give the same interval. nullopt with fewer than two values (one value carries no
+/// spread: its interval would collapse to a point that claims a certainty it lacks) or when any value is not
+/// positive and finite.
+std::optional<Interval> geometricMeanBootstrapCi(std::vector<double> values, int resamples = kBootstrapResamples,
+                                                 double confidence = kBootstrapConfidence);
+
 } // namespace mkb::analysis

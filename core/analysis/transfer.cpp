@@ -229,8 +229,9 @@ OutcomeCounts outcomeCountsIn(const Comparisons& comparisons, const AnalysisSett
     return counts;
 }
 
+/// The paired ratio of every resolved comparison, in order: what ΔGM and its CI are taken over.
 template <typename Comparisons>
-std::optional<double> deltaGeometricMeanIn(const Comparisons& comparisons, const AnalysisSettings& settings) {
+std::vector<double> resolvedRatios(const Comparisons& comparisons, const AnalysisSettings& settings) {
     std::vector<double> ratios;
     for (const auto& entry : comparisons) {
         const Comparison& comparison = comparisonOf(entry);
@@ -238,11 +239,31 @@ std::optional<double> deltaGeometricMeanIn(const Comparisons& comparisons, const
             ratios.push_back(pairedRatio(comparison, settings));
         }
     }
+    return ratios;
+}
+
+std::optional<double> deltaOf(const std::vector<double>& ratios) {
     const std::optional<double> geometric = geometricMean(ratios);
     if (!geometric) {
         return std::nullopt;
     }
     return *geometric - 1.0;
+}
+
+std::optional<Interval> deltaCiOf(std::vector<double> ratios) {
+    std::optional<Interval> interval = geometricMeanBootstrapCi(std::move(ratios));
+    if (!interval) {
+        return std::nullopt;
+    }
+    return Interval{interval->low - 1.0, interval->high - 1.0};
+}
+
+template <typename Comparisons>
+TransferSummary transferSummaryIn(const Comparisons& comparisons, const AnalysisSettings& settings) {
+    std::vector<double> ratios = resolvedRatios(comparisons, settings);
+    TransferSummary summary{outcomeCountsIn(comparisons, settings), deltaOf(ratios), {}};
+    summary.deltaGeometricMeanCi = deltaCiOf(std::move(ratios));
+    return summary;
 }
 
 } // namespace
@@ -256,19 +277,28 @@ OutcomeCounts outcomeCounts(const ComparisonView& comparisons, const AnalysisSet
 }
 
 std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return deltaGeometricMeanIn(comparisons, settings);
+    return deltaOf(resolvedRatios(comparisons, settings));
 }
 
 std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, const AnalysisSettings& settings) {
-    return deltaGeometricMeanIn(comparisons, settings);
+    return deltaOf(resolvedRatios(comparisons, settings));
+}
+
+std::optional<Interval> deltaGeometricMeanCi(const std::vector<Comparison>& comparisons,
+                                             const AnalysisSettings& settings) {
+    return deltaCiOf(resolvedRatios(comparisons, settings));
+}
+
+std::optional<Interval> deltaGeometricMeanCi(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+    return deltaCiOf(resolvedRatios(comparisons, settings));
 }
 
 TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return TransferSummary{outcomeCounts(comparisons, settings), deltaGeometricMean(comparisons, settings)};
+    return transferSummaryIn(comparisons, settings);
 }
 
 TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings) {
-    return TransferSummary{outcomeCounts(comparisons, settings), deltaGeometricMean(comparisons, settings)};
+    return transferSummaryIn(comparisons, settings);
 }
 
 std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison>& comparisons,

@@ -5,6 +5,7 @@
 #include "core/analysis/attempt.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/stats.h"
 
 #include <array>
 #include <optional>
@@ -89,6 +90,7 @@ struct OutcomeCounts {
 struct TransferSummary {
     OutcomeCounts outcomes;
     std::optional<double> deltaGeometricMean; // geomean of paired ratios − 1; nullopt without resolved comparisons
+    std::optional<Interval> deltaGeometricMeanCi; // its 95% bootstrap CI (deltaGeometricMeanCi); nullopt below 2
 };
 
 OutcomeCounts outcomeCounts(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
@@ -97,6 +99,13 @@ OutcomeCounts outcomeCounts(const ComparisonView& comparisons, const AnalysisSet
 std::optional<double> deltaGeometricMean(const std::vector<Comparison>& comparisons,
                                          const AnalysisSettings& settings = {});
 std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
+/// The 95% CI of ΔGM, on ΔGM's scale (geomean − 1): a percentile bootstrap that resamples the resolved comparisons
+/// (one paired ratio each, as deltaGeometricMean takes them) with replacement (geometricMeanBootstrapCi: seeded from
+/// the ratios, so a report is reproducible). nullopt with fewer than two resolved comparisons: one cell says nothing
+/// about how much cells vary, and a collapsed interval would read as certainty.
+std::optional<Interval> deltaGeometricMeanCi(const std::vector<Comparison>& comparisons,
+                                             const AnalysisSettings& settings = {});
+std::optional<Interval> deltaGeometricMeanCi(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
 TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 
