@@ -33,6 +33,28 @@ class ChildOutcome:
     garbage: int = 0                     # result-pipe lines that were not JSON objects
     seconds: float = 0.0
     prestarted: bool = False             # the work ran in a child forked ahead of time
+    exit_deferred: bool = False          # its result was complete before its exit: its group was killed and it is
+    #                                      reaped later (reap_exiting), so exit_code/exit_signal stay None
+
+
+# Children whose results were complete while their exit was still under way (a CUDA context's teardown takes a
+# tenth of a second or more): killed with their group, reaped without waiting by the next run or reap_exiting().
+_exiting: list[int] = []
+EXIT_GRACE_S = 0.005  # how long a finished child's exit is waited for before its reaping is deferred
+
+
+def reap_exiting() -> list[tuple[int, int]]:
+    """Reaps the deferred children that have exited, without blocking; returns their (pid, raw status)."""
+    reaped = []
+    for pid in list(_exiting):
+        try:
+            waited, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            waited, status = pid, 0
+        if waited == pid:
+            _exiting.remove(pid)
+            reaped.append((pid, status))
+    return reaped
 
 
 def _die_with_parent(parent_pid: int) -> None:
@@ -107,6 +129,7 @@ def run_in_child(work: Work, timeout_s: float, log_cap: int = 65536,
 
     The child is the one `offering` holds when there is one and the work can be pickled (a module-level function or
     a functools.partial of one); otherwise a fresh fork, as always."""
+    reap_exiting()
     offered = _offer.child
     if offered is not None:
         _offer.child = None
@@ -140,6 +163,7 @@ def _collect(pid: int, result_r: int, log_r: int, started: float, timeout_s: flo
     open_fds = {result_r, log_r}
     status: Optional[int] = None
     exited_at: Optional[float] = None
+    eof_at: Optional[float] = None
     while True:
         if status is None:
             waited, raw_status = os.waitpid(pid, os.WNOHANG)
@@ -149,6 +173,15 @@ def _collect(pid: int, result_r: int, log_r: int, started: float, timeout_s: flo
                 _kill_group(pid)  # leftovers (a grandchild) die with the group
         if not open_fds:
             if status is not None:
+                break
+            if eof_at is None:
+                eof_at = time.monotonic()
+            if _finished(outcome) and time.monotonic() - eof_at >= EXIT_GRACE_S:
+                # Its last word said the work is done and it closed its pipes: what is left is its exit. Nothing of
+                # it may run on (its group is killed now), but the result need not wait for the teardown.
+                _kill_group(pid)
+                _exiting.append(pid)
+                outcome.exit_deferred = True
                 break
         now = time.monotonic()
         if status is not None and exited_at is not None and now - exited_at > 2.0:
@@ -193,6 +226,11 @@ def _collect(pid: int, result_r: int, log_r: int, started: float, timeout_s: flo
     outcome.log = b"".join(log_parts).decode("utf-8", "replace")
     outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def _finished(outcome: ChildOutcome) -> bool:
+    """True when the child's last message is its "final" one (every piece of work ends with it)."""
+    return bool(outcome.messages) and outcome.messages[-1].get("t") == "final"
 
 
 def _accept(line: bytes, outcome: ChildOutcome, on_message: Optional[Callable[[dict], None]]) -> None:
