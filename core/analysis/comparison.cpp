@@ -211,6 +211,7 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
                 comparison.source = attemptFor(replicate, sourceArm);
                 comparison.base = attemptFor(replicate, baseArm);
                 comparison.skill = attemptFor(replicate, skillArm);
+                comparison.noteBoundaryCheck();
             }
         }
     }
@@ -299,26 +300,42 @@ std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector
         });
 }
 
-// The boundaries of the arms that hold a verdict; a skipped skill arm was never graded and has none of its own.
-static std::vector<const std::string*> armBoundaries(const Comparison& comparison) {
-    std::vector<const std::string*> boundaries;
-    for (const std::shared_ptr<const Attempt>& arm : {comparison.source, comparison.base, comparison.skill}) {
-        if (arm && !arm->skipped && !arm->boundary.empty()) {
-            boundaries.push_back(&arm->boundary);
-        }
-    }
-    return boundaries;
+// The boundary of an arm that holds a verdict, else null; a skipped skill arm was never graded and has none of its
+// own. Nothing here allocates or copies a shared pointer (see Comparison::boundaryCheck).
+static const std::string* armBoundary(const std::shared_ptr<const Attempt>& arm) {
+    return arm && !arm->skipped && !arm->boundary.empty() ? &arm->boundary : nullptr;
 }
 
-bool Comparison::sameBoundary() const {
-    const std::vector<const std::string*> boundaries = armBoundaries(*this);
-    return std::all_of(boundaries.begin(), boundaries.end(),
-                       [&](const std::string* boundary) { return *boundary == *boundaries.front(); });
+// The first arm boundary in source, base, skill order; null when no arm holds one.
+static const std::string* firstArmBoundary(const Comparison& comparison) {
+    for (const std::shared_ptr<const Attempt>* arm : {&comparison.source, &comparison.base, &comparison.skill}) {
+        if (const std::string* boundary = armBoundary(*arm)) {
+            return boundary;
+        }
+    }
+    return nullptr;
+}
+
+bool Comparison::armsShareBoundary() const {
+    const std::string* first = firstArmBoundary(*this);
+    if (!first) {
+        return true;
+    }
+    for (const std::shared_ptr<const Attempt>* arm : {&source, &base, &skill}) {
+        if (const std::string* boundary = armBoundary(*arm); boundary && *boundary != *first) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void Comparison::noteBoundaryCheck() {
+    boundaryCheck = BoundaryCheck{source.get(), base.get(), skill.get(), armsShareBoundary()};
 }
 
 std::string Comparison::boundary() const {
-    const std::vector<const std::string*> boundaries = armBoundaries(*this);
-    return !boundaries.empty() && sameBoundary() ? *boundaries.front() : std::string();
+    const std::string* first = firstArmBoundary(*this);
+    return first && sameBoundary() ? *first : std::string();
 }
 
 std::vector<Comparison> resolvedComparisons(const std::vector<Comparison>& comparisons) {

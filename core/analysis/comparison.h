@@ -56,16 +56,36 @@ struct Comparison {
     /// The cell's live paired re-timing, when one matches its current trials (attachRetimings); null otherwise.
     std::shared_ptr<const CellRetiming> retiming;
 
+    /// sameBoundary()'s answer for the arms it was taken on, noted by buildComparisons. The metrics ask resolved()
+    /// of every comparison many times, and reading three attempts far apart in memory each time cost the overview of
+    /// 100,000 trials about 0.2 s; arms set afterwards (or by hand) no longer match it and are checked afresh.
+    struct BoundaryCheck {
+        const Attempt* source = nullptr;
+        const Attempt* base = nullptr;
+        const Attempt* skill = nullptr;
+        bool same = true; // true for no arms at all, as the check itself finds
+    };
+    BoundaryCheck boundaryCheck;
+    /// Notes sameBoundary()'s answer for the current arms in boundaryCheck.
+    void noteBoundaryCheck();
+
     /// All three arms hold a verdict (Finished or Skipped), whatever boundary each was graded under.
     bool armsFilled() const { return source && base && skill; }
     /// The arms that hold a verdict were graded under one implementation boundary (a skipped skill arm has none).
-    bool sameBoundary() const;
+    bool sameBoundary() const {
+        return boundaryCheck.source == source.get() && boundaryCheck.base == base.get() &&
+                       boundaryCheck.skill == skill.get()
+                   ? boundaryCheck.same
+                   : armsShareBoundary();
+    }
     /// All three arms hold a verdict graded under one boundary: the comparison can be judged.
     bool resolved() const { return armsFilled() && sameBoundary(); }
     /// All three arms hold a verdict, but under different boundaries: never paired, "not comparable", and counted.
     bool notComparable() const { return armsFilled() && !sameBoundary(); }
     /// The one boundary of the arms' verdicts; "" when none holds one or they differ.
     std::string boundary() const;
+    /// sameBoundary() read from the arms themselves.
+    bool armsShareBoundary() const;
     /// The skill arm was skipped because its source wrote no skill.
     bool skillSkipped() const { return skill && skill->skipped; }
     /// The source handed over a skill, i.e. the skill arm ran (MetaKernelBench's "skill present").

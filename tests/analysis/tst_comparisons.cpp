@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace mkb;
 using namespace mkb::analysis;
 using namespace mkbtest;
@@ -84,6 +86,33 @@ private slots:
     }
 
     // comparisons: no trials, or solos without skill arms, give no comparisons
+    // comparisons: a built comparison notes whether its arms share a boundary; an arm set afterwards is checked afresh
+    void builtComparisonsKnowTheirBoundaryAndAReplacedArmIsCheckedAfresh() {
+        std::vector<TrialRecord> trials{
+            finishedTrial(1, 3, 1, "solo_triton", "triton", true, 1.5),
+            finishedTrial(2, 3, 1, "solo_cuda", "cuda", true, 1.0),
+            finishedTrial(3, 3, 1, "triton2cuda_skill", "cuda", true, 2.0),
+        };
+        trials[2].finalVerdict->boundary = "strict"; // the other two are legacy
+        const std::vector<Comparison> comparisons = buildComparisons(trials);
+        const auto forward = std::find_if(comparisons.begin(), comparisons.end(),
+                                          [](const Comparison& c) { return c.direction == "triton2cuda"; });
+        QVERIFY(forward != comparisons.end());
+        QVERIFY(forward->boundaryCheck.skill == forward->skill.get()); // noted when built
+        QVERIFY(forward->notComparable() && !forward->resolved());
+        QCOMPARE(forward->boundary(), std::string());
+
+        Attempt legacySkill = *forward->skill;
+        legacySkill.boundary = "legacy";
+        Comparison replaced = *forward; // the note travels with the copy, for the arms it was taken on
+        QVERIFY(replaced.notComparable());
+        replaced.skill = std::make_shared<const Attempt>(legacySkill);
+        QVERIFY(replaced.resolved());
+        QCOMPARE(replaced.boundary(), std::string("legacy"));
+        replaced.noteBoundaryCheck();
+        QVERIFY(replaced.resolved());
+    }
+
     void noSkillArmsNoComparisons() {
         QVERIFY(buildComparisons({}).empty());
         QVERIFY(buildComparisons({finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),
