@@ -2,6 +2,7 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
+#include "core/io/store_maintenance.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 
@@ -95,34 +96,32 @@ std::string humanSize(std::uintmax_t bytes) {
 }
 
 int runInit(const fs::path& path) {
-    std::error_code ec;
-    const bool existed = fs::exists(path, ec);
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::CreateIfMissing);
-    if (!store) {
-        return fail(kExitStore, store.error().message);
+    Result<StoreInit> init = initStore(path);
+    if (!init) {
+        return fail(kExitStore, init.error().message);
     }
-    if (!existed) {
-        std::cout << "created store " << path.string() << " (schema version " << Store::latestSchemaVersion() << ")\n";
-    } else if ((*store)->migratedFromVersion() != 0 &&
-               (*store)->migratedFromVersion() != Store::latestSchemaVersion()) {
-        std::cout << "store " << path.string() << " already exists; migrated schema version "
-                  << (*store)->migratedFromVersion() << " -> " << Store::latestSchemaVersion() << "\n";
-    } else if ((*store)->migratedFromVersion() == 0) {
-        std::cout << "initialised empty file " << path.string() << " as a store (schema version "
-                  << Store::latestSchemaVersion() << ")\n";
-    } else {
-        std::cout << "store " << path.string() << " already exists (schema version " << Store::latestSchemaVersion()
+    switch (init->kind) {
+    case StoreInitKind::Created:
+        std::cout << "created store " << path.string() << " (schema version " << init->toVersion << ")\n";
+        break;
+    case StoreInitKind::Migrated:
+        std::cout << "store " << path.string() << " already exists; migrated schema version " << init->fromVersion
+                  << " -> " << init->toVersion << "\n";
+        break;
+    case StoreInitKind::InitialisedEmpty:
+        std::cout << "initialised empty file " << path.string() << " as a store (schema version " << init->toVersion
+                  << ")\n";
+        break;
+    case StoreInitKind::AlreadyCurrent:
+        std::cout << "store " << path.string() << " already exists (schema version " << init->toVersion
                   << "); left as it is\n";
+        break;
     }
     return kExitOk;
 }
 
 int runInfo(const fs::path& path, bool json) {
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::Inspect);
-    if (!store) {
-        return fail(kExitStore, store.error().message);
-    }
-    Result<StoreInfo> info = (*store)->info();
+    Result<StoreInfo> info = inspectStore(path);
     if (!info) {
         return fail(kExitStore, info.error().message);
     }
@@ -171,11 +170,7 @@ int runInfo(const fs::path& path, bool json) {
 }
 
 int runCheck(const fs::path& path) {
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::Inspect);
-    if (!store) {
-        return fail(kExitStore, store.error().message);
-    }
-    Result<std::vector<std::string>> problems = (*store)->integrityCheck();
+    Result<std::vector<std::string>> problems = checkStore(path);
     if (!problems) {
         return fail(kExitStore, problems.error().message);
     }
@@ -191,20 +186,17 @@ int runCheck(const fs::path& path) {
 }
 
 int runMigrate(const fs::path& path) {
-    Result<int> before = Store::fileSchemaVersion(path);
-    if (!before) {
-        return fail(kExitStore, before.error().message);
+    Result<StoreMigration> migration = migrateStore(path);
+    if (!migration) {
+        return fail(kExitStore, migration.error().message);
     }
-    const int latest = Store::latestSchemaVersion();
-    if (*before == latest) {
-        std::cout << "store " << path.string() << " is already at schema version " << latest << "; nothing to do\n";
+    if (!migration->changed()) {
+        std::cout << "store " << path.string() << " is already at schema version " << migration->toVersion
+                  << "; nothing to do\n";
         return kExitOk;
     }
-    Result<std::unique_ptr<Store>> store = Store::open(path, OpenMode::MustExist);
-    if (!store) {
-        return fail(kExitStore, store.error().message);
-    }
-    std::cout << "store " << path.string() << ": schema version " << *before << " -> " << latest << '\n';
+    std::cout << "store " << path.string() << ": schema version " << migration->fromVersion << " -> "
+              << migration->toVersion << '\n';
     return kExitOk;
 }
 

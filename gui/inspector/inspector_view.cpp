@@ -4,7 +4,7 @@
 #include "core/analysis/transfer.h"
 #include "core/grading/report_text.h"
 #include "core/grading/verdict_json.h"
-#include "core/store/store.h"
+#include "core/io/skill_annotations.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
 
@@ -411,7 +411,7 @@ std::vector<AnnotationRecord> InspectorView::annotationsOf(SkillSide side) const
     if (!store_ || !info.record) {
         return {};
     }
-    auto annotations = store_->annotations(info.record->id);
+    auto annotations = skillAnnotations(*store_, info.record->id);
     return annotations ? std::move(annotations.value()) : std::vector<AnnotationRecord>{};
 }
 
@@ -448,14 +448,8 @@ Status InspectorView::tagRange(SkillSide side, int start, int end, AnnotationTag
     if (start < 0 || end <= start || end > int(info.text.size())) {
         return makeError("no text is selected in the skill pane; select the claim to tag first");
     }
-    AnnotationRecord annotation;
-    annotation.skillId = info.record->id;
-    annotation.rangeStart = utf8Offset(info.text, start);
-    annotation.rangeEnd = utf8Offset(info.text, end);
-    annotation.quotedText = info.text.mid(start, end - start).toStdString();
-    annotation.tag = tag;
-    annotation.note = note.toStdString();
-    auto added = store_->addAnnotation(annotation);
+    const ClaimTag claim{utf8Offset(info.text, start), utf8Offset(info.text, end), tag, note.toStdString()};
+    auto added = tagClaim(*store_, *info.record, claim);
     if (!added) {
         return added.error();
     }
@@ -482,7 +476,7 @@ Status InspectorView::deleteAnnotation(std::int64_t annotationId) {
     if (!store_) {
         return makeError("no project is open; open a project before deleting annotations");
     }
-    const Status status = store_->deleteAnnotation(annotationId);
+    const Status status = deleteClaimTag(*store_, annotationId);
     if (!status) {
         return status;
     }
