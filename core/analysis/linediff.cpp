@@ -48,11 +48,33 @@ std::pair<LineIds, LineIds> intern(const std::vector<std::string>& before, const
 
 } // namespace
 
-std::vector<DiffRow> diffLines(const std::vector<std::string>& before, const std::vector<std::string>& after) {
-    const auto [beforeIds, afterIds] = intern(before, after);
-    dtl::Diff<std::uint32_t, LineIds> diff(beforeIds, afterIds);
+std::vector<EditStep> editScript(const std::vector<std::uint32_t>& before, const std::vector<std::uint32_t>& after) {
+    dtl::Diff<std::uint32_t, LineIds> diff(before, after);
     diff.onHuge();
     diff.compose();
+    std::vector<EditStep> steps;
+    steps.reserve(before.size() + after.size());
+    for (const auto& [id, info] : diff.getSes().getSequence()) {
+        (void)id;
+        const auto beforeIndex = static_cast<std::size_t>(info.beforeIdx);
+        const auto afterIndex = static_cast<std::size_t>(info.afterIdx);
+        switch (info.type) {
+        case dtl::SES_COMMON:
+            steps.push_back(EditStep{LineChange::Same, beforeIndex, afterIndex});
+            break;
+        case dtl::SES_DELETE:
+            steps.push_back(EditStep{LineChange::Removed, beforeIndex, 0});
+            break;
+        case dtl::SES_ADD:
+            steps.push_back(EditStep{LineChange::Inserted, 0, afterIndex});
+            break;
+        }
+    }
+    return steps;
+}
+
+std::vector<DiffRow> diffLines(const std::vector<std::string>& before, const std::vector<std::string>& after) {
+    const auto [beforeIds, afterIds] = intern(before, after);
     std::vector<DiffRow> rows;
     rows.reserve(before.size() + after.size());
     // Within a changed run, removals come before insertions whatever order the engine found them in.
@@ -61,20 +83,17 @@ std::vector<DiffRow> diffLines(const std::vector<std::string>& before, const std
         rows.insert(rows.end(), std::make_move_iterator(inserted.begin()), std::make_move_iterator(inserted.end()));
         inserted.clear();
     };
-    for (const auto& [id, info] : diff.getSes().getSequence()) {
-        (void)id;
-        const auto beforeLine = static_cast<std::size_t>(info.beforeIdx);
-        const auto afterLine = static_cast<std::size_t>(info.afterIdx);
-        switch (info.type) {
-        case dtl::SES_COMMON:
+    for (const EditStep& step : editScript(beforeIds, afterIds)) {
+        switch (step.change) {
+        case LineChange::Same:
             flushInserted();
-            rows.push_back(DiffRow{LineChange::Same, beforeLine, afterLine, before[beforeLine - 1]});
+            rows.push_back(DiffRow{LineChange::Same, step.beforeIndex, step.afterIndex, before[step.beforeIndex - 1]});
             break;
-        case dtl::SES_DELETE:
-            rows.push_back(DiffRow{LineChange::Removed, beforeLine, 0, before[beforeLine - 1]});
+        case LineChange::Removed:
+            rows.push_back(DiffRow{LineChange::Removed, step.beforeIndex, 0, before[step.beforeIndex - 1]});
             break;
-        case dtl::SES_ADD:
-            inserted.push_back(DiffRow{LineChange::Inserted, 0, afterLine, after[afterLine - 1]});
+        case LineChange::Inserted:
+            inserted.push_back(DiffRow{LineChange::Inserted, 0, step.afterIndex, after[step.afterIndex - 1]});
             break;
         }
     }

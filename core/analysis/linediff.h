@@ -1,8 +1,9 @@
-// A line diff (dtl's shortest edit script, as in the diff view): the rows of an edit script and the changed-line
-// share of an edit.
+// A line diff (dtl's shortest edit script, as in the diff view): the edit script over ids, the rows of a line diff
+// and the changed-line share of an edit.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,17 @@ struct LineDiffStats {
 
 /// Splits on '\n', dropping one trailing empty line and a '\r' before each '\n'.
 std::vector<std::string> splitLines(std::string_view text);
+
+/// One step of a shortest edit script; indices are 1-based and 0 on the side the step does not touch.
+struct EditStep {
+    LineChange change = LineChange::Same;
+    std::size_t beforeIndex = 0;
+    std::size_t afterIndex = 0;
+};
+
+/// The shortest edit script between two sequences of ids (equal elements carry equal ids), in the engine's order:
+/// the one engine behind diffLines and the workbench's line and word diffs, which intern their own elements.
+std::vector<EditStep> editScript(const std::vector<std::uint32_t>& before, const std::vector<std::uint32_t>& after);
 
 /// A minimal edit script (removals before insertions within a changed run).
 std::vector<DiffRow> diffLines(const std::vector<std::string>& before, const std::vector<std::string>& after);

@@ -1,20 +1,38 @@
-// Side-by-side diff rows from dtl's shortest edit script, line level first, then word level within paired lines.
+// Side-by-side diff rows from core/analysis/linediff's edit script (dtl, the one engine), line level first, then word
+// level within paired lines.
 #include "gui/common/diff_model.h"
 
+#include "core/analysis/linediff.h"
+
+#include <QHash>
 #include <QStringList>
-#include <dtl/dtl.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace mkb::gui {
 namespace {
 
-// dtl compares elements with ==; std::u16string keeps QString's positions (UTF-16 units) intact.
-using Units = std::u16string;
+using Ids = std::vector<std::uint32_t>;
 
-Units unitsOf(const QString& text) {
-    return Units(reinterpret_cast<const char16_t*>(text.utf16()), size_t(text.size()));
+/// Both sides as ids for analysis's edit script: equal texts (QString equality, UTF-16 units) get equal ids.
+std::pair<Ids, Ids> internBoth(const std::vector<QString>& left, const std::vector<QString>& right) {
+    QHash<QString, std::uint32_t> ids;
+    auto idsOf = [&ids](const std::vector<QString>& texts) {
+        Ids out;
+        out.reserve(texts.size());
+        for (const QString& text : texts) {
+            auto found = ids.constFind(text);
+            if (found == ids.constEnd()) {
+                found = ids.insert(text, std::uint32_t(ids.size()));
+            }
+            out.push_back(found.value());
+        }
+        return out;
+    };
+    Ids leftIds = idsOf(left);
+    return {std::move(leftIds), idsOf(right)};
 }
 
 struct EditStep {
@@ -23,22 +41,20 @@ struct EditStep {
     int rightIndex; // 0-based, valid for Common and Add
 };
 
-std::vector<EditStep> editScript(const std::vector<Units>& left, const std::vector<Units>& right) {
-    dtl::Diff<Units, std::vector<Units>> diff(left, right);
-    diff.onHuge();
-    diff.compose();
+/// The shortest edit script of core/analysis/linediff (the one diff engine), with 0-based indices.
+std::vector<EditStep> editScript(const std::vector<QString>& left, const std::vector<QString>& right) {
+    const auto [leftIds, rightIds] = internBoth(left, right);
     std::vector<EditStep> steps;
-    for (const auto& [element, info] : diff.getSes().getSequence()) {
-        (void)element;
-        switch (info.type) {
-        case dtl::SES_COMMON:
-            steps.push_back({EditStep::Common, int(info.beforeIdx - 1), int(info.afterIdx - 1)});
+    for (const analysis::EditStep& step : analysis::editScript(leftIds, rightIds)) {
+        switch (step.change) {
+        case analysis::LineChange::Same:
+            steps.push_back({EditStep::Common, int(step.beforeIndex) - 1, int(step.afterIndex) - 1});
             break;
-        case dtl::SES_DELETE:
-            steps.push_back({EditStep::Delete, int(info.beforeIdx - 1), -1});
+        case analysis::LineChange::Removed:
+            steps.push_back({EditStep::Delete, int(step.beforeIndex) - 1, -1});
             break;
-        case dtl::SES_ADD:
-            steps.push_back({EditStep::Add, -1, int(info.afterIdx - 1)});
+        case analysis::LineChange::Inserted:
+            steps.push_back({EditStep::Add, -1, int(step.afterIndex) - 1});
             break;
         }
     }
@@ -115,22 +131,19 @@ std::vector<QString> diffWordsOf(const QString& line) {
 void markChangedWords(DiffSide& left, DiffSide& right) {
     const std::vector<QString> leftWords = diffWordsOf(left.text);
     const std::vector<QString> rightWords = diffWordsOf(right.text);
-    std::vector<Units> leftUnits, rightUnits;
     std::vector<int> leftStarts, rightStarts;
     int position = 0;
     for (const QString& word : leftWords) {
-        leftUnits.push_back(unitsOf(word));
         leftStarts.push_back(position);
         position += int(word.size());
     }
     position = 0;
     for (const QString& word : rightWords) {
-        rightUnits.push_back(unitsOf(word));
         rightStarts.push_back(position);
         position += int(word.size());
     }
     std::vector<DiffSpan> leftSpans, rightSpans;
-    for (const EditStep& step : editScript(leftUnits, rightUnits)) {
+    for (const EditStep& step : editScript(leftWords, rightWords)) {
         if (step.kind == EditStep::Delete && !isSpaceWord(leftWords[size_t(step.leftIndex)])) {
             addSpan(leftSpans, leftStarts[size_t(step.leftIndex)], int(leftWords[size_t(step.leftIndex)].size()));
         } else if (step.kind == EditStep::Add && !isSpaceWord(rightWords[size_t(step.rightIndex)])) {
@@ -144,13 +157,6 @@ void markChangedWords(DiffSide& left, DiffSide& right) {
 SideBySideDiff sideBySideDiff(const QString& left, const QString& right) {
     const std::vector<QString> leftLines = diffLinesOf(left);
     const std::vector<QString> rightLines = diffLinesOf(right);
-    std::vector<Units> leftUnits, rightUnits;
-    for (const QString& line : leftLines) {
-        leftUnits.push_back(unitsOf(line));
-    }
-    for (const QString& line : rightLines) {
-        rightUnits.push_back(unitsOf(line));
-    }
 
     SideBySideDiff diff;
     std::vector<int> removed, inserted; // the pending changed run
@@ -181,7 +187,7 @@ SideBySideDiff sideBySideDiff(const QString& left, const QString& right) {
         removed.clear();
         inserted.clear();
     };
-    for (const EditStep& step : editScript(leftUnits, rightUnits)) {
+    for (const EditStep& step : editScript(leftLines, rightLines)) {
         switch (step.kind) {
         case EditStep::Delete:
             removed.push_back(step.leftIndex);

@@ -1,5 +1,6 @@
 // The side-by-side diff of two texts as data: aligned rows with line numbers on each side, filler rows where one side
-// has no line, and the changed words within changed lines (computed with dtl), ready for any renderer.
+// has no line, and the changed words within changed lines (from core/analysis/linediff's edit script), ready for any
+// renderer.
 #pragma once
 
 #include <QString>

@@ -50,6 +50,35 @@ private slots:
     }
 
     // line diff: the edit script keeps the longest common subsequence
+    // linediff: the edit script over ids is the one engine; indices are 1-based and 0 on the side a step leaves
+    void editScriptOverIdsKeepsCommonIdsAndNumbersBothSides() {
+        const std::vector<EditStep> steps = editScript({7, 8, 9}, {7, 5, 9, 9});
+        std::size_t same = 0, removed = 0, inserted = 0;
+        for (const EditStep& step : steps) {
+            switch (step.change) {
+            case LineChange::Same:
+                ++same;
+                QVERIFY(step.beforeIndex > 0 && step.afterIndex > 0);
+                break;
+            case LineChange::Removed:
+                ++removed;
+                QCOMPARE(step.beforeIndex, std::size_t(2)); // the 8
+                QCOMPARE(step.afterIndex, std::size_t(0));
+                break;
+            case LineChange::Inserted:
+                ++inserted;
+                QCOMPARE(step.beforeIndex, std::size_t(0));
+                break;
+            }
+        }
+        QCOMPARE(same, std::size_t(2));
+        QCOMPARE(removed, std::size_t(1));
+        QCOMPARE(inserted, std::size_t(2));
+        QVERIFY(steps.front().change == LineChange::Same);
+        QCOMPARE(steps.front().afterIndex, std::size_t(1));
+        QVERIFY(editScript({}, {}).empty());
+    }
+
     void lineDiffKeepsLongestCommonSubsequence() {
         // LCS of a b c d e f g and x b c y e f z is b c e f (4 lines)
         const std::vector<DiffRow> rows =

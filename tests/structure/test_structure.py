@@ -5,6 +5,10 @@ Rules, checked over the C++ sources (.h, .hpp, .cpp, .cc) of core/, app/ and gui
   `mkb::Store`. tests/ and bench/ are not checked: fixtures and benchmarks may build and read stores with
   SQLite directly.
 - No Qt header is included under core/ (libmkbcore builds headless).
+- The line-diff engine (dtl) is included by core/analysis/linediff.cpp only: one engine, one call site; the GUI's
+  diff view and every metric diff through core/analysis/linediff.
+- A GUI view (gui/**/*_view.cpp, *_view.h) does not include the store (core/store/store.h): it shows plain records
+  that core loads (io::loadTransferCase, io skill annotations), as hotspot's result pages do.
 - A source file over 600 lines carries, within its first 15 lines, a comment line starting with the marker
   `// Longer than 600 lines because` followed by the reason. The grader's Python (core/grader) is not
   checked for length: its file contents feed the grader fingerprint, so a comment there would change it.
@@ -22,12 +26,15 @@ MARKER_WITHIN_LINES = 15
 CHECKED_FOLDERS = ("core", "app", "gui")
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc"}
 SQLITE_HOME = "core/store/"
+DTL_HOME = "core/analysis/linediff.cpp"
 
 # Files being split under issue 15 (over 600 lines when this test was added); each leaves this list once its split
 # has landed and it is under 600 lines.
 BEING_SPLIT_UNDER_ISSUE_15: set[str] = set()  # empty since the splits of issue 15 landed
 
 SQLITE_USE = re.compile(r"\bsqlite3_\w*|[<\"]sqlite3\.h[>\"]")
+STORE_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/store\.h[>\"]")
+DTL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]dtl/")
 QT_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](Qt\w*/|Q[A-Z]\w*(\.h)?[>\"])")
 
 
@@ -49,6 +56,16 @@ def problems_in(root: Path, allowed_long: set = frozenset()) -> list:
                 if match:
                     found.append(f"{name}:{number}: `{match.group(0)}` outside core/store; "
                                  "add a mkb::Store method in core/store and call that instead")
+        if name != DTL_HOME:
+            for number, line in enumerate(lines, 1):
+                if DTL_INCLUDE.search(line):
+                    found.append(f"{name}:{number}: dtl included outside {DTL_HOME}; "
+                                 "diff through core/analysis/linediff (editScript, diffLines) instead")
+        if name.startswith("gui/") and Path(name).stem.endswith("_view"):
+            for number, line in enumerate(lines, 1):
+                if STORE_INCLUDE.search(line):
+                    found.append(f"{name}:{number}: a GUI view includes the store; load plain records through a "
+                                 "core function (core/io) and hand them to the view")
         if name.startswith("core/"):
             for number, line in enumerate(lines, 1):
                 if QT_INCLUDE.search(line):
@@ -107,6 +124,23 @@ class RulesOnSmallTrees(unittest.TestCase):
         found = problems_in(root)
         self.assertEqual(len(found), 2)
         self.assertTrue(all("a Qt header in core/" in line for line in found))
+
+    def test_dtl_outside_core_analysis_linediff_is_reported(self):
+        root = self.tree({"core/analysis/linediff.cpp": "#include <dtl/dtl.hpp>\n",
+                          "gui/common/diff_model.cpp": "// Diffs.\n#include <dtl/dtl.hpp>\n",
+                          "core/io/other.cpp": '#include "dtl/Diff.hpp"\n'})
+        found = problems_in(root)
+        self.assertEqual(sorted(line.split(":")[0] for line in found),
+                         ["core/io/other.cpp", "gui/common/diff_model.cpp"])
+        self.assertIn("gui/common/diff_model.cpp:2: dtl included outside core/analysis/linediff.cpp", found[1])
+
+    def test_a_gui_view_including_the_store_is_reported_and_the_project_data_is_not(self):
+        root = self.tree({"gui/inspector/inspector_view.cpp": '// Shows.\n#include "core/store/store.h"\n',
+                          "gui/inspector/inspector_view.h": '#include "core/io/transfer_case.h"\n',
+                          "gui/project/project_data.cpp": '#include "core/store/store.h"\n'})
+        found = problems_in(root)
+        self.assertEqual(len(found), 1)
+        self.assertIn("gui/inspector/inspector_view.cpp:2: a GUI view includes the store", found[0])
 
     def test_a_long_file_needs_the_marker_near_its_top(self):
         body = "int x;\n" * (MAX_LINES + 1)
