@@ -5,12 +5,10 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/run_selection.h"
 
-#include "core/grading/device_probe.h"
-#include "core/protocol/retimer.h"
+#include "core/grading/grade_request.h"
+#include "core/protocol/retime_store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -68,29 +66,6 @@ exit codes: 0 every cell is current or not re-timable, 1 a kernel failed its cor
             2 bad command line, 3 missing suite or problem, 4 store error, 5 the grader failed (run again),
             130 interrupted (run again to continue)
 )";
-
-/// The name of the device from this host's latest stored probe of it, "" when never probed.
-std::string storedDeviceName(Store& store, const std::string& device) {
-    auto devices = store.devices();
-    if (!devices) {
-        return {};
-    }
-    const std::string host = currentHostName();
-    std::string name;
-    std::string latest;
-    for (const DeviceRecord& record : *devices) {
-        const nlohmann::json peaks = nlohmann::json::parse(record.peaksJson, nullptr, false);
-        if (!peaks.is_object() || peaks.value("device", std::string()) != device ||
-            peaks.value("host", std::string()) != host) {
-            continue;
-        }
-        if (record.probedAt >= latest) {
-            latest = record.probedAt;
-            name = record.name;
-        }
-    }
-    return name;
-}
 
 Result<std::vector<Direction>> parseDirections(const std::string& text) {
     std::vector<Direction> directions;
@@ -218,20 +193,8 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     };
 
     const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    auto opened = Store::open(storePath, job.dryRun ? OpenMode::ReadExisting : OpenMode::MustExist);
-    if (!opened) {
-        return fail(kExitStore, opened.error().message);
-    }
-    Store& store = **opened;
-    job.deviceName = storedDeviceName(store, job.device);
-
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.option("python"));
-    GraderProcess grader(launch);
-    if (Status started = grader.start(); !started) {
-        return fail(kExitInfrastructure, "retime: the grader could not start: " + started.error().message);
-    }
-    installInterruptHandler();
     std::atomic<bool>& cancel = interruptRequested();
     const auto statusText = [](const RetimePlanEntry& entry) {
         std::string text = toString(entry.status);
@@ -240,7 +203,9 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         }
         return text;
     };
-    const auto onPlan = [&](const RetimePlan& plan) {
+    RetimeCallbacks callbacks;
+    callbacks.graderStarted = [] { installInterruptHandler(); };
+    callbacks.planned = [&](const RetimePlan& plan) {
         for (const RetimePlanEntry& entry : plan.entries) {
             if (!entry.retime || job.dryRun) {
                 std::printf("%s  %s%s\n", entry.cell.name().c_str(), statusText(entry).c_str(),
@@ -249,7 +214,7 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         }
         std::fflush(stdout);
     };
-    const auto onOutcome = [&](const RetimeOutcome& outcome) {
+    callbacks.timed = [&](const RetimeOutcome& outcome) {
         const RetimePlanEntry& entry = *outcome.entry;
         std::string what = outcome.result ? retimeResultLine(*outcome.result) : "error: " + outcome.error;
         if (outcome.result && outcome.result->ok) {
@@ -258,11 +223,19 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         std::printf("%s  %s  %s\n", entry.cell.name().c_str(), statusText(entry).c_str(), what.c_str());
         std::fflush(stdout);
     };
-    auto summary = runRetimes(store, grader, job, onPlan, onOutcome, &cancel);
-    grader.stop();
-    if (!summary) {
-        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + summary.error().message);
+    const RetimeStoreRun run = retimeStore(storePath, launch, job, callbacks, &cancel);
+    if (!run.summary) {
+        switch (run.failedAt) {
+        case RetimeStage::OpeningStore:
+            return fail(kExitStore, run.error);
+        case RetimeStage::StartingGrader:
+            return fail(kExitInfrastructure, "retime: " + run.error);
+        case RetimeStage::Retiming:
+            break;
+        }
+        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + run.error);
     }
+    const RetimeSummary* summary = &*run.summary;
     const RetimePlan& plan = summary->plan;
     std::printf("\n%zu cells: %d missing, %d stale, %d current, %d not re-timed; ", plan.entries.size(),
                 plan.count(RetimeStatus::Missing), plan.count(RetimeStatus::Stale), plan.count(RetimeStatus::Current),
