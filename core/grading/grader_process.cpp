@@ -126,8 +126,9 @@ std::set<pid_t> descendantsOf(pid_t root, const std::map<pid_t, ProcessEntry>& t
     return found;
 }
 
-/// The grade request line with "device_lock": the lock file mkb holds around each grading of the device, which the
-/// server's pre-started child holds while it warms up (DESIGN §11), so its warm-up never runs beside a timing.
+/// A grade or retime request line with "device_lock": the lock file mkb holds around each grading of the device,
+/// which the server's pre-started child holds while it warms up (DESIGN §11), so its warm-up never runs beside a
+/// timing.
 std::string withDeviceLock(const std::string& requestLine, const std::filesystem::path& lockPath) {
     Json line = Json::parse(requestLine, nullptr, false);
     if (!line.is_object()) {
@@ -545,7 +546,8 @@ Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const
         lock.emplace(std::move(acquired).value());
     }
     const std::string id = "r" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
-    auto reply = exchange(retimeRequestJson(request, id), id, retimeDeadlineS(request), onStage, cancel);
+    auto reply = exchange(withDeviceLock(retimeRequestJson(request, id), gpuLockPath(request.device, launch_.lock.dir)),
+                          id, retimeDeadlineS(request), onStage, cancel);
     if (!reply) {
         return makeError("re-timing on " + request.device + " failed: " + reply.error().message);
     }

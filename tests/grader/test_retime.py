@@ -137,6 +137,18 @@ class RetimeServerTest(unittest.TestCase):
         self.assertGreater(result["eager_median_s"], 0)
         self.assertGreater(base["median_s"], 0)
 
+    def test_the_next_re_timing_runs_in_a_child_started_ahead_for_its_dsls(self) -> None:
+        kernels = [kernel("base", GOOD), kernel("skill", COPIES)]
+        self.run_ok(kernels, {"min_rounds": 5, "max_rounds": 5, "ci_halfwidth": 0})
+        reply, _ = self.ask(kernels, {"min_rounds": 5, "max_rounds": 5, "ci_halfwidth": 0})
+        self.assertTrue(reply["retime"]["ok"], reply["retime"]["error"])
+        self.assertTrue(reply["prestarted"], "the second re-timing did not run in the pre-started child")
+        other = [kernel("base", GOOD), {**kernel("skill", COPIES), "dsl_descriptor": {
+            **gradertest.descriptor("cpusim"), "display_name": "another descriptor"}}]
+        reply, _ = self.ask(other, {"min_rounds": 5, "max_rounds": 5, "ci_halfwidth": 0})
+        self.assertTrue(reply["retime"]["ok"], reply["retime"]["error"])
+        self.assertFalse(reply["prestarted"], "a child warmed for other DSL descriptors was used")
+
     def test_the_reply_says_how_long_each_stage_took(self) -> None:
         result = self.run_ok([kernel("base", GOOD), kernel("skill", COPIES)],
                              {"min_rounds": 20, "max_rounds": 20, "ci_halfwidth": 0})

@@ -186,7 +186,7 @@ class WarmUpLockTest(unittest.TestCase):
 
         calls, held_inside = [], []
 
-        def fake_warm_up(device: str, dsl: str, descriptor: dict) -> None:
+        def fake_warm_up(device: str, dsls: list) -> None:
             calls.append(device)
             probe = os.open(lock_path, os.O_RDWR)
             try:
@@ -200,7 +200,7 @@ class WarmUpLockTest(unittest.TestCase):
 
         original, warmup.warm_up = warmup.warm_up, fake_warm_up
         try:
-            warmup.warm_up_under_lock("cuda:0", "triton", {}, lock_path, lambda seconds: arrivals.pop(0))
+            warmup.warm_up_under_lock("cuda:0", [("triton", {})], lock_path, lambda seconds: arrivals.pop(0))
         finally:
             warmup.warm_up = original
         return calls, held_inside

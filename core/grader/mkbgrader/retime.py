@@ -9,7 +9,9 @@ kernel one correctness draw (anchor/allowance rule, output-dependence probe), wa
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import random
 import signal
@@ -233,9 +235,8 @@ def retime(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> d
             rule = "" if finding.rule == "syntax" else f"compliance: {finding.rule}: "
             return finish(_failed(result, f"kernel '{spec.label}': {rule}{finding.detail}", spec.label))
 
-    def work(send: Callable[[dict], None]) -> None:
-        RetimeEvaluation(request, kernels, settings, retime_settings, seed, send).run()
-
+    work = functools.partial(_work, request, kernels, settings, retime_settings, seed)  # picklable: a pre-started
+    #                                                                                     child can take it
     stage_marks: list[tuple[str, float]] = []  # (stage, when the child entered it): the cost of each stage
 
     def on_message(message: dict) -> None:
@@ -251,6 +252,23 @@ def retime(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> d
     ends = [when for _, when in stage_marks[1:]] + [time.monotonic()]
     built["stage_s"] = {stage: round(end - when, 3) for (stage, when), end in zip(stage_marks, ends)}
     return finish(built)
+
+
+def _work(request: dict, kernels: list[KernelSpec], settings: Settings, retime_settings: RetimeSettings,
+          seed: Optional[int], send: Callable[[dict], None]) -> None:
+    """The child's whole job (module level, so that it can be handed to a pre-started child)."""
+    RetimeEvaluation(request, kernels, settings, retime_settings, seed, send).run()
+
+
+def request_dsls(request: dict) -> list[tuple[str, dict]]:
+    """The distinct (dsl, descriptor) pairs of a well-formed retime request's kernels, sorted."""
+    found: dict[tuple[str, str], tuple[str, dict]] = {}
+    for item in request.get("kernels") or []:
+        if isinstance(item, dict) and isinstance(item.get("dsl"), str):
+            descriptor = item.get("dsl_descriptor") if isinstance(item.get("dsl_descriptor"), dict) else {}
+            found.setdefault((item["dsl"], json.dumps(descriptor, sort_keys=True, default=str)),
+                             (item["dsl"], descriptor))
+    return [found[key] for key in sorted(found)]
 
 
 def build(outcome: sandbox.ChildOutcome, kernels: list[KernelSpec], settings: Settings,
@@ -539,7 +557,7 @@ def _make_evaluation_class() -> type:
                     times[label].append(value)
                 done = k + 1
                 if done >= next_check:
-                    next_check = done + max(10, done // 5)
+                    next_check = done + max(10, done // 50)  # the test costs milliseconds: look every 2%
                     if converged(times, labels, limits.ci_halfwidth):
                         reason = "converged"
                         break

@@ -69,16 +69,19 @@ class WarmChild:
             else:
                 child.discard()
 
-    def prestart(self, device: str, dsl: str, descriptor: dict, lock_path: str = "") -> None:
+    def prestart(self, device: str, dsl: str, descriptor: dict, lock_path: str = "",
+                 dsls: Optional[list[tuple[str, dict]]] = None) -> None:
         """Forks the next child; on a CUDA device its warm-up waits for `lock_path`, the device lock mkb holds
-        around each grading (the request's "device_lock"), so it never runs beside a timed kernel."""
+        around each grading (the request's "device_lock"), so it never runs beside a timed kernel. `dsls`: the
+        DSLs it prepares when they are not just `dsl` (a re-timing's kernels)."""
         if not self.enabled or self.child is not None:
             return
         from mkbgrader.warmup import warm_up_under_lock
 
+        prepared = dsls if dsls is not None else [(dsl, descriptor)]
         self.child = sandbox.Prestarted(
             self.key(device, dsl, descriptor),
-            lambda task_waiting: warm_up_under_lock(device, dsl, descriptor, lock_path, task_waiting))
+            lambda task_waiting: warm_up_under_lock(device, prepared, lock_path, task_waiting))
 
     def reap(self) -> None:
         if self.child is not None:
@@ -135,7 +138,7 @@ class Server:
         return True
 
     def grade(self, request: dict) -> None:
-        from mkbgrader.grade import grade
+        from mkbgrader.grade import grade, requested_slowdown
 
         request_id = request.get("id")
         problems = [k for k in ("problem", "kernel", "dsl") if not isinstance(request.get(k), str) or not request[k]]
@@ -151,6 +154,7 @@ class Server:
             return
         try:
             settings = parse_settings(request.get("settings"))
+            requested_slowdown(request)
         except ValueError as error:
             self.error(request_id, str(error))
             return
@@ -187,14 +191,23 @@ class Server:
         def on_stage(stage: str) -> None:
             self.reply({"type": "stage", "id": request_id, "stage": stage})
 
+        # A re-timing's child is pre-started like a grading's, keyed by the device and all of its kernels' DSLs.
+        device = str(request.get("device") or "cpu")
+        dsls = retime.request_dsls(request)
+        key_dsl, key_descriptor = "retime:" + ",".join(d for d, _ in dsls), {"kernels": [list(p) for p in dsls]}
+        offer = sandbox.offering(self.warm.take(device, key_dsl, key_descriptor))
         try:
-            result = retime.retime(request, on_stage)
+            with offer:
+                result = retime.retime(request, on_stage)
         except Exception as error:  # a grader bug must become an infrastructure result, not a dead server
             result = {"ok": False, "error": f"grader error while re-timing: {type(error).__name__}: {error}",
                       "failed_label": "", "infrastructure_error": True, "device": str(request.get("device", "")),
                       "device_name": "", "grader_fingerprint": grader_fingerprint(), "rounds": 0, "stop": "",
                       "eager_median_s": None, "kernels": [], "pairs": [], "seconds": 0.0}
-        self.reply({"type": "retime", "id": request_id, "retime": result})
+        self.warm.keep(offer.child)
+        self.reply({"type": "retime", "id": request_id, "retime": result, "prestarted": offer.used})
+        lock_path = request.get("device_lock")
+        self.warm.prestart(device, key_dsl, key_descriptor, lock_path if isinstance(lock_path, str) else "", dsls)
 
     def validate(self, request: dict) -> None:
         """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code
@@ -264,8 +277,9 @@ class Server:
 
 def serve(stdin: TextIO = sys.stdin) -> int:
     server = Server(_reply_channel())
-    # A pre-started child that dies while waiting is reaped at once (the handler waits on that one pid only).
-    previous = signal.signal(signal.SIGCHLD, lambda *_: server.warm.reap())
+    # A pre-started child that dies while waiting is reaped at once, and so is an evaluation child whose exit was not
+    # waited for (the handler waits on those pids only, without blocking).
+    previous = signal.signal(signal.SIGCHLD, lambda *_: (server.warm.reap(), sandbox.reap_exiting()))
     from mkbgrader.warmup import freeze_heap
 
     freeze_heap()  # children forked per request inherit a heap the collector no longer walks

@@ -5,16 +5,16 @@ grader's own tiny kernel. Runs in the child only, before any candidate code; the
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 
-def warm_up_under_lock(device: str, dsl: str, descriptor: dict, lock_path: str,
+def warm_up_under_lock(device: str, dsls: Sequence[tuple[str, dict]], lock_path: str,
                        task_waiting: Callable[[float], bool]) -> None:
     """The CUDA part of a warm-up runs holding the device's lock file (the one mkb holds around each grading), so it
     never runs beside another grader's timed kernel on this device. When the child's own request arrives first, the
     grading that sent it holds the lock already: the child then stays cold rather than wait for itself."""
     if not lock_path or not device.startswith("cuda"):
-        warm_up(device, dsl, descriptor)
+        warm_up(device, dsls)
         return
     import fcntl
 
@@ -33,15 +33,16 @@ def warm_up_under_lock(device: str, dsl: str, descriptor: dict, lock_path: str,
                     freeze_heap()
                     return
         try:
-            warm_up(device, dsl, descriptor)
+            warm_up(device, dsls)
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
     finally:
         os.close(handle)
 
 
-def warm_up(device: str, dsl: str, descriptor: dict) -> None:
-    """Leaves the child's device and DSL ready and its memory as a fresh child's: no tensors held, no peak kept."""
+def warm_up(device: str, dsls: Sequence[tuple[str, dict]]) -> None:
+    """Leaves the child's device and DSLs ready (each (dsl, descriptor) of `dsls`: one for a grading, those of its
+    kernels for a re-timing) and its memory as a fresh child's: no tensors held, no peak kept."""
     import torch
 
     from mkbgrader import evaluate  # noqa: F401 (normally preloaded by the server; a child of a bare server needs it)
@@ -53,9 +54,10 @@ def warm_up(device: str, dsl: str, descriptor: dict) -> None:
             return  # the grading itself reports a missing device
         torch.cuda.set_device(torch.device(device))
     _touch_libraries(torch, device)
-    adapter = adapter_for(dsl, descriptor)
-    if adapter.prepare() is None and cuda and adapter.name == "triton":
-        _launch_triton(torch, device)
+    for dsl, descriptor in dsls:
+        adapter = adapter_for(dsl, descriptor)
+        if adapter.prepare() is None and cuda and adapter.name == "triton":
+            _launch_triton(torch, device)
     if cuda:
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
