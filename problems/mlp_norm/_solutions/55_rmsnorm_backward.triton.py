@@ -1,4 +1,4 @@
-"""Triton solution for 55_rmsnorm_backward: a program per 16 rows writes grad_x and a partial weight gradient; a second kernel sums the partials in a fixed order."""
+"""Triton solution for 55_rmsnorm_backward: a program per 16 rows writes grad_x and a partial weight gradient; a second kernel sums the partials in a fixed order. Both accumulate in float64 (in float32 the sum of 256 partials drifted past the allowance on the H200)."""
 
 import torch
 import triton
@@ -16,7 +16,7 @@ def _rows_kernel(x_ptr, weight_ptr, dy_ptr, dx_ptr, partial_ptr, hidden, eps, RO
     columns = tl.arange(0, BLOCK)
     mask = columns < hidden
     weight = tl.load(weight_ptr + columns, mask=mask, other=0.0).to(tl.float32)
-    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK,), dtype=tl.float64)
     for i in range(ROWS):
         row = (chunk * ROWS + i).to(tl.int64)
         offsets = row * hidden + columns
@@ -27,7 +27,7 @@ def _rows_kernel(x_ptr, weight_ptr, dy_ptr, dx_ptr, partial_ptr, hidden, eps, RO
         g = dy * weight
         c = tl.sum(g * xhat, axis=0) / hidden
         tl.store(dx_ptr + offsets, (r * (g - xhat * c)).to(dx_ptr.dtype.element_ty), mask=mask)
-        acc += dy * xhat
+        acc += (dy * xhat).to(tl.float64)
     tl.store(partial_ptr + chunk.to(tl.int64) * hidden + columns, acc, mask=mask)
 
 
@@ -35,10 +35,10 @@ def _rows_kernel(x_ptr, weight_ptr, dy_ptr, dx_ptr, partial_ptr, hidden, eps, RO
 def _column_sum_kernel(partial_ptr, out_ptr, chunks, hidden, BLOCK: tl.constexpr):
     columns = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = columns < hidden
-    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK,), dtype=tl.float64)
     for c in range(chunks):
         acc += tl.load(partial_ptr + c * hidden + columns, mask=mask, other=0.0)
-    tl.store(out_ptr + columns, acc, mask=mask)
+    tl.store(out_ptr + columns, acc.to(tl.float32), mask=mask)
 
 
 def solve(x, weight, grad_out):
@@ -46,7 +46,7 @@ def solve(x, weight, grad_out):
     rows, hidden = x.shape
     chunks = rows // ROWS_PER_PROGRAM  # 4096 / 16 = 256
     grad_x = torch.empty_like(x)
-    partial = torch.empty(chunks, hidden, dtype=torch.float32, device=x.device)
+    partial = torch.empty(chunks, hidden, dtype=torch.float64, device=x.device)
     grad_weight = torch.empty(hidden, dtype=torch.float32, device=x.device)
     _rows_kernel[(chunks,)](x, weight, grad_out, grad_x, partial, hidden, EPS, ROWS=ROWS_PER_PROGRAM,
                             BLOCK=triton.next_power_of_2(hidden), num_warps=16)
