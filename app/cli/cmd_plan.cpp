@@ -5,6 +5,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/catalog/dsl_registry.h"
+#include "core/grading/boundary.h"
 #include "core/grading/grader_fingerprint.h"
 #include "core/protocol/planner.h"
 #include "core/store/store.h"
@@ -30,8 +31,9 @@ replicates, each given a status from the store's history of this model (DESIGN Â
   run     no record yet
   rerun   the record holds an infrastructure error, was interrupted, or was left "running" by a crash
   reuse   the record is valid and current
-  stale   the problem's or grader's fingerprint changed, or (skill arms) the source skill's SHA-256 changed
-          or the source solo will run again; kept as is unless --rerun-stale is given
+  stale   the problem's or grader's fingerprint changed, the verdict was graded under another implementation
+          boundary than --boundary (legacy verdicts are stale under either), or (skill arms) the source skill's
+          SHA-256 changed or the source solo will run again; kept as is unless --rerun-stale is given
   redo    a stale trial under --rerun-stale: its record is archived (never deleted), then it runs again
   skip    a skill arm whose finished source wrote no skill: recorded as skipped (counts as its base)
 Solos come first; a skill arm whose source solo will (re)run waits for it. One line per trial
@@ -51,6 +53,8 @@ options:
                           does not exist yet means an empty history and is not created
   --grader-fingerprint H  judge records against this grader fingerprint (default: the fingerprint of the
                           grader package this mkb uses; records graded by another grader are stale)
+  --boundary B            the implementation boundary the run would grade under: mkb (default) or strict
+                          (docs/guide/boundaries.md); records graded under another one are stale
   --rerun-stale           turn stale trials into redo entries
   --dry-run               print the plan only (today this is what plan always does)
   --json                  print one JSON object instead of text
@@ -68,6 +72,7 @@ struct PlanOptions {
     std::string model = "reference";
     fs::path storePath;
     std::string graderFingerprint;
+    std::string boundary = std::string(kBoundaryMkb);
     bool rerunStale = false;
     bool dryRun = false;
     bool json = false;
@@ -82,6 +87,7 @@ nlohmann::json planToJson(const Plan& plan, const PlanOptions& options, bool sto
     out["store_exists"] = storeExists;
     out["grader_fingerprint"] =
         options.graderFingerprint.empty() ? nlohmann::json() : nlohmann::json(options.graderFingerprint);
+    out["boundary"] = options.boundary;
     out["rerun_stale"] = options.rerunStale;
     out["executed"] = false;
     nlohmann::json entries = nlohmann::json::array();
@@ -118,7 +124,8 @@ void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problem
     std::cout << "history: "
               << (storeExists ? "store " + options.storePath.string()
                               : "none (no store at " + options.storePath.string() + ")")
-              << "\n\n";
+              << "\n";
+    std::cout << "boundary: " << options.boundary << " (trials graded under another boundary are stale)\n\n";
     std::size_t width = 0;
     for (const PlanEntry& entry : plan.entries) {
         width = std::max(width, entry.coordinateText.size());
@@ -190,6 +197,11 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
         }
         options.graderFingerprint = *current;
     }
+    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)), "plan: --boundary");
+    if (!boundary) {
+        return boundary.error();
+    }
+    options.boundary = *boundary;
     options.rerunStale = args.has("rerun-stale");
     options.dryRun = args.has("dry-run");
     options.json = args.has("json");
@@ -198,7 +210,7 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
 
 int runPlan(const std::vector<std::string>& rawArgs) {
     const ArgSpec spec{{"rerun-stale", "dry-run", "json"},
-                       {"problems", "suite", "dsls", "replicates", "model", "store", "grader-fingerprint"},
+                       {"problems", "suite", "dsls", "replicates", "model", "store", "grader-fingerprint", "boundary"},
                        {"suite"}};
     Result<ParsedArgs> args = parseArgs(rawArgs, spec);
     if (!args) {
@@ -256,6 +268,7 @@ int runPlan(const std::vector<std::string>& rawArgs) {
     request.dslB = options->dslB;
     request.replicates = options->replicates;
     request.graderFingerprint = options->graderFingerprint;
+    request.boundary = options->boundary;
     request.rerunStale = options->rerunStale;
     if (Status valid = validatePlanRequest(request); !valid) {
         return fail(kExitUsage, valid.error().message);

@@ -5,6 +5,7 @@
 #include "app/cli/run_on_slurm.h"
 #include "app/cli/run_selection.h"
 
+#include "core/grading/boundary.h"
 #include "core/grading/device_probe.h"
 #include "core/protocol/runner.h"
 #include "core/util/json_input.h"
@@ -60,6 +61,10 @@ options:
   --max-kernel-bytes N    kernel.py size limit (default 300000)
   --grade-timeout S       bound of one evaluation (default 600)
   --timing-draws N        timing draws per evaluation (default 50)
+  --boundary B            the implementation boundary graded and stated in the prompt: mkb (default;
+                          MetaKernelBench's rule, eager PyTorch may finish what a DSL kernel began) or strict (all
+                          arithmetic in the DSL); a trial graded under another boundary (legacy included) is stale
+                          (docs/guide/boundaries.md)
   --concurrency N         attempts in flight at once (default 2); grading is serialised per GPU
   --rerun-stale           archive stale trials and run them again
   --no-retime             skip the paired re-timing of cells (on by default: as soon as a cell's three arms are
@@ -111,10 +116,10 @@ void printDryRun(const RunSummary& summary) {
 int runRun(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.flags = {"rerun-stale", "dry-run", "no-retime"};
-    spec.options = {"model",       "driver",     "driver-config", "problems",     "dsls",
-                    "replicates",  "suite",      "dsl-dir",       "device",       "python",
-                    "store",       "workspaces", "wall-clock",    "submissions",  "max-kernel-bytes",
-                    "concurrency", "progress",   "grade-timeout", "timing-draws", "only"};
+    spec.options = {"model",        "driver",      "driver-config",    "problems",    "dsls",     "replicates",
+                    "suite",        "dsl-dir",     "device",           "python",      "store",    "workspaces",
+                    "wall-clock",   "submissions", "max-kernel-bytes", "concurrency", "progress", "grade-timeout",
+                    "timing-draws", "only",        "boundary"};
     spec.options.insert(slurmRunOptions().begin(), slurmRunOptions().end());
     spec.repeatable = {"suite", "dsl-dir", "only"};
     auto parsed = parseArgs(rawArgs, spec);
@@ -186,6 +191,11 @@ int runRun(const std::vector<std::string>& rawArgs) {
     settings.concurrency = *concurrency;
     settings.grade.timingDraws = *timingDraws;
     settings.grade.timeoutS = *gradeTimeout;
+    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)));
+    if (!boundary) {
+        return fail(kExitUsage, "run: " + boundary.error().message + " (mkb run --help)");
+    }
+    settings.grade.boundary = *boundary;
     settings.rerunStale = args.has("rerun-stale");
     settings.dryRun = args.has("dry-run");
     settings.retime = !args.has("no-retime") && executor == "local";

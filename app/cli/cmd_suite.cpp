@@ -4,6 +4,7 @@
 #include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
+#include "core/grading/boundary.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_report.h"
@@ -58,6 +59,8 @@ options:
   --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
   --timeout S          bound of each validation and grading in seconds (default 600)
   --eager-target-ms MS the eager median a problem must reach (default 0.05, i.e. 50 us)
+  --boundary B         the implementation boundary the solutions are graded under: mkb (default; MetaKernelBench's
+                       rule) or strict (all arithmetic in the DSL); see docs/guide/boundaries.md
   --dsl-dir DIR        an extra folder of DSL descriptors, searched first (repeatable)
   --json FILE          write everything (validation reports and verdicts included) as JSON to FILE
   --table FILE         write the markdown suite table (docs/suite.md) to FILE
@@ -65,10 +68,10 @@ options:
                        an interrupted run leaves a partial report that says which problems are left; a directory,
                        FIFO, device or the store itself is refused before any problem is checked, exit 3)
   --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
-                       solution files, grader, device, DSLs and flakiness settings are unchanged and that had no
-                       infrastructure error; check the rest (typically --resume R --json R). Repeatable: the
-                       reports of a suite split across GPUs (--problems) merge into one (the first that holds a
-                       problem is used)
+                       solution files, grader, boundary, device, DSLs and flakiness settings are unchanged and
+                       that had no infrastructure error; check the rest (typically --resume R --json R).
+                       Repeatable: the reports of a suite split across GPUs (--problems) merge into one (the
+                       first that holds a problem is used)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
@@ -141,6 +144,11 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     options.device = device;
     options.eagerTargetMs = *eagerTarget;
     options.settings.timeoutS = *timeout;
+    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)), "suite check: --boundary");
+    if (!boundary) {
+        return fail(kExitUsage, boundary.error().message + " (mkb suite check --help)");
+    }
+    options.settings.boundary = *boundary;
     std::vector<fs::path> dslDirs;
     for (const auto& dir : args.all("dsl-dir")) {
         dslDirs.push_back(dir);
@@ -184,6 +192,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     report.pooledFlakiness = options.pooledFlakiness;
     report.drawsPerGrading = options.settings.correctnessDraws;
     report.device = device;
+    report.boundary = options.settings.boundary;
     report.date = utcNow();
     report.command = recordedCommandLine("suite", rawArgs);
     report.commandWords = {"mkb", "suite"};
@@ -220,7 +229,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     for (const auto& [dsl, why] : options.descriptorErrors) {
         std::cout << "ISSUE [" << dsl << "]: " << why << "\n";
     }
-    std::cout << "checking " << selected.size() << " problems on " << device << " (DSLs";
+    std::cout << "checking " << selected.size() << " problems on " << device << " under boundary "
+              << options.settings.boundary << " (DSLs";
     for (const std::string& dsl : dsls) {
         std::cout << " " << dsl;
     }
@@ -302,6 +312,7 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
                     "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
+    spec.options.insert("boundary");
     spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {

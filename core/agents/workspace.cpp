@@ -46,15 +46,24 @@ std::string kernelStub(const Problem& problem, const DslDescriptor& dsl) {
            ": replace this file with a module defining solve(*inputs).\n";
 }
 
-std::string contractText(const Problem& problem, const DslDescriptor& dsl, const AttemptBudget& budget) {
+std::string contractText(const Problem& problem, const DslDescriptor& dsl, const AttemptBudget& budget,
+                         const std::string& boundary) {
     std::ostringstream out;
     out << "# Contract\n\n"
         << "- Problem: `" << workspaceLayout("", problem).taskFile.string() << "` (" << problem.name()
         << "). It defines `reference(*inputs)` and `make_inputs(device)`.\n"
         << "- Deliverable: `kernel.py` defining `solve(*inputs)` that returns what `reference(*inputs)` returns: same "
            "shapes and dtypes, within the grader's tolerance against a float64 anchor, on several random draws.\n"
-        << "- Implementation boundary: all arithmetic of the problem happens in kernels written in " << dsl.displayName
-        << "; PyTorch may only allocate outputs and workspaces, make views and pass tensors to your kernels.\n"
+        << (boundary == "strict"
+                ? "- Implementation boundary (strict): all arithmetic of the problem happens in kernels written in " +
+                      dsl.displayName +
+                      "; PyTorch may only allocate outputs and workspaces, fill, copy and cast them, make views and "
+                      "pass tensors to your kernels.\n"
+                : "- Implementation boundary (mkb, MetaKernelBench's rule): eager PyTorch may do part of the work, "
+                  "but every call of solve must launch a " +
+                      dsl.displayName +
+                      " kernel of yours that a returned output depends on, and an answer eager PyTorch already "
+                      "computed must not merely be copied, cast or reshaped by a kernel.\n")
         << "- A kernel must be recognisable: kernel.py must match one of " << joined(dsl.compliance.kernelMarkers)
         << ".\n"
         << "- Forbidden imports: " << joined(dsl.compliance.forbiddenImports) << ".\n"
@@ -108,7 +117,7 @@ Result<WorkspaceLayout> prepareWorkspace(const AttemptTask& task) {
     auto write = [](const fs::path& path, const std::string& text) { return writeFileAtomically(path, text); };
     for (auto [path, text] :
          {std::pair{layout.taskFile, task.problem.source},
-          std::pair{layout.contract, contractText(task.problem, task.dsl, task.budget)},
+          std::pair{layout.contract, contractText(task.problem, task.dsl, task.budget, task.boundary)},
           std::pair{layout.instruction, task.instruction}, std::pair{layout.kernel, kernelStub(task.problem, task.dsl)},
           std::pair{layout.skill, std::string()}}) {
         if (Status written = write(path, text); !written) {

@@ -28,7 +28,9 @@ WorkspaceLayout workspaceLayout(const std::filesystem::path& root, const Problem
 std::string kernelStub(const Problem& problem, const DslDescriptor& dsl);
 
 /// CONTRACT.md: the entry point, the implementation boundary, how grading judges and what is forbidden.
-std::string contractText(const Problem& problem, const DslDescriptor& dsl, const AttemptBudget& budget);
+/// The boundary line follows `boundary` ("mkb" or "strict"), the one the grader enforces.
+std::string contractText(const Problem& problem, const DslDescriptor& dsl, const AttemptBudget& budget,
+                         const std::string& boundary);
 
 /// INSTRUCTION.md: the task, the deliverables, the skill instructions, the budget and (skill arms) the skill.
 /// submitHint says how to grade the current kernel.py ("run ./submit"); empty for drivers that submit themselves.

@@ -167,6 +167,7 @@ private:
         request.dslB = settings_.dslB.descriptor.id;
         request.replicates = settings_.replicates;
         request.graderFingerprint = summary_.graderFingerprint;
+        request.boundary = settings_.grade.boundary;
         request.rerunStale = settings_.rerunStale;
         if (Status valid = validatePlanRequest(request); !valid) {
             return valid.error();
@@ -194,6 +195,7 @@ private:
             effective["replicates"] = settings_.replicates;
             effective["device"] = settings_.device;
             effective["executor"] = "slurm";
+            effective["boundary"] = settings_.grade.boundary;
             effective["shared"] = folder_.root.string();
             effective["wall_clock_s"] = settings_.budget.wallSeconds;
             effective["submissions"] = settings_.budget.maxSubmissions;

@@ -23,4 +23,8 @@ std::string fingerprintWithBoundary(const std::string& graderFingerprint, std::s
     return graderFingerprint + "+" + boundaryOrLegacy(boundary);
 }
 
+std::string graderOfFingerprint(const std::string& recordedFingerprint) {
+    return recordedFingerprint.substr(0, recordedFingerprint.find('+'));
+}
+
 } // namespace mkb

@@ -28,4 +28,7 @@ std::string boundaryOrLegacy(std::string_view boundary);
 /// fingerprint stays empty (unknown).
 std::string fingerprintWithBoundary(const std::string& graderFingerprint, std::string_view boundary);
 
+/// The grader's own part of a recorded fingerprint: "<sha>" of "<sha>+strict", a plain fingerprint as it is.
+std::string graderOfFingerprint(const std::string& recordedFingerprint);
+
 } // namespace mkb

@@ -93,6 +93,7 @@ struct SuiteCheckReport {
     std::string device;
     std::string deviceName;
     std::string graderFingerprint;
+    std::string boundary = "mkb"; // the implementation boundary the solutions were graded under
     std::string peaksJson;
     std::string peaksNote; // where the peaks came from
     std::string date;      // UTC, ISO 8601

@@ -28,6 +28,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["device"] = report.device;
     root["device_name"] = report.deviceName;
     root["grader_fingerprint"] = report.graderFingerprint;
+    root["boundary"] = report.boundary;
     Json peaks = report.peaksJson.empty() ? Json(nullptr) : Json::parse(report.peaksJson, nullptr, false);
     root["peaks"] = peaks.is_discarded() ? Json(nullptr) : peaks;
     root["peaks_note"] = report.peaksNote;

@@ -114,6 +114,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         << "\n";
     out << "- date: " << report.date << "\n";
     out << "- grader fingerprint: `" << report.graderFingerprint << "`\n";
+    out << "- implementation boundary: " << report.boundary << " (docs/guide/boundaries.md)\n";
     out << "- peaks: " << (report.peaksNote.empty() ? "none" : withoutMachinePaths(report.peaksNote, report)) << "\n";
     out << "- command: `" << shownCommand(report) << "`\n";
     out << "- flakiness: " << flakinessMethod(report) << "\n";

@@ -1,6 +1,7 @@
 // Resuming a suite check: reads an earlier --json report back into ProblemChecks and decides which still hold.
 #include "core/grading/suite_resume.h"
 
+#include "core/grading/boundary.h"
 #include "core/grading/verdict_json.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
@@ -55,6 +56,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     EarlierSuiteReport earlier;
     earlier.path = path;
     earlier.graderFingerprint = textOr(root, "grader_fingerprint");
+    earlier.boundary = boundaryOrLegacy(textOr(root, "boundary"));
     earlier.device = textOr(root, "device");
     earlier.dsls = textsOf(root, "dsls");
     earlier.gradings = intOr(root, "gradings", -1);
@@ -76,6 +78,10 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     }
     if (earlier.graderFingerprint != graderFingerprint) {
         return makeError("the grader changed");
+    }
+    if (earlier.boundary != options.settings.boundary) {
+        return makeError("it was graded under boundary " + earlier.boundary + ", this check grades under " +
+                         options.settings.boundary);
     }
     if (earlier.device != options.device || earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
         earlier.pooledFlakiness != options.pooledFlakiness) {

@@ -16,6 +16,7 @@ namespace mkb {
 struct EarlierSuiteReport {
     std::filesystem::path path;
     std::string graderFingerprint;
+    std::string boundary; // "legacy" for a report written before boundaries existed
     std::string device;
     std::vector<std::string> dsls;
     int gradings = 0;
@@ -27,9 +28,9 @@ struct EarlierSuiteReport {
 /// wrong with it.
 Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path);
 
-/// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, device, DSLs, number
-/// of gradings and flakiness method, the same problem fingerprint, every solution file unchanged, and no
-/// infrastructure error. Otherwise an error saying in a few words why it must be checked again.
+/// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, implementation boundary,
+/// device, DSLs, number of gradings and flakiness method, the same problem fingerprint, every solution file unchanged,
+/// and no infrastructure error. Otherwise an error saying in a few words why it must be checked again.
 Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Problem& problem,
                                    const SuiteCheckOptions& options, const std::string& graderFingerprint);
 

@@ -1,6 +1,7 @@
 // Deciding run / rerun / reuse / stale / redo / skip for each trial of a selection, solos before skill arms.
 #include "core/protocol/planner.h"
 
+#include "core/grading/boundary.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 
@@ -41,9 +42,8 @@ std::string rerunReason(const TrialRecord& record) {
     return {};
 }
 
-/// Why a valid record no longer matches the current problem and grader, or "" when it does.
-std::string fingerprintStaleReason(const TrialRecord& record, const Problem& problem,
-                                   const std::string& graderFingerprint) {
+/// Why a valid record no longer matches the current problem, boundary and grader, or "" when it does.
+std::string fingerprintStaleReason(const TrialRecord& record, const Problem& problem, const PlanRequest& request) {
     if (record.status == TrialStatus::Skipped) {
         return {}; // never graded: only its source decides whether it still holds
     }
@@ -51,11 +51,20 @@ std::string fingerprintStaleReason(const TrialRecord& record, const Problem& pro
         return "problem changed (fingerprint " + shortHash(record.problemFingerprint) + " -> " +
                shortHash(problem.fingerprint) + ")";
     }
-    // A record whose grader is unknown (imported from elsewhere) is not judged by grader.
-    if (!graderFingerprint.empty() && !record.graderFingerprint.empty() &&
-        record.graderFingerprint != graderFingerprint) {
-        return "grader changed (fingerprint " + shortHash(record.graderFingerprint) + " -> " +
-               shortHash(graderFingerprint) + ")";
+    // A verdict judged under another boundary answers another question; legacy verdicts answer neither.
+    if (!request.boundary.empty() && record.finalVerdict) {
+        const std::string graded = boundaryOrLegacy(record.finalVerdict->boundary);
+        if (graded != request.boundary) {
+            return "boundary " + graded + " != " + request.boundary + " (graded under " + graded +
+                   ", this run grades under " + request.boundary + ")";
+        }
+    }
+    // A record whose grader is unknown (imported from elsewhere) is not judged by grader. The boundary mark of a
+    // recorded fingerprint ("<sha>+strict") was judged above: only the grader's own part is compared here.
+    const std::string graderFingerprint = graderOfFingerprint(request.graderFingerprint);
+    const std::string recorded = graderOfFingerprint(record.graderFingerprint);
+    if (!graderFingerprint.empty() && !recorded.empty() && recorded != graderFingerprint) {
+        return "grader changed (fingerprint " + shortHash(recorded) + " -> " + shortHash(graderFingerprint) + ")";
     }
     return {};
 }
@@ -131,7 +140,7 @@ void planSolo(PlanEntry& entry, const TrialRecord* record, const Problem& proble
         entry.reason = why;
         return;
     }
-    if (std::string why = fingerprintStaleReason(*record, problem, request.graderFingerprint); !why.empty()) {
+    if (std::string why = fingerprintStaleReason(*record, problem, request); !why.empty()) {
         markStale(entry, why, request.rerunStale);
         return;
     }
@@ -167,7 +176,7 @@ void planSkill(PlanEntry& entry, const PlanEntry& source, const TrialRecord* rec
         return;
     }
 
-    if (std::string why = fingerprintStaleReason(*record, problem, request.graderFingerprint); !why.empty()) {
+    if (std::string why = fingerprintStaleReason(*record, problem, request); !why.empty()) {
         markStale(entry, why, request.rerunStale);
         entry.waitsForSource = entry.status == PlanStatus::Redo && sourcePending;
         return;
@@ -280,6 +289,11 @@ Status validatePlanRequest(const PlanRequest& request) {
     }
     if (request.problems.empty()) {
         return makeError("plan: no problems selected; widen the --problems pattern");
+    }
+    if (!request.boundary.empty()) {
+        if (auto boundary = parseBoundary(request.boundary, "plan: --boundary"); !boundary) {
+            return boundary.error();
+        }
     }
     return Ok{};
 }

@@ -39,7 +39,10 @@ struct PlanRequest {
     std::string dslB;
     int replicates = 1;
     std::string graderFingerprint; // empty = unknown: records are then not judged stale by grader
-    bool rerunStale = false;       // turn stale trials into redo entries
+    // The implementation boundary the run grades under ("mkb" or "strict"): a record graded under another one
+    // (legacy included) is stale. Empty = records are not judged by boundary.
+    std::string boundary = "mkb";
+    bool rerunStale = false; // turn stale trials into redo entries
 };
 
 /// What the planner needs to know beyond the records themselves.

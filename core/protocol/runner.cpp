@@ -98,8 +98,9 @@ struct RunCell {
     bool queued = false; // handed to the re-timer
 };
 
-Verdict noKernelVerdict(const std::string& why) {
+Verdict noKernelVerdict(const std::string& why, const std::string& boundary) {
     Verdict verdict;
+    verdict.boundary = boundary; // judged under the run's boundary, like every verdict the run records
     verdict.stage = "no_kernel";
     verdict.error = "the attempt left no kernel.py" + (why.empty() ? std::string() : ": " + why);
     verdict.json = verdictToJson(verdict);
@@ -440,7 +441,7 @@ AttemptResult Runner::runAttempt(std::size_t index, std::int64_t trialId, const 
 Verdict Runner::gradeFinalKernel(std::size_t index, std::int64_t trialId, const AttemptResult& result,
                                  GraderProcess& grader) {
     if (result.finalKernel.empty()) {
-        return noKernelVerdict(result.error);
+        return noKernelVerdict(result.error, settings_.grade.boundary);
     }
     const PlanEntry& entry = summary_.plan.entries[index];
     const fs::path dir = attemptDir(entry, trialId);
@@ -798,6 +799,7 @@ Result<RunSummary> Runner::run() {
     request.dslB = settings_.dslB.descriptor.id;
     request.replicates = settings_.replicates;
     request.graderFingerprint = graderFingerprint_;
+    request.boundary = settings_.grade.boundary;
     request.rerunStale = settings_.rerunStale;
     if (Status planned = planRun(request); !planned) {
         return planned.error();

@@ -179,6 +179,7 @@ private slots:
                 outcome.status = status;
                 outcome.verdict = Verdict{};
                 outcome.verdict->stage = "done";
+                outcome.verdict->boundary = "mkb"; // the default boundary of mkb plan
                 outcome.skillText = std::move(skill);
                 outcome.skipped = status == TrialStatus::Skipped;
                 if (status == TrialStatus::InfrastructureError) {
@@ -239,6 +240,76 @@ private slots:
             runJson({"plan", "--problems", "p01", "--suite", shippedSuite(), "--dsls", "triton,cuda", "--model",
                      "someone-else", "--store", QString::fromStdString(storePath.string())});
         QCOMPARE(other["counts"].toObject()["run"].toInt(), 4);
+    }
+
+    void verdictsOfAnotherBoundaryAreStaleAndThePlanSaysWhy() {
+        const Catalog catalog = loadCatalog({mkbtest::sourceDir() / "problems"});
+        const Problem* problem = catalog.findByNumber(1);
+        QVERIFY(problem);
+        const std::filesystem::path storePath = dir_.filePath("boundaries.sqlite").toStdString();
+        {
+            auto store = Store::open(storePath);
+            QVERIFY2(store.ok(), store.ok() ? "" : store.error().message.c_str());
+            for (const auto& [coordinateText, boundary] :
+                 {std::pair{"p01_r1_solo_triton", "mkb"}, std::pair{"p01_r1_solo_cuda", "strict"}}) {
+                const Coordinate coordinate = parseCoordinate(coordinateText).value();
+                TrialRecord trial;
+                trial.model = "model-under-test";
+                trial.suite = problem->suite;
+                trial.problemNumber = problem->number;
+                trial.problemSlug = problem->slug;
+                trial.family = problem->family;
+                trial.replicate = 1;
+                trial.arm = coordinate.arm.name();
+                trial.dsl = coordinate.arm.dsl;
+                trial.coordinate = coordinateText;
+                trial.problemFingerprint = problem->fingerprint;
+                auto id = (*store)->insertTrial(trial);
+                QVERIFY2(id.ok(), id.ok() ? "" : id.error().message.c_str());
+                TrialOutcome outcome;
+                outcome.status = TrialStatus::Finished;
+                outcome.verdict = Verdict{};
+                outcome.verdict->stage = "done";
+                outcome.verdict->boundary = boundary;
+                QVERIFY((*store)->finishTrial(*id, outcome).ok());
+            }
+        }
+        const QStringList args{"plan",
+                               "--problems",
+                               "p01",
+                               "--suite",
+                               shippedSuite(),
+                               "--dsls",
+                               "triton,cuda",
+                               "--model",
+                               "model-under-test",
+                               "--store",
+                               QString::fromStdString(storePath.string())};
+        for (const QString& boundary : {QString("mkb"), QString("strict")}) {
+            const QJsonObject plan = runJson(args + QStringList{"--boundary", boundary});
+            QCOMPARE(plan["boundary"].toString(), boundary);
+            const QString other = boundary == "mkb" ? "strict" : "mkb";
+            const QString staleOne = boundary == "mkb" ? "p01_r1_solo_cuda" : "p01_r1_solo_triton";
+            const QString keptOne = boundary == "mkb" ? "p01_r1_solo_triton" : "p01_r1_solo_cuda";
+            for (const QJsonValue& value : plan["entries"].toArray()) {
+                const QJsonObject entry = value.toObject();
+                if (entry["coordinate"].toString() == staleOne) {
+                    QCOMPARE(entry["status"].toString(), QString("stale"));
+                    QVERIFY2(entry["reason"].toString().startsWith("boundary " + other + " != " + boundary),
+                             qPrintable(entry["reason"].toString()));
+                } else if (entry["coordinate"].toString() == keptOne) {
+                    QCOMPARE(entry["status"].toString(), QString("reuse"));
+                }
+            }
+        }
+        // The default is mkb, and the text plan names the boundary it judged against.
+        const CliRun text = runMkb(args);
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("boundary: mkb"), qPrintable(text.out));
+        QVERIFY2(text.out.contains("boundary strict != mkb"), qPrintable(text.out));
+        const CliRun bad = runMkb(args + QStringList{"--boundary", "legacy"});
+        QCOMPARE(bad.exitCode, 2);
+        verifyOneLine(bad, "--boundary 'legacy' is not an implementation boundary");
     }
 
     void corruptStoreIsAStoreError() {

@@ -41,7 +41,7 @@ class History {
 public:
     std::vector<TrialRecord> trials;
 
-    /// A finished, valid record at the coordinate, current with the problem and grader.
+    /// A finished, valid record at the coordinate, current with the problem, grader and the default boundary.
     TrialRecord& addFinished(const Problem& problem, const std::string& coordinateText,
                              std::optional<std::string> skillText = std::nullopt) {
         const Coordinate coordinate = parseCoordinate(coordinateText).value();
@@ -61,6 +61,7 @@ public:
         record.graderFingerprint = kGrader;
         record.finalVerdict = Verdict{};
         record.finalVerdict->stage = "done";
+        record.finalVerdict->boundary = "mkb"; // the default boundary of a request
         record.skillText = std::move(skillText);
         if (coordinate.arm.isSkill()) {
             const std::string source =
@@ -252,6 +253,67 @@ private slots:
         QCOMPARE(named(statusOf(history.plan(request), "p01_r1_solo_cuda")), named(PlanStatus::Reuse));
     }
 
+    void verdictOfAnotherBoundaryIsStaleNamingBoth() {
+        const Problem problem = makeProblem(1, "a");
+        History history;
+        history.addFinished(problem, "p01_r1_solo_cuda").finalVerdict->boundary = "strict";
+        history.addFinished(problem, "p01_r1_solo_triton");
+        PlanRequest request = makeRequest({problem});
+        request.boundary = "mkb";
+        Plan plan = history.plan(request);
+        const PlanEntry* strictOne = plan.find("p01_r1_solo_cuda");
+        QCOMPARE(named(strictOne->status), named(PlanStatus::Stale));
+        QVERIFY2(strictOne->reason.find("boundary strict != mkb") == 0, strictOne->reason.c_str());
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Reuse));
+
+        request.boundary = "strict";
+        plan = history.plan(request);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_cuda")), named(PlanStatus::Reuse));
+        QVERIFY2(plan.find("p01_r1_solo_triton")->reason.find("boundary mkb != strict") == 0,
+                 plan.find("p01_r1_solo_triton")->reason.c_str());
+
+        request.rerunStale = true; // the existing rule for stale records: archive, then run
+        plan = history.plan(request);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Redo));
+        QVERIFY(plan.find("p01_r1_solo_triton")->reason.find("archive, then run") != std::string::npos);
+
+        request.boundary.clear(); // no boundary given: records are not judged by it
+        request.rerunStale = false;
+        plan = history.plan(request);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_cuda")), named(PlanStatus::Reuse));
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_triton")), named(PlanStatus::Reuse));
+    }
+
+    void legacyVerdictIsStaleUnderEitherBoundary_data() {
+        QTest::addColumn<QString>("boundary");
+        QTest::newRow("mkb") << "mkb";
+        QTest::newRow("strict") << "strict";
+    }
+    void legacyVerdictIsStaleUnderEitherBoundary() {
+        QFETCH(QString, boundary);
+        const Problem problem = makeProblem(1, "a");
+        History history;
+        history.addFinished(problem, "p01_r1_solo_cuda").finalVerdict->boundary = "legacy";
+        PlanRequest request = makeRequest({problem});
+        request.boundary = boundary.toStdString();
+        const Plan plan = history.plan(request);
+        const PlanEntry* entry = plan.find("p01_r1_solo_cuda");
+        QCOMPARE(named(entry->status), named(PlanStatus::Stale));
+        QVERIFY2(entry->reason.find("boundary legacy != " + request.boundary) == 0, entry->reason.c_str());
+    }
+
+    void fingerprintMarkedWithItsBoundaryIsJudgedByTheGraderPart() {
+        const Problem problem = makeProblem(1, "a");
+        History history;
+        history.addFinished(problem, "p01_r1_solo_cuda").graderFingerprint = kGrader + "+mkb";
+        PlanRequest request = makeRequest({problem});
+        QCOMPARE(named(statusOf(history.plan(request), "p01_r1_solo_cuda")), named(PlanStatus::Reuse));
+        request.graderFingerprint = "grader-fingerprint-2";
+        const Plan plan = history.plan(request);
+        QCOMPARE(named(statusOf(plan, "p01_r1_solo_cuda")), named(PlanStatus::Stale));
+        QVERIFY(plan.find("p01_r1_solo_cuda")->reason.find("grader changed") == 0);
+    }
+
     void skillArmGoesStaleWhenSourceSkillChanges() {
         const Problem problem = makeProblem(1, "a");
         History history;
@@ -422,6 +484,8 @@ private slots:
                                          << "at least 1";
         QTest::newRow("no problems") << "problems"
                                      << "no problems";
+        QTest::newRow("unknown boundary") << "boundary"
+                                          << "not an implementation boundary";
     }
     void invalidRequestsAreRefusedNamingTheField() {
         QFETCH(QString, field);
@@ -438,6 +502,8 @@ private slots:
             request.replicates = 0;
         if (field == "problems")
             request.problems.clear();
+        if (field == "boundary")
+            request.boundary = "legacy"; // a verdict's boundary, never one to grade under
         const Status status = validatePlanRequest(request);
         QVERIFY(!status.ok());
         QVERIFY2(QString::fromStdString(status.error().message).contains(mentions), status.error().message.c_str());

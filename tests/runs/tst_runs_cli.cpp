@@ -328,6 +328,61 @@ private slots:
         verifyIntegrity(store);
     }
 
+    void boundaryIsGradedRecordedAndAChangeMakesTrialsStale() {
+        // "run --boundary strict: verdicts carry strict; a run under mkb finds them stale, says why, and redoes them
+        // under --rerun-stale, archiving the strict ones"
+        const QString store = newStore();
+        const QString settings = config("reference", {{"solutions_dir", solutions()}});
+        const CliRun strict = runMkb(runArgs(store, "reference", settings, "p01", {}, 1) << "--boundary"
+                                                                                         << "strict");
+        QVERIFY2(strict.exitCode == 0, qPrintable(strict.err + strict.out));
+        verifyComplete(store, 4);
+        for (const TrialRecord& trial : liveTrials(store)) {
+            QVERIFY2(trial.finalVerdict && trial.finalVerdict->passed, trial.coordinate.c_str());
+            QCOMPARE(trial.finalVerdict->boundary, std::string("strict"));
+        }
+        // The attempt's workspace states the strict boundary.
+        const TrialRecord* solo = byCoordinate(liveTrials(store), "p01_r1_solo_cpusim");
+        QVERIFY(solo);
+        const QString contract = readText(dir_.filePath(QString("store%1.attempts/testmodel/p01_r1_solo_cpusim-t%2/"
+                                                                "workspace/CONTRACT.md")
+                                                            .arg(storeCounter_)
+                                                            .arg(solo->id)));
+        QVERIFY2(contract.contains("Implementation boundary (strict)"), qPrintable(contract));
+
+        const CliRun same = runMkb(runArgs(store, "reference", settings, "p01", {}, 1) << "--boundary"
+                                                                                       << "strict");
+        QVERIFY2(same.exitCode == 0, qPrintable(same.err));
+        QCOMPARE(planCount(same, "reuse"), 4);
+
+        const CliRun dry = runMkb(runArgs(store, "reference", settings, "p01", {}, 1) << "--dry-run");
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QCOMPARE(planCount(dry, "stale"), 4);
+        // The plan says why: the reason names both boundaries (mkb plan prints the same reasons).
+        for (const QJsonValue& entry : events(dry.out, "plan").front()["entries"].toArray()) {
+            QVERIFY2(entry.toObject()["reason"].toString().startsWith("boundary strict != mkb"),
+                     qPrintable(entry.toObject()["reason"].toString()));
+        }
+
+        const CliRun redone = runMkb(runArgs(store, "reference", settings, "p01", {}, 1) << "--rerun-stale");
+        QVERIFY2(redone.exitCode == 0, qPrintable(redone.err + redone.out));
+        QCOMPARE(planCount(redone, "redo"), 4);
+        verifyComplete(store, 4);
+        for (const TrialRecord& trial : liveTrials(store, true)) {
+            QVERIFY(trial.finalVerdict);
+            QCOMPARE(trial.finalVerdict->boundary, std::string(trial.archived ? "strict" : "mkb"));
+        }
+        const std::vector<TrialRecord> all = liveTrials(store, true);
+        QCOMPARE(int(all.size()), 8);
+        QCOMPARE(int(std::count_if(all.begin(), all.end(), [](const TrialRecord& t) { return t.archived; })), 4);
+        verifyIntegrity(store);
+
+        const CliRun bad = runMkb(runArgs(store, "reference", settings, "p01", {}, 1) << "--boundary"
+                                                                                      << "legacy");
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--boundary 'legacy' is not an implementation boundary"), qPrintable(bad.err));
+    }
+
     void commandAgentBudgetIsEnforced() {
         // The agent: one oversized kernel (not counted), then three submissions of the solution with 2 allowed.
         const QString agent = dir_.filePath("budget_agent.sh");

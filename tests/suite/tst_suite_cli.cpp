@@ -349,6 +349,50 @@ private slots:
         QVERIFY2(broken.err.contains("not a report of `mkb suite check --json`"), qPrintable(broken.err));
     }
 
+    void resumeRefusesAReportOfTheOtherBoundary() {
+        // "suite check --boundary: the boundary is in the JSON, the table and the resume key"
+        const QString strictJson = temp.path() + "/strict.json";
+        const QString strictTable = temp.path() + "/strict.md";
+        CliRun strict = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
+                                                          << "strict"
+                                                          << "--json" << strictJson << "--table" << strictTable);
+        QVERIFY2(strict.exitCode == 0, qPrintable(strict.out + strict.err));
+        QVERIFY2(strict.out.contains("under boundary strict"), qPrintable(strict.out));
+        QFile strictFile(strictJson);
+        QVERIFY(strictFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(strictFile.readAll()).object();
+        QCOMPARE(root["boundary"].toString(), QString("strict"));
+        const QJsonObject verdict =
+            root["problems"].toArray()[0].toObject()["solutions"].toArray()[0].toObject()["verdict"].toObject();
+        QCOMPARE(verdict["boundary"].toString(), QString("strict"));
+        QFile table(strictTable);
+        QVERIFY(table.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(table.readAll()).contains("- implementation boundary: strict ("));
+
+        // The default boundary is mkb: the strict report's check is not reused, and the reason says why.
+        const QString mkbJson = temp.path() + "/mkb.json";
+        CliRun mkb = runMkb(cpuArgs("checks/01*", "1") << "--json" << mkbJson << "--resume" << strictJson);
+        QVERIFY2(mkb.exitCode == 0, qPrintable(mkb.out + mkb.err));
+        QVERIFY2(mkb.out.contains("0 problems reused; 1 checked again (it was graded under boundary strict, this "
+                                  "check grades under mkb)"),
+                 qPrintable(mkb.out));
+        QVERIFY(!mkb.out.contains("[reused]"));
+        QFile mkbFile(mkbJson);
+        QVERIFY(mkbFile.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(mkbFile.readAll()).object()["boundary"].toString(), QString("mkb"));
+
+        // Under its own boundary the report is reused.
+        CliRun again = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
+                                                         << "strict"
+                                                         << "--resume" << strictJson);
+        QVERIFY2(again.out.contains("1 problems reused"), qPrintable(again.out + again.err));
+
+        CliRun bad = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
+                                                       << "legacy");
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--boundary 'legacy' is not an implementation boundary"), qPrintable(bad.err));
+    }
+
     void interruptLeavesAPartialReport() {
         // "suite check: Ctrl+C after the first problem leaves a partial JSON and table naming what is left; exit 130"
         const QString json = temp.path() + "/partial.json";
