@@ -48,7 +48,18 @@ struct Tracked {
     int index = 0;
     JobPhase phase = JobPhase::Queued;
     bool announced = false; // trial_started was emitted
+    std::string jobState;   // the last Slurm state reported in the progress stream
 };
+
+/// Slurm's state word without its decorations: "CANCELLED by 0" → "CANCELLED", "COMPLETING+" → "COMPLETING".
+std::string stateWord(const std::string& slurmState) {
+    const std::size_t start = slurmState.find_first_not_of(' ');
+    if (start == std::string::npos) {
+        return {};
+    }
+    const std::size_t end = slurmState.find_first_of(" +", start);
+    return slurmState.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
 
 class Coordinator {
 public:
@@ -224,7 +235,7 @@ private:
         for (std::size_t b = 0; b < batches_.size(); ++b) {
             for (int i = 0; i < static_cast<int>(batches_[b].tasks.size()); ++i) {
                 if (!batches_[b].settled.count(i)) {
-                    tracked_[batches_[b].tasks[i].coordinate] = Tracked{b, i, JobPhase::Queued, false};
+                    tracked_[batches_[b].tasks[i].coordinate] = Tracked{b, i, JobPhase::Queued, false, ""};
                 }
             }
         }
@@ -238,8 +249,10 @@ private:
             if (one.filed == FiledAs::Unchanged || !counting_) {
                 continue;
             }
+            std::string jobState;
             if (auto it = tracked_.find(one.shard.trial.coordinate); it != tracked_.end()) {
                 it->second.phase = JobPhase::Ended; // its job is done; follow() settles it
+                jobState = it->second.jobState;
             }
             const TrialOutcome& outcome = one.shard.outcome;
             const bool infrastructure = outcome.status == TrialStatus::InfrastructureError;
@@ -258,6 +271,8 @@ private:
             event.coordinate = one.shard.trial.coordinate;
             event.trialId = one.trialId;
             event.status = toString(outcome.status);
+            event.jobId = one.shard.jobId;
+            event.jobState = jobState;
             if (outcome.verdict && outcome.status == TrialStatus::Finished) {
                 event.passed = outcome.verdict->passed;
                 if (outcome.verdict->passed) {
@@ -312,6 +327,7 @@ private:
             }
             if (auto it = liveStates.find(batch.taskJobId(task.index)); it != liveStates.end()) {
                 task.phase = it->second.phase;
+                reportJobState(coordinate, task, batch, it->second.slurmState);
                 if (task.phase == JobPhase::Running && !task.announced) {
                     announce(coordinate, task, batch);
                 }
@@ -330,8 +346,8 @@ private:
             if (fileExists(folder_.shards() / taskShardFileName(spec))) {
                 continue; // finished; the next merge files it
             }
-            if (!fileExists(folder_.merged() / taskShardFileName(spec)) && !batch.jobId.empty()) {
-                unknownFate.push_back(batch.taskJobId(task.index));
+            if (!batch.jobId.empty()) {
+                unknownFate.push_back(batch.taskJobId(task.index)); // a merged one's final state is for the stream
             }
             toSettle.push_back(coordinate);
         }
@@ -341,13 +357,16 @@ private:
             Batch& batch = batches_[task.batch];
             const TaskSpec& spec = batch.tasks[task.index];
             std::string state = "merged";
+            const JobState fate = batch.jobId.empty() ? JobState{} : past[batch.taskJobId(task.index)];
             if (!fileExists(folder_.merged() / taskShardFileName(spec))) {
-                const JobState fate = batch.jobId.empty() ? JobState{} : past[batch.taskJobId(task.index)];
                 if (fate.phase == JobPhase::Queued || fate.phase == JobPhase::Running) {
                     continue; // squeue missed it for a moment; look again next time
                 }
                 state = fate.slurmState.empty() ? "UNKNOWN" : fate.slurmState;
-                lost(coordinate, batch, task.index, state);
+                reportJobState(coordinate, task, batch, fate.slurmState);
+                lost(coordinate, batch, task, state);
+            } else {
+                reportJobState(coordinate, task, batch, fate.slurmState);
             }
             batch.settled[task.index] = state;
             (void)writeBatchSettled(folder_, batch);
@@ -356,20 +375,46 @@ private:
         return Ok{};
     }
 
+    /// Whether the progress stream follows this coordinate: a trial this run set out to do.
+    bool reported(const std::string& coordinate) const { return counting_ && selected_.count(coordinate); }
+
+    /// A job_state event when Slurm names a state the stream has not seen for this task ("" = nothing learned).
+    void reportJobState(const std::string& coordinate, Tracked& task, const Batch& batch,
+                        const std::string& slurmState) {
+        const std::string word = stateWord(slurmState);
+        if (word.empty() || word == task.jobState || batch.jobId.empty()) {
+            return;
+        }
+        task.jobState = word;
+        if (!reported(coordinate)) {
+            return;
+        }
+        ProgressEvent event;
+        event.kind = ProgressEventKind::JobState;
+        event.coordinate = coordinate;
+        event.jobId = batch.taskJobId(task.index);
+        event.jobState = word;
+        event.message = "slurm job " + event.jobId + " " + slurmState;
+        emit(event);
+    }
+
     void announce(const std::string& coordinate, Tracked& task, const Batch& batch) {
         task.announced = true;
-        if (!counting_ || !selected_.count(coordinate)) {
+        if (!reported(coordinate)) {
             return;
         }
         ProgressEvent event;
         event.kind = ProgressEventKind::TrialStarted;
         event.coordinate = coordinate;
         event.status = "running";
-        event.message = "slurm job " + batch.taskJobId(task.index);
+        event.jobId = batch.taskJobId(task.index);
+        event.jobState = task.jobState;
+        event.message = "slurm job " + event.jobId;
         emit(event);
     }
 
-    void lost(const std::string& coordinate, const Batch& batch, int index, const std::string& state) {
+    void lost(const std::string& coordinate, const Batch& batch, const Tracked& task, const std::string& state) {
+        const int index = task.index;
         if (!tried_.count(coordinate)) {
             // An earlier run's job: this run submits the trial again if the plan still wants it.
             note({coordinate + ": an earlier run's slurm job " +
@@ -382,6 +427,10 @@ private:
         event.kind = ProgressEventKind::TrialFinished;
         event.coordinate = coordinate;
         event.status = "lost";
+        if (!batch.jobId.empty()) {
+            event.jobId = batch.taskJobId(index);
+            event.jobState = task.jobState;
+        }
         event.message = "slurm job " +
                         (batch.jobId.empty() ? std::string("(never submitted)") : batch.taskJobId(index)) + " ended " +
                         state + " without a shard (log: " +
@@ -449,11 +498,15 @@ private:
         batches_.push_back(batch);
         for (int i = 0; i < array.count; ++i) {
             tried_.insert(batch.tasks[i].coordinate);
-            tracked_[batch.tasks[i].coordinate] = Tracked{batches_.size() - 1, i, JobPhase::Queued, false};
+            tracked_[batch.tasks[i].coordinate] = Tracked{batches_.size() - 1, i, JobPhase::Queued, false, ""};
         }
         summary_.attempted += array.count;
         note({"submitted " + std::to_string(array.count) + " trial(s) as slurm job array " + *jobId + " (" +
               batchDir(folder_, batch.name).string() + ")"});
+        for (const TaskSpec& task : batches_.back().tasks) {
+            // sbatch took it: Slurm queues every new job as PENDING, so the stream shows the job at once
+            reportJobState(task.coordinate, tracked_.at(task.coordinate), batches_.back(), "PENDING");
+        }
         return Ok{};
     }
 

@@ -26,6 +26,8 @@ const char* toString(ProgressEventKind kind) {
         return "run_finished";
     case ProgressEventKind::Retimed:
         return "retimed";
+    case ProgressEventKind::JobState:
+        return "job_state";
     }
     return "unknown";
 }
@@ -111,6 +113,18 @@ std::string progressEventJson(const ProgressEvent& event) {
         out["rounds"] = event.rounds;
         out["message"] = event.message;
         break;
+    case ProgressEventKind::JobState:
+        out["coordinate"] = event.coordinate;
+        out["trial_id"] = event.trialId;
+        out["message"] = event.message;
+        break;
+    }
+    const bool aboutTrial = event.kind == ProgressEventKind::TrialStarted ||
+                            event.kind == ProgressEventKind::Submission ||
+                            event.kind == ProgressEventKind::TrialFinished || event.kind == ProgressEventKind::JobState;
+    if (aboutTrial && !event.jobId.empty()) {
+        out["job_id"] = event.jobId;
+        out["job_state"] = event.jobState;
     }
     return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -120,7 +134,8 @@ namespace {
 std::optional<ProgressEventKind> kindNamed(const std::string& name) {
     for (ProgressEventKind kind :
          {ProgressEventKind::Plan, ProgressEventKind::TrialStarted, ProgressEventKind::Submission,
-          ProgressEventKind::TrialFinished, ProgressEventKind::RunFinished, ProgressEventKind::Retimed}) {
+          ProgressEventKind::TrialFinished, ProgressEventKind::RunFinished, ProgressEventKind::Retimed,
+          ProgressEventKind::JobState}) {
         if (name == toString(kind)) {
             return kind;
         }
@@ -202,6 +217,8 @@ std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
     event.ciLow = numberField(object, "ci_low");
     event.ciHigh = numberField(object, "ci_high");
     event.rounds = wholeField(object, "rounds");
+    event.jobId = textField(object, "job_id");
+    event.jobState = textField(object, "job_state");
     return event;
 }
 
@@ -235,7 +252,9 @@ std::string progressEventLine(const ProgressEvent& event) {
         }
         break;
     case ProgressEventKind::TrialStarted:
-        line += event.coordinate + " started (trial #" + std::to_string(event.trialId) + ")";
+        line +=
+            event.coordinate + " started " +
+            (event.jobId.empty() ? "(trial #" + std::to_string(event.trialId) + ")" : "as slurm job " + event.jobId);
         break;
     case ProgressEventKind::Submission:
         line += event.coordinate + " submission " + std::to_string(event.submissionIndex) + ": " +
@@ -256,6 +275,10 @@ std::string progressEventLine(const ProgressEvent& event) {
         break;
     case ProgressEventKind::Retimed:
         line += event.coordinate + " re-timed: " + event.message;
+        break;
+    case ProgressEventKind::JobState:
+        line += event.coordinate + " slurm job " + event.jobId + ": " +
+                (event.jobState.empty() ? std::string("state unknown") : event.jobState);
         break;
     }
     return line;

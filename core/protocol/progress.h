@@ -13,10 +13,11 @@
 
 namespace mkb {
 
-enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished, Retimed };
+enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished, Retimed, JobState };
 
 /// "plan", "trial_started", "submission", "trial_finished", "run_finished", "retimed" (a cell's paired re-timing
-/// ended: coordinate names the cell, status is the stop or "failed"/"error"; readers ignore events they don't know).
+/// ended: coordinate names the cell, status is the stop or "failed"/"error"), "job_state" (the Slurm job of a trial
+/// got a new state: coordinate, job_id and job_state say which and what). Readers ignore events they don't know.
 const char* toString(ProgressEventKind kind);
 
 /// Running totals, carried by every event.
@@ -62,6 +63,10 @@ struct ProgressEvent {
     std::optional<double> ciLow;
     std::optional<double> ciHigh;
     int rounds = 0;
+    // a trial run as a Slurm job (--executor slurm; empty for local runs): the job's id ("1234_5" for task 5 of array
+    // 1234) and its state word as Slurm reports it (PENDING, RUNNING, COMPLETED, CANCELLED, …; "" when not known)
+    std::string jobId;
+    std::string jobState;
 };
 
 /// Receives events from several threads; implementations serialise themselves.
@@ -71,7 +76,8 @@ public:
     virtual void onEvent(const ProgressEvent& event) = 0;
 };
 
-/// One JSON object (no newline) for the event: {"event": "...", ...}.
+/// One JSON object (no newline) for the event: {"event": "...", ...}. A trial event with a jobId carries "job_id" and
+/// "job_state"; events of local runs carry neither.
 std::string progressEventJson(const ProgressEvent& event);
 
 /// The event on one line of progressEventJson's output, or nullopt for a line that is not a progress event (blank,

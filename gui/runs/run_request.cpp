@@ -27,6 +27,14 @@ QString runRequestProblem(const RunRequest& request) {
     if (request.dslA.trimmed() == request.dslB.trimmed()) {
         return QCoreApplication::translate("RunRequest", "the DSL pair needs two different DSLs");
     }
+    const QString executor = request.executor.trimmed();
+    if (executor != QLatin1String("local") && executor != QLatin1String("slurm")) {
+        return QCoreApplication::translate("RunRequest", "the executor is local or slurm, not '%1'").arg(executor);
+    }
+    if (executor == QLatin1String("slurm") && request.sharedFolder.trimmed().isEmpty()) {
+        return QCoreApplication::translate("RunRequest", "a Slurm run needs a shared folder that this host and every "
+                                                         "node see at the same path (--shared DIR)");
+    }
     if (!request.driverSettingsJson.trimmed().isEmpty()) {
         QJsonParseError error;
         const QJsonDocument settings = QJsonDocument::fromJson(request.driverSettingsJson.toUtf8(), &error);
@@ -67,6 +75,13 @@ QStringList mkbRunArguments(const RunRequest& request, const QString& storePath,
          << QString::number(request.timingDraws);
     if (request.rerunStale) {
         args << QStringLiteral("--rerun-stale");
+    }
+    if (request.executor.trimmed() == QLatin1String("slurm")) {
+        args << QStringLiteral("--executor") << QStringLiteral("slurm") << QStringLiteral("--shared")
+             << request.sharedFolder.trimmed();
+        if (!request.partition.trimmed().isEmpty()) {
+            args << QStringLiteral("--partition") << request.partition.trimmed();
+        }
     }
     args << QStringLiteral("--store") << storePath << QStringLiteral("--progress") << QStringLiteral("json");
     return args;
@@ -121,6 +136,12 @@ RunRequest runRequestFromArguments(const QStringList& arguments) {
             request.gradeTimeoutSeconds = value.toDouble();
         } else if (option == QLatin1String("--timing-draws")) {
             request.timingDraws = value.toInt();
+        } else if (option == QLatin1String("--executor")) {
+            request.executor = value;
+        } else if (option == QLatin1String("--partition")) {
+            request.partition = value;
+        } else if (option == QLatin1String("--shared")) {
+            request.sharedFolder = value;
         }
     }
     return request;

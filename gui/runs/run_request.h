@@ -26,13 +26,16 @@ struct RunRequest {
     double gradeTimeoutSeconds = 600;
     int timingDraws = 50;
     bool rerunStale = false;
+    QString executor = QStringLiteral("local"); // --executor: local, or slurm (one Slurm job per trial)
+    QString partition;                          // --partition (slurm); empty = the cluster's default
+    QString sharedFolder;                       // --shared DIR (slurm): seen by this host and every node
 };
 
 /// A one-line reason the request cannot be run ("the model needs a name"), or "" when it is complete.
 QString runRequestProblem(const RunRequest& request);
 
 /// The arguments after `mkb`: run --model … --store STORE --progress json; --driver-config only when
-/// driverConfigFile is not empty.
+/// driverConfigFile is not empty; --executor slurm --shared DIR [--partition P] for a Slurm run.
 QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile);
 
 /// The request that mkbRunArguments would have turned into these arguments (options it does not know are ignored);

@@ -1,4 +1,5 @@
-// RunTrialsModel: rows keyed by coordinate; events and store snapshots only ever move a row forward.
+// RunTrialsModel: rows keyed by coordinate; events and store snapshots only ever move a row forward, and a Slurm
+// run's events fill in each trial's job and its state.
 #include "gui/runs/run_trials_model.h"
 
 #include <QBrush>
@@ -34,6 +35,29 @@ QString stateForStatus(TrialStatus status) {
     return {};
 }
 
+/// "1234_5" sorts by array, then task, as numbers (so 1234_10 follows 1234_9); other ids after them, as text.
+QVariant jobSortKey(const QString& jobId) {
+    const QString array = jobId.section(QLatin1Char('_'), 0, 0);
+    const QString task = jobId.section(QLatin1Char('_'), 1, 1);
+    bool arrayOk = false;
+    bool taskOk = task.isEmpty();
+    const qlonglong arrayNumber = array.toLongLong(&arrayOk);
+    const qlonglong taskNumber = task.isEmpty() ? 0 : task.toLongLong(&taskOk);
+    if (jobId.isEmpty() || !arrayOk || !taskOk) {
+        return QVariant(); // a missing value: TableSortProxy puts it last
+    }
+    return QVariant(arrayNumber * 1000000 + taskNumber);
+}
+
+/// Slurm's final states other than COMPLETED: the job did not end as it should.
+bool jobEndedBadly(const QString& state) {
+    static const QStringList bad = {QStringLiteral("FAILED"),        QStringLiteral("CANCELLED"),
+                                    QStringLiteral("TIMEOUT"),       QStringLiteral("NODE_FAIL"),
+                                    QStringLiteral("OUT_OF_MEMORY"), QStringLiteral("PREEMPTED"),
+                                    QStringLiteral("BOOT_FAIL"),     QStringLiteral("DEADLINE")};
+    return bad.contains(state);
+}
+
 } // namespace
 
 RunTrialsModel::RunTrialsModel(QObject* parent) : TableModel(parent) {}
@@ -42,7 +66,18 @@ void RunTrialsModel::clear() {
     beginResetModel();
     rows_.clear();
     rowByCoordinate_.clear();
+    hasJobs_ = false;
     endResetModel();
+}
+
+void RunTrialsModel::takeJob(RunTrialRow& trial, const ProgressEvent& event) {
+    if (!event.jobId.empty()) {
+        trial.jobId = QString::fromStdString(event.jobId);
+        hasJobs_ = true;
+    }
+    if (!event.jobState.empty()) {
+        trial.jobState = QString::fromStdString(event.jobState);
+    }
 }
 
 int RunTrialsModel::rowIndexFor(const QString& coordinate) {
@@ -71,6 +106,7 @@ void RunTrialsModel::applyEvent(const ProgressEvent& event) {
         beginResetModel();
         rows_.clear();
         rowByCoordinate_.clear();
+        hasJobs_ = false;
         for (const PlannedTrial& planned : event.planned) {
             RunTrialRow row;
             row.coordinate = QString::fromStdString(planned.coordinate);
@@ -91,6 +127,7 @@ void RunTrialsModel::applyEvent(const ProgressEvent& event) {
         trial.state = QStringLiteral("running");
         trial.trialId = event.trialId;
         trial.message.clear();
+        takeJob(trial, event);
         rowChanged(row);
         return;
     }
@@ -102,6 +139,7 @@ void RunTrialsModel::applyEvent(const ProgressEvent& event) {
         trial.passed = event.passed;
         trial.speedup = event.speedup;
         trial.message = QString::fromStdString(event.message);
+        takeJob(trial, event);
         rowChanged(row);
         return;
     }
@@ -113,6 +151,14 @@ void RunTrialsModel::applyEvent(const ProgressEvent& event) {
         trial.passed = event.passed;
         trial.speedup = event.speedup;
         trial.message = QString::fromStdString(event.message);
+        takeJob(trial, event);
+        rowChanged(row);
+        return;
+    }
+    case ProgressEventKind::JobState: {
+        // The job's state only: the trial's own state moves with trial_started and trial_finished.
+        const int row = rowIndexFor(QString::fromStdString(event.coordinate));
+        takeJob(rows_[size_t(row)], event);
         rowChanged(row);
         return;
     }
@@ -163,6 +209,8 @@ QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
             return sortKey(row.speedup);
         case TrialColumn:
             return row.trialId;
+        case JobColumn:
+            return jobSortKey(row.jobId);
         default:
             break;
         }
@@ -174,6 +222,10 @@ QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
             return row.coordinate;
         case StateColumn:
             return row.state;
+        case JobColumn:
+            return row.jobId;
+        case JobStateColumn:
+            return row.jobState;
         case SubmissionsColumn:
             return row.submissions > 0 ? QVariant(row.submissions) : QVariant(QString());
         case PassedColumn:
@@ -203,6 +255,14 @@ QVariant RunTrialsModel::data(const QModelIndex& index, int role) const {
             return QBrush(QColor(0x1f, 0x6f, 0xb4));
         }
     }
+    if (role == Qt::ForegroundRole && index.column() == JobStateColumn) {
+        if (jobEndedBadly(row.jobState)) {
+            return QBrush(QColor(0xc0, 0x39, 0x2b));
+        }
+        if (row.jobState == QLatin1String("RUNNING")) {
+            return QBrush(QColor(0x1f, 0x6f, 0xb4));
+        }
+    }
     return {};
 }
 
@@ -215,6 +275,10 @@ QVariant RunTrialsModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Trial");
     case StateColumn:
         return tr("State");
+    case JobColumn:
+        return tr("Job");
+    case JobStateColumn:
+        return tr("Job state");
     case SubmissionsColumn:
         return tr("Submissions");
     case PassedColumn:

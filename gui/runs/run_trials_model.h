@@ -23,6 +23,8 @@ struct RunTrialRow {
     std::optional<bool> passed;
     std::optional<double> speedup;
     QString message;
+    QString jobId;    // the trial's Slurm job ("1234_5"); "" for local runs
+    QString jobState; // the job's state as Slurm last reported it (PENDING, RUNNING, COMPLETED, …)
 };
 
 class RunTrialsModel : public TableModel {
@@ -31,6 +33,8 @@ public:
     enum Column {
         CoordinateColumn,
         StateColumn,
+        JobColumn,      // Slurm runs only (hasJobs)
+        JobStateColumn, // Slurm runs only
         SubmissionsColumn,
         PassedColumn,
         SpeedupColumn,
@@ -51,6 +55,8 @@ public:
     const std::vector<RunTrialRow>& rows() const { return rows_; }
     const RunTrialRow* rowFor(const QString& coordinate) const;
     int countInState(const QString& state) const;
+    /// Whether any trial of the run is a Slurm job: the view shows the job columns only then.
+    bool hasJobs() const { return hasJobs_; }
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
@@ -59,10 +65,12 @@ private:
     int tableRows() const override { return int(rows_.size()); }
     int tableColumns() const override { return ColumnCount; }
     int rowIndexFor(const QString& coordinate); // adds a row when missing
+    void takeJob(RunTrialRow& trial, const ProgressEvent& event);
     void rowChanged(int row);
 
     std::vector<RunTrialRow> rows_;
     QHash<QString, int> rowByCoordinate_;
+    bool hasJobs_ = false;
 };
 
 } // namespace mkb::gui

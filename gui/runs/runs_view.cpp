@@ -37,7 +37,8 @@
 namespace mkb::gui {
 namespace {
 
-constexpr quint32 kLayoutMagic = 0x4D4B5232; // 'MKR2': splitters as proportions (the 'MKRV' states are ignored)
+constexpr quint32 kLayoutMagic = 0x4D4B5233; // 'MKR3': splitters as proportions, the table with its job columns
+                                             // (older 'MKR2' and 'MKRV' states are ignored)
 constexpr int kLogLines = 5000;
 
 const QStringList kKnownDsls = {QStringLiteral("triton"), QStringLiteral("cuda"), QStringLiteral("cutedsl"),
@@ -288,13 +289,50 @@ QWidget* RunsView::buildForm() {
     whereForm->addRow(tr("DSL &folders:"), dslDirsEdit_);
     whereForm->addRow(rerunStaleCheck_);
 
+    auto* executor = new QGroupBox(tr("Executor"), form);
+    auto* executorForm = new QFormLayout(executor);
+    executorCombo_ = new QComboBox(executor);
+    executorCombo_->setObjectName(QStringLiteral("runExecutorCombo"));
+    executorCombo_->addItems({QStringLiteral("local"), QStringLiteral("slurm")});
+    executorCombo_->setToolTip(tr("local: attempts and gradings run on this host. slurm: each trial is a Slurm job "
+                                  "holding one GPU on a node (mkb run --executor slurm)."));
+    partitionEdit_ = new QLineEdit(executor);
+    partitionEdit_->setObjectName(QStringLiteral("runPartitionEdit"));
+    partitionEdit_->setPlaceholderText(tr("the cluster's default"));
+    sharedEdit_ = new QLineEdit(executor);
+    sharedEdit_->setObjectName(QStringLiteral("runSharedEdit"));
+    sharedEdit_->setPlaceholderText(tr("a folder this host and every node see at the same path"));
+    sharedEdit_->setToolTip(tr("Batches, shards and job logs go here (mkb run --shared); the store stays on this "
+                               "host."));
+    executorForm->addRow(tr("E&xecutor:"), executorCombo_);
+    executorForm->addRow(tr("P&artition:"), partitionEdit_);
+    executorForm->addRow(tr("S&hared folder:"), sharedEdit_);
+
     layout->addWidget(what);
     layout->addWidget(budget);
     layout->addWidget(where);
+    layout->addWidget(executor);
     layout->addStretch(1);
 
     connect(driverCombo_, &QComboBox::currentTextChanged, this, &RunsView::driverChosen);
+    connect(executorCombo_, &QComboBox::currentTextChanged, this, &RunsView::executorChosen);
+    executorChosen();
     return form;
+}
+
+void RunsView::executorChosen() {
+    const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
+    partitionEdit_->setEnabled(slurm);
+    sharedEdit_->setEnabled(slurm);
+}
+
+void RunsView::updateJobColumns() {
+    // Shown for a Slurm run from its start (its command line says so) or as soon as an event names a job.
+    const QStringList args = session_->arguments();
+    const int executor = int(args.indexOf(QStringLiteral("--executor")));
+    const bool slurm = model_->hasJobs() || (executor >= 0 && args.value(executor + 1) == QLatin1String("slurm"));
+    table_->setColumnHidden(RunTrialsModel::JobColumn, !slurm);
+    table_->setColumnHidden(RunTrialsModel::JobStateColumn, !slurm);
 }
 
 void RunsView::driverChosen() {
@@ -328,6 +366,9 @@ RunRequest RunsView::request() const {
     request.gradeTimeoutSeconds = gradeTimeoutSpin_->value();
     request.timingDraws = timingDrawsSpin_->value();
     request.rerunStale = rerunStaleCheck_->isChecked();
+    request.executor = executorCombo_->currentText();
+    request.partition = partitionEdit_->text();
+    request.sharedFolder = sharedEdit_->text();
     return request;
 }
 
@@ -350,6 +391,9 @@ void RunsView::setRequest(const RunRequest& request) {
     gradeTimeoutSpin_->setValue(request.gradeTimeoutSeconds);
     timingDrawsSpin_->setValue(request.timingDraws);
     rerunStaleCheck_->setChecked(request.rerunStale);
+    executorCombo_->setCurrentText(request.executor.isEmpty() ? QStringLiteral("local") : request.executor);
+    partitionEdit_->setText(request.partition);
+    sharedEdit_->setText(request.sharedFolder);
 }
 
 bool RunsView::setStorePath(const QString& storePath) {
@@ -479,6 +523,7 @@ QString RunsView::resumeRun() {
 
 void RunsView::takeEvent(const ProgressEvent& event) {
     model_->applyEvent(event);
+    updateJobColumns();
     progress_->setRange(0, std::max(1, event.counts.total));
     progress_->setValue(event.counts.done);
     if (event.kind != ProgressEventKind::RunFinished) {
@@ -510,6 +555,7 @@ void RunsView::runEndedHere(int exitCode, const QString& status, const QString& 
 }
 
 void RunsView::updateButtons() {
+    updateJobColumns(); // called whenever a run starts, is attached or ends
     const bool following = session_->state() == RunSession::State::Following;
     startButton_->setEnabled(!following && !storePath_.isEmpty());
     cancelButton_->setEnabled(following);

@@ -1,5 +1,6 @@
-// The Runs view: a form that launches `mkb run` for this project, the live trial table and log of the run being
-// followed, Cancel and Resume; on opening a project it finds a run still going there and follows it again.
+// The Runs view: a form that launches `mkb run` for this project (here or on Slurm), the live trial table (with each
+// trial's Slurm job and its state for a Slurm run) and log of the run being followed, Cancel and Resume; on opening a
+// project it finds a run still going there and follows it again.
 #pragma once
 
 #include "gui/runs/run_request.h"
@@ -71,6 +72,8 @@ signals:
 private:
     QWidget* buildForm();
     void driverChosen();
+    void executorChosen();
+    void updateJobColumns();
     void followLiveRun(const LiveRun& live);
     void takeEvent(const ProgressEvent& event);
     void runEndedHere(int exitCode, const QString& status, const QString& message);
@@ -99,6 +102,9 @@ private:
     QLineEdit* suitesEdit_ = nullptr;
     QLineEdit* dslDirsEdit_ = nullptr;
     QCheckBox* rerunStaleCheck_ = nullptr;
+    QComboBox* executorCombo_ = nullptr;
+    QLineEdit* partitionEdit_ = nullptr;
+    QLineEdit* sharedEdit_ = nullptr;
 
     QPushButton* startButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;

@@ -1,11 +1,14 @@
 // The Slurm executor's parts without a cluster: Slurm's output parsed, the shard format, the merge rules (merged
-// exactly once, a late duplicate filed as history), and batch folders.
+// exactly once, a late duplicate filed as history), batch folders, and the job ids and states of the progress stream.
 #include "core/cluster/batch.h"
+#include "core/cluster/coordinator.h"
 #include "core/cluster/shard.h"
 #include "core/cluster/shard_merge.h"
 #include "core/cluster/slurm_client.h"
 #include "core/grading/verdict_json.h"
+#include "core/protocol/progress.h"
 #include "core/util/text.h"
+#include "support/testpaths.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -70,6 +73,83 @@ int countTrials(Store& store, bool includeArchived) {
     filter.includeArchived = includeArchived;
     auto trials = store.loadTrials(filter);
     return trials ? static_cast<int>(trials->size()) : -1;
+}
+
+/// Slurm as a script: sbatch hands out array 77, squeue answers from a list of rounds (one per look, the last one
+/// repeated), and sacct knows the final states.
+class ScriptedSlurm final : public SlurmClient {
+public:
+    ScriptedSlurm() : SlurmClient(SlurmSettings{}) {}
+    std::vector<std::map<std::string, std::string>> rounds; // job id → squeue's state, per look
+    std::map<std::string, std::string> finalStates;
+    int submissions = 0;
+
+    Result<std::string> submit(const ArraySubmission&) override {
+        ++submissions;
+        return std::string("77");
+    }
+    Result<std::vector<LiveJob>> liveJobs(const std::string&) override {
+        const auto& round = rounds[std::min(looks_++, rounds.size() - 1)];
+        std::vector<LiveJob> jobs;
+        for (const auto& [id, state] : round) {
+            jobs.push_back({id, {phaseOfSlurmState(state), state}, "job.sh"});
+        }
+        return jobs;
+    }
+    std::map<std::string, JobState> pastStates(const std::vector<std::string>& jobIds) override {
+        std::map<std::string, JobState> states;
+        for (const std::string& id : jobIds) {
+            if (auto found = finalStates.find(id); found != finalStates.end()) {
+                states[id] = {phaseOfSlurmState(found->second), found->second};
+            }
+        }
+        return states;
+    }
+
+private:
+    std::size_t looks_ = 0;
+};
+
+/// Keeps each event as the JSON line the GUI would read, read back through the one parser.
+class RecordedStream final : public ProgressSink {
+public:
+    std::vector<std::string> lines;
+    void onEvent(const ProgressEvent& event) override { lines.push_back(progressEventJson(event)); }
+    std::vector<ProgressEvent> events() const {
+        std::vector<ProgressEvent> parsed;
+        for (const std::string& line : lines) {
+            if (auto event = parseProgressEventJson(line)) {
+                parsed.push_back(*event);
+            }
+        }
+        return parsed;
+    }
+};
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string text;
+    for (const std::string& item : items) {
+        text += (text.empty() ? "" : ", ") + item;
+    }
+    return text;
+}
+
+RunSettings onePairSettings() {
+    RunSettings settings;
+    settings.model = "testmodel";
+    settings.driverKind = "reference";
+    Problem problem;
+    problem.suite = "fixtures";
+    problem.number = 1;
+    problem.slug = "vector_add";
+    problem.family = "elementwise";
+    problem.source = "# vector add\n";
+    problem.fingerprint = "pf";
+    settings.problems = {problem};
+    settings.dslA.descriptor.id = "cpusim";
+    settings.dslB.descriptor.id = "cpusimb";
+    settings.grader.packageDir = mkbtest::sourceDir() / "core" / "grader";
+    return settings;
 }
 
 } // namespace
@@ -272,6 +352,99 @@ private slots:
         QVERIFY(script.ok());
         QVERIFY2(script->find("exec /opt/mkb/bin/mkb run-shard ") != std::string::npos, script->c_str());
         QVERIFY(script->find("--task \"${SLURM_ARRAY_TASK_ID") != std::string::npos);
+    }
+
+    void aSlurmJobsEventsCarryItsIdAndStateAndReadBack() {
+        ProgressEvent event;
+        event.kind = ProgressEventKind::JobState;
+        event.coordinate = "p01_r1_solo_cpusim";
+        event.jobId = "1234_5";
+        event.jobState = "RUNNING";
+        const std::string line = progressEventJson(event);
+        QVERIFY2(line.find("\"event\":\"job_state\"") != std::string::npos, line.c_str());
+        auto back = parseProgressEventJson(line);
+        QVERIFY(back);
+        QCOMPARE(back->kind, ProgressEventKind::JobState);
+        QCOMPARE(QString::fromStdString(back->coordinate), QString("p01_r1_solo_cpusim"));
+        QCOMPARE(QString::fromStdString(back->jobId), QString("1234_5"));
+        QCOMPARE(QString::fromStdString(back->jobState), QString("RUNNING"));
+        QCOMPARE(QString::fromStdString(progressEventLine(*back)).section("] ", 1),
+                 QString("p01_r1_solo_cpusim slurm job 1234_5: RUNNING"));
+
+        event.kind = ProgressEventKind::TrialFinished;
+        event.status = "lost";
+        event.jobState = "NODE_FAIL";
+        back = parseProgressEventJson(progressEventJson(event));
+        QVERIFY(back);
+        QCOMPARE(QString::fromStdString(back->jobId), QString("1234_5"));
+        QCOMPARE(QString::fromStdString(back->jobState), QString("NODE_FAIL"));
+        QCOMPARE(QString::fromStdString(back->status), QString("lost"));
+    }
+
+    void localTrialEventsCarryNoJobFields() {
+        for (ProgressEventKind kind :
+             {ProgressEventKind::TrialStarted, ProgressEventKind::Submission, ProgressEventKind::TrialFinished}) {
+            ProgressEvent event;
+            event.kind = kind;
+            event.coordinate = "p01_r1_solo_cpusim";
+            event.trialId = 3;
+            const std::string line = progressEventJson(event);
+            QVERIFY2(line.find("job_id") == std::string::npos && line.find("job_state") == std::string::npos,
+                     line.c_str());
+            QVERIFY(parseProgressEventJson(line)->jobId.empty());
+        }
+        ProgressEvent started;
+        started.kind = ProgressEventKind::TrialStarted;
+        started.coordinate = "p01_r1_solo_cpusim";
+        started.trialId = 3;
+        QCOMPARE(QString::fromStdString(progressEventLine(started)).section("] ", 1),
+                 QString("p01_r1_solo_cpusim started (trial #3)"));
+    }
+
+    void coordinatorStreamsEveryNewJobStateOfItsTrials() {
+        QTemporaryDir dir;
+        auto store = openStore(dir, "store.sqlite");
+        QVERIFY(store);
+        ScriptedSlurm slurm;
+        // Both solos of p01 go out as tasks 0 and 1 of array 77: pending, then task 0 runs (squeue says it twice:
+        // one event), then task 1, then squeue lists neither and sacct says how each ended.
+        slurm.rounds = {{{"77_0", "PENDING"}, {"77_1", "PENDING"}},
+                        {{"77_0", "RUNNING"}, {"77_1", "PENDING"}},
+                        {{"77_0", "RUNNING"}, {"77_1", "RUNNING"}},
+                        {}};
+        slurm.finalStates = {{"77_0", "CANCELLED by 0"}, {"77_1", "NODE_FAIL"}};
+        ClusterSettings cluster;
+        cluster.folder.root = fs::path(dir.path().toStdString()) / "shared";
+        cluster.mkbPath = "/opt/mkb/bin/mkb";
+        cluster.pollSeconds = 0.01;
+        RecordedStream stream;
+        std::atomic<bool> cancel{false};
+        const RunSettings settings = onePairSettings();
+        auto summary = runOnSlurm(settings, cluster, *store, slurm, stream, cancel);
+        QVERIFY2(summary.ok(), summary.ok() ? "" : summary.error().message.c_str());
+        QCOMPARE(slurm.submissions, 1);
+
+        std::map<std::string, std::vector<std::string>> seen; // coordinate → "kind job state" in stream order
+        std::map<std::string, std::string> jobOf;
+        for (const ProgressEvent& event : stream.events()) {
+            if (event.kind == ProgressEventKind::Plan || event.kind == ProgressEventKind::RunFinished) {
+                QVERIFY(event.jobId.empty());
+                continue;
+            }
+            QVERIFY2(!event.jobId.empty(), progressEventJson(event).c_str());
+            jobOf[event.coordinate] = event.jobId;
+            seen[event.coordinate].push_back(std::string(toString(event.kind)) + " " + event.jobState);
+        }
+        QCOMPARE(int(seen.size()), 2);
+        for (const auto& [coordinate, sequence] : seen) {
+            const std::string job = jobOf[coordinate];
+            const std::string end = job == "77_0" ? "CANCELLED" : "NODE_FAIL";
+            const std::vector<std::string> expected = {"job_state PENDING", "job_state RUNNING",
+                                                       "trial_started RUNNING", "job_state " + end,
+                                                       "trial_finished " + end};
+            QVERIFY2(sequence == expected, (coordinate + ": " + joined(sequence)).c_str());
+        }
+        QVERIFY(jobOf.begin()->second != std::next(jobOf.begin())->second);
     }
 };
 

@@ -1,5 +1,6 @@
 // `mkb run --executor slurm` against a real single-node Slurm cluster the test starts: a two-direction run over CPU
-// problems, coordinator kill -9 and scancel convergence, and every shard merged exactly once.
+// problems (each trial's job id and Slurm states in the JSON progress stream), coordinator kill -9 and scancel
+// convergence, and every shard merged exactly once.
 #include "core/store/store.h"
 #include "core/util/sha256.h"
 #include "slurm_cluster.h"
@@ -13,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -47,6 +49,30 @@ QList<QJsonObject> events(const QString& out, const QString& kind) {
         }
     }
     return found;
+}
+
+/// The job_state events of the stream, as "job_id state" in order, by coordinate.
+QMap<QString, QStringList> jobStatesByCoordinate(const QString& out) {
+    QMap<QString, QStringList> states;
+    for (const QJsonObject& event : events(out, "job_state")) {
+        states[event["coordinate"].toString()].push_back(event["job_id"].toString() + " " +
+                                                         event["job_state"].toString());
+    }
+    return states;
+}
+
+/// Every trial event of a Slurm run names its job as "<array>_<task>" and the state Slurm last reported.
+bool trialEventsNameTheirJobs(const QString& out, QString& why) {
+    static const QRegularExpression arrayTask("^[0-9]+_[0-9]+$");
+    for (const char* kind : {"trial_started", "trial_finished", "job_state"}) {
+        for (const QJsonObject& event : events(out, kind)) {
+            if (!arrayTask.match(event["job_id"].toString()).hasMatch() || event["job_state"].toString().isEmpty()) {
+                why = QString("%1 without its job: %2").arg(kind, QString(QJsonDocument(event).toJson()));
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 std::vector<TrialRecord> trialsOf(const QString& store, bool includeArchived) {
@@ -235,6 +261,18 @@ private slots:
         QCOMPARE(events(first.out, "plan").front()["plan_counts"].toObject()["run"].toInt(), 4);
         QCOMPARE(events(first.out, "trial_finished").size(), 4);
         QCOMPARE(events(first.out, "run_finished").front()["status"].toString(), QString("complete"));
+        // Each trial's job: queued as PENDING when sbatch took it, COMPLETED once its shard was merged, and the same
+        // job id on its trial_finished.
+        QString why;
+        QVERIFY2(trialEventsNameTheirJobs(first.out, why), qPrintable(why));
+        const QMap<QString, QStringList> jobStates = jobStatesByCoordinate(first.out);
+        QCOMPARE(jobStates.size(), 4);
+        for (const QJsonObject& finished : events(first.out, "trial_finished")) {
+            const QStringList states = jobStates.value(finished["coordinate"].toString());
+            const QString job = finished["job_id"].toString();
+            QVERIFY2(states.size() >= 2 && states.front() == job + " PENDING" && states.back() == job + " COMPLETED",
+                     qPrintable(finished["coordinate"].toString() + ": " + states.join(", ")));
+        }
         // Solos first (one array), then each skill arm once its source was merged (one or two more arrays).
         const int arrays = int(filesUnder(shared + "/batches", "/job_id").size());
         QVERIFY2(arrays == 2 || arrays == 3, qPrintable(QString::number(arrays)));
@@ -292,6 +330,15 @@ private slots:
         const QList<QJsonObject> lost = events(out, "trial_finished");
         QCOMPARE(lost.size(), 2);
         QVERIFY2(lost.front()["message"].toString().contains("CANCELLED"), qPrintable(out));
+        QString why;
+        QVERIFY2(trialEventsNameTheirJobs(out, why), qPrintable(why));
+        for (const QJsonObject& trial : lost) {
+            QCOMPARE(trial["job_state"].toString(), QString("CANCELLED"));
+            QVERIFY2(jobStatesByCoordinate(out)
+                         .value(trial["coordinate"].toString())
+                         .endsWith(trial["job_id"].toString() + " CANCELLED"),
+                     qPrintable(out));
+        }
         QCOMPARE(int(trialsOf(store, true).size()), 0);
 
         cluster_.slurm({"scontrol", "update", "nodename=mkbnode", "state=resume"});

@@ -15,6 +15,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QBrush>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -25,6 +26,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -60,6 +62,20 @@ std::vector<TrialRecord> storedTrials(const QString& store) {
     }
     auto trials = (*opened)->loadTrials();
     return trials ? *trials : std::vector<TrialRecord>{};
+}
+
+/// Feeds a recorded `mkb run --progress json` stream (tests/fixtures/progress) to the model, line by line through
+/// core's one parser; returns how many lines were events (the recording's comment line is not one).
+int feedStream(RunTrialsModel& model, const QString& name) {
+    int events = 0;
+    const QByteArray stream = readText(qpath(mkbtest::sourceDir() / "tests" / "fixtures" / "progress") + "/" + name);
+    for (const QByteArray& line : stream.split('\n')) {
+        if (auto event = parseProgressEventJson(std::string_view(line.constData(), size_t(line.size())))) {
+            model.applyEvent(*event);
+            ++events;
+        }
+    }
+    return events;
 }
 
 ProgressEvent parsed(const ProgressEvent& event) {
@@ -186,6 +202,39 @@ private slots:
         // Arguments read back into a request give the same arguments.
         const RunRequest back = runRequestFromArguments(mkbRunArguments(request, "/p/s.sqlite", {}));
         QCOMPARE(mkbRunArguments(back, "/p/s.sqlite", {}), mkbRunArguments(request, "/p/s.sqlite", {}));
+    }
+
+    void slurmRequestBecomesExecutorOptions() {
+        RunRequest request = fixtureRequest("p01", 1);
+        QVERIFY(!mkbRunArguments(request, "/p/s.sqlite", {}).contains("--executor")); // local: as before
+        request.executor = "slurm";
+        QVERIFY(runRequestProblem(request).contains("--shared"));
+        request.sharedFolder = "/nfs/mkb";
+        request.partition = "h200";
+        QCOMPARE(runRequestProblem(request), QString());
+        const QStringList args = mkbRunArguments(request, "/p/s.sqlite", {});
+        const int at = int(args.indexOf("--executor"));
+        QVERIFY(at > 0);
+        QCOMPARE(args.mid(at, 6), QStringList({"--executor", "slurm", "--shared", "/nfs/mkb", "--partition", "h200"}));
+        const RunRequest back = runRequestFromArguments(args);
+        QCOMPARE(back.executor, QString("slurm"));
+        QCOMPARE(back.sharedFolder, QString("/nfs/mkb"));
+        QCOMPARE(back.partition, QString("h200"));
+        request.partition.clear(); // the cluster's default partition: no --partition
+        QVERIFY(!mkbRunArguments(request, "/p/s.sqlite", {}).contains("--partition"));
+        request.executor = "kubernetes";
+        QVERIFY(runRequestProblem(request).contains("local or slurm"));
+
+        // The form carries the executor, partition and shared folder both ways.
+        RunsView view;
+        request.executor = "slurm";
+        request.partition = "h200";
+        view.setRequest(request);
+        QCOMPARE(view.request().executor, QString("slurm"));
+        QCOMPARE(view.request().partition, QString("h200"));
+        QCOMPARE(view.request().sharedFolder, QString("/nfs/mkb"));
+        view.setRequest(fixtureRequest("p01", 1));
+        QCOMPARE(view.request().executor, QString("local"));
     }
 
     void recordedCommandLineReadsBackIntoItsWords() {
@@ -339,6 +388,78 @@ private slots:
         QCOMPARE(model.countInState("failed"), 1);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void slurmEventStreamFillsTheJobColumns() {
+        RunTrialsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(feedStream(model, "slurm_run.jsonl") > 10);
+        QVERIFY(model.hasJobs());
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.headerData(RunTrialsModel::JobColumn, Qt::Horizontal).toString(), QString("Job"));
+        QCOMPARE(model.headerData(RunTrialsModel::JobStateColumn, Qt::Horizontal).toString(), QString("Job state"));
+        auto cell = [&](const QString& coordinate, int column) {
+            for (int row = 0; row < model.rowCount(); ++row) {
+                if (model.index(row, RunTrialsModel::CoordinateColumn).data().toString() == coordinate) {
+                    return model.index(row, column).data().toString();
+                }
+            }
+            return QString("<no row>");
+        };
+        // The solos went out as array 1, each skill arm on its own once its source was merged (arrays 3 and 4).
+        QCOMPARE(cell("p01_r1_solo_cpusim", RunTrialsModel::JobColumn), QString("1_0"));
+        QCOMPARE(cell("p01_r1_solo_cpusimb", RunTrialsModel::JobColumn), QString("1_1"));
+        QCOMPARE(cell("p01_r1_cpusim2cpusimb_skill", RunTrialsModel::JobColumn), QString("3_0"));
+        QCOMPARE(cell("p01_r1_cpusimb2cpusim_skill", RunTrialsModel::JobColumn), QString("4_0"));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QCOMPARE(model.index(row, RunTrialsModel::StateColumn).data().toString(), QString("finished"));
+            QCOMPARE(model.index(row, RunTrialsModel::JobStateColumn).data().toString(), QString("COMPLETED"));
+        }
+        // A job that ended badly is shown in red; the job ids sort by array, then task, as numbers.
+        ProgressEvent cancelled;
+        cancelled.kind = ProgressEventKind::JobState;
+        cancelled.coordinate = "p01_r1_solo_cpusim";
+        cancelled.jobId = "10_0";
+        cancelled.jobState = "CANCELLED";
+        model.applyEvent(parsed(cancelled));
+        QCOMPARE(cell("p01_r1_solo_cpusim", RunTrialsModel::JobColumn), QString("10_0"));
+        QCOMPARE(cell("p01_r1_solo_cpusim", RunTrialsModel::StateColumn), QString("finished")); // the trial's own
+        QCOMPARE(model.index(0, RunTrialsModel::JobStateColumn).data(Qt::ForegroundRole).value<QBrush>().color(),
+                 QColor(0xc0, 0x39, 0x2b));
+        TableSortProxy sorted;
+        sorted.setSourceModel(&model);
+        sorted.sort(RunTrialsModel::JobColumn, Qt::AscendingOrder); // as text, "10_0" would come first
+        QCOMPARE(sorted.index(0, RunTrialsModel::JobColumn).data().toString(), QString("1_1"));
+        QCOMPARE(sorted.index(3, RunTrialsModel::JobColumn).data().toString(), QString("10_0"));
+
+        // A local run's stream names no job: the model says so and the cells stay empty.
+        RunTrialsModel local;
+        QAbstractItemModelTester localTester(&local, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(feedStream(local, "local_run.jsonl"), 14); // every line but the comment
+        QVERIFY(!local.hasJobs());
+        for (int row = 0; row < local.rowCount(); ++row) {
+            QCOMPARE(local.index(row, RunTrialsModel::JobColumn).data().toString(), QString());
+            QCOMPARE(local.index(row, RunTrialsModel::JobStateColumn).data().toString(), QString());
+        }
+    }
+
+    void jobColumnsShowForASlurmRunOnly() {
+        RunsView view;
+        QTableView* table = view.trialsTable();
+        QVERIFY(table->isColumnHidden(RunTrialsModel::JobColumn));
+        QVERIFY(table->isColumnHidden(RunTrialsModel::JobStateColumn));
+        ProgressEvent started;
+        started.kind = ProgressEventKind::TrialStarted;
+        started.coordinate = "p01_r1_solo_cpusim";
+        started.trialId = 4;
+        emit view.session()->runEvent(parsed(started)); // a local run's event
+        QVERIFY(table->isColumnHidden(RunTrialsModel::JobColumn));
+        started.jobId = "12_0";
+        started.jobState = "RUNNING";
+        emit view.session()->runEvent(parsed(started));
+        QVERIFY(!table->isColumnHidden(RunTrialsModel::JobColumn));
+        QVERIFY(!table->isColumnHidden(RunTrialsModel::JobStateColumn));
+        QCOMPARE(view.trialsModel()->rowFor("p01_r1_solo_cpusim")->jobState, QString("RUNNING"));
     }
 
     void startingWithoutAProjectOrWithABadFormSaysWhy() {
