@@ -311,19 +311,6 @@ void addTiming(TableTiming& timing, const analysis::OutcomeCounts& counts) {
     timing.withinNoise += counts.withinNoise;
 }
 
-/// The line under an outcome table that says which rule it used and on how much paired data.
-std::string timingLine(const TableTiming& timing) {
-    const std::string counted = std::to_string(timing.resolved) + " resolved comparisons, " +
-                                std::to_string(timing.withRetiming) + " with a paired re-timing";
-    if (timing.rule == analysis::toString(analysis::TimingRule::Unpaired)) {
-        return "Timing: unpaired rule (MetaKernelBench, --timing unpaired): " + counted +
-               (timing.withRetiming ? " (not used)." : ".");
-    }
-    return "Timing: paired rule (DESIGN §8): " + counted + "; " + std::to_string(timing.paired) + " judged by it (" +
-           std::to_string(timing.withinNoise) + " within noise), " + std::to_string(timing.fellBack) +
-           " fell back to the unpaired rule for want of one.";
-}
-
 void setTiming(ReportTable& table, TableTiming timing) {
     table.footnotes.push_back(timingLine(timing));
     table.timing = std::move(timing);
@@ -346,8 +333,8 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
         "transfer", "Paired transfer: helped (T), neutral, harmed (H) and ΔGM (" + splitTitle(options.split) + ")",
         {},         {},
         {},         {}};
-    table.columns =
-        withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share", "H", "ΔGM"});
+    table.columns = withGroupColumn(options.split, {"resolved", "helped", "neutral", "harmed", "T", "neutral share",
+                                                    "H", "ΔGM", "ΔGM CI low", "ΔGM CI high"});
     TableTiming timing = emptyTiming(options);
     for (const Group& group : groups) {
         const analysis::TransferSummary summary = analysis::transferSummary(*group.comparisons, options.settings);
@@ -357,9 +344,15 @@ ReportTable transferTable(const std::vector<Group>& groups, const ReportOptions&
             row.push_back(std::move(cell));
         }
         row.push_back(percentCell(summary.deltaGeometricMean));
+        const std::optional<analysis::Interval>& ci = summary.deltaGeometricMeanCi;
+        row.push_back(percentCell(ci ? std::optional<double>(ci->low) : std::nullopt));
+        row.push_back(percentCell(ci ? std::optional<double>(ci->high) : std::nullopt));
         table.rows.push_back(std::move(row));
     }
     setTiming(table, std::move(timing));
+    table.footnotes.push_back("ΔGM CI: 95% percentile bootstrap over the group's resolved comparisons (" +
+                              std::to_string(analysis::kBootstrapResamples) +
+                              " resamples, seeded from the ratios); none with fewer than 2.");
     return table;
 }
 
@@ -765,6 +758,18 @@ Status appendCalibrations(const Store& store, Report& report) {
     return Ok{};
 }
 } // namespace
+
+std::string timingLine(const TableTiming& timing) {
+    const std::string counted = std::to_string(timing.resolved) + " resolved comparisons, " +
+                                std::to_string(timing.withRetiming) + " with a paired re-timing";
+    if (timing.rule == analysis::toString(analysis::TimingRule::Unpaired)) {
+        return "Timing: unpaired rule (MetaKernelBench, --timing unpaired): " + counted +
+               (timing.withRetiming ? " (not used)." : ".");
+    }
+    return "Timing: paired rule (DESIGN §8): " + counted + "; " + std::to_string(timing.paired) + " judged by it (" +
+           std::to_string(timing.withinNoise) + " within noise), " + std::to_string(timing.fellBack) +
+           " fell back to the unpaired rule for want of one.";
+}
 
 Result<CalibrationSummary> calibrationSummary(const Store& store) {
     Result<std::vector<CalibrationRecord>> calibrations = store.liveCalibrations();

@@ -44,6 +44,10 @@ struct TableTiming {
     std::size_t withinNoise = 0;  // paired neutrals whose CI contains 1
 };
 
+/// The line under an outcome table that says which rule it used and on how much paired data (the GUI overview shows
+/// the same line).
+std::string timingLine(const TableTiming& timing);
+
 struct ReportTable {
     std::string id;    // short machine name, e.g. "ladder"; LaTeX labels it tab:mkb-<id>
     std::string title; // one line, e.g. "Speedup ladder by direction"

@@ -1,8 +1,11 @@
 // Report tables on the fixture store (report_fixtures.h): hand-checked ladder, coverage, transfer, standing, reverse,
 // usage and refinement numbers, splits and filters, and option parsing.
+#include "core/analysis/stats.h"
 #include "core/io/report_model.h"
 #include "core/io/report_writers.h"
 #include "report_fixtures.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -166,6 +169,31 @@ private slots:
         QCOMPARE(valueOf(transfer, {"all"}, "T"), 0.5);
         QCOMPARE(valueOf(transfer, {"all"}, "H"), 0.25);
         QVERIFY(std::fabs(valueOf(transfer, {"all"}, "ΔGM") - (std::pow(3.0, 0.25) - 1.0)) < 1e-12);
+    }
+
+    // ΔGM's 95% CI: by direction each group holds two cells, so the bootstrap spans their ratios (cuda2triton r = 1/2
+    // and 1.5 → [−50%, +50%]; triton2cuda r = 4 and 1 → [0%, +300%]); overall it is the core's interval of the four
+    // ratios; JSON and CSV carry it as the lo/hi columns
+    void report_transferCarriesTheDeltaGmInterval() {
+        ReportOptions byDirection = m1({MetricSet::Transfer});
+        byDirection.split = ReportSplit::Direction;
+        const Report report = build(byDirection);
+        const ReportTable& transfer = tableOf(report, "transfer");
+        QVERIFY(std::fabs(valueOf(transfer, {"cuda2triton"}, "ΔGM CI low") + 0.5) < 1e-12);
+        QVERIFY(std::fabs(valueOf(transfer, {"cuda2triton"}, "ΔGM CI high") - 0.5) < 1e-12);
+        QVERIFY(std::fabs(valueOf(transfer, {"triton2cuda"}, "ΔGM CI low") - 0.0) < 1e-12);
+        QVERIFY(std::fabs(valueOf(transfer, {"triton2cuda"}, "ΔGM CI high") - 3.0) < 1e-12);
+        const Report overallReport = build(m1({MetricSet::Transfer}));
+        const ReportTable& overall = tableOf(overallReport, "transfer");
+        const auto ci = mkb::analysis::geometricMeanBootstrapCi({0.5, 4.0, 1.5, 1.0});
+        QVERIFY(ci);
+        QCOMPARE(valueOf(overall, {"all"}, "ΔGM CI low"), ci->low - 1);
+        QCOMPARE(valueOf(overall, {"all"}, "ΔGM CI high"), ci->high - 1);
+        QVERIFY(toCsv(report).find("ΔGM,ΔGM CI low,ΔGM CI high") != std::string::npos);
+        const nlohmann::json json = nlohmann::json::parse(toJson(report));
+        const nlohmann::json& columns = json["tables"][0]["columns"];
+        QCOMPARE(columns[columns.size() - 2].get<std::string>(), std::string("ΔGM CI low"));
+        QVERIFY(std::fabs(json["tables"][0]["rows"][0][columns.size() - 2].get<double>() + 0.5) < 1e-9);
     }
 
     void report_standingAndReverseTablesCountEachComparisonOnce() {
