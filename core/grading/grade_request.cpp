@@ -149,6 +149,9 @@ std::string gradeRequestJson(const GradeRequest& request, const std::string& id)
             line["problem_meta"] = meta;
         }
     }
+    if (request.slowdown > 0) {
+        line["slowdown"] = request.slowdown;
+    }
     return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

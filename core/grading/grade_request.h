@@ -37,6 +37,9 @@ struct GradeRequest {
     GradeSettings settings;
     std::string peaksJson;       // {"copy_gbps":..,"tflops":{..}} or "" when the device was never probed
     std::string problemMetaJson; // MKB_META as the grader reads it, or "" when the problem has none
+    // mkb calibrate's A/B control only: grade a copy slowed by this fraction of its own warm-up median (a
+    // device-side delay after each call, inside the timed region, as re-timing adds it); 0 = the kernel as it is.
+    double slowdown = 0;
 };
 
 /// The one way to build a grade request: the problem's file (made absolute) and its MKB_META (quant and outlier

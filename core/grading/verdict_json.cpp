@@ -183,6 +183,8 @@ Result<Verdict> verdictFromJson(const std::string& verdictObjectText) {
     read.optionalNumber("gpu_median_ms", verdict.gpuMedianMs);
     read.text("gpu_time_source", verdict.gpuTimeSource);
     read.integer("gpu_samples", verdict.gpuSamples);
+    read.number("slowdown", verdict.slowdown);
+    read.optionalNumber("slowdown_delay_ms", verdict.slowdownDelayMs);
     read.optionalBoolean("outliers_correct", verdict.outliersCorrect);
     read.number("eval_seconds", verdict.evalSeconds);
     read.text("outlier_mismatch", verdict.outlierMismatch);
@@ -257,6 +259,10 @@ std::string verdictToJson(const Verdict& v) {
     object["gpu_median_ms"] = optional(v.gpuMedianMs);
     object["gpu_time_source"] = v.gpuTimeSource.empty() ? "none" : v.gpuTimeSource;
     object["gpu_samples"] = v.gpuSamples;
+    if (v.slowdown > 0) { // only calibrate's slowed copies carry it: every other verdict's JSON stays as it was
+        object["slowdown"] = v.slowdown;
+        object["slowdown_delay_ms"] = optional(v.slowdownDelayMs);
+    }
     object["outliers_correct"] = v.outliersCorrect ? Json(*v.outliersCorrect) : Json(nullptr);
     object["quant"] = v.quant ? Json{{"cosine", v.quant->cosine},
                                      {"relative_l1", v.quant->relativeL1},

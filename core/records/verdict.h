@@ -60,6 +60,10 @@ struct Verdict {
     std::optional<double> gpuMedianMs;
     std::string gpuTimeSource;
     int gpuSamples = 0;
+    // mkb calibrate's slowed copy (GradeRequest::slowdown): the fraction asked for and the delay it added to every
+    // timed call (slowdown × the kernel's own warm-up median); 0 and unset for every other grading.
+    double slowdown = 0;
+    std::optional<double> slowdownDelayMs;
 
     std::optional<bool> outliersCorrect; // outlier draws, reported separately
     std::optional<QuantMetrics> quant;

@@ -186,6 +186,28 @@ private slots:
         QVERIFY(problemMetaJson(ProblemMeta{}).empty());
     }
 
+    // "grade request: a slowdown travels only when asked for (mkb calibrate's slowed copy), and the verdict keeps
+    // the fraction and the delay it added; a verdict without one reads 0 and writes nothing new"
+    void slowdownTravelsOnlyWhenAskedAndTheVerdictKeepsIt() {
+        GradeRequest request;
+        request.problemPath = "/p/01_x.py";
+        request.kernelPath = "/k/kernel.py";
+        request.dsl = "triton";
+        QVERIFY(!nlohmann::json::parse(gradeRequestJson(request, "plain")).contains("slowdown"));
+        request.slowdown = 0.1;
+        QCOMPARE(nlohmann::json::parse(gradeRequestJson(request, "slow"))["slowdown"].get<double>(), 0.1);
+        auto slowed = verdictFromJson("{\"imported\":true,\"correct\":true,\"passed\":true,\"speedup_vs_eager\":1.8,"
+                                      "\"slowdown\":0.1,\"slowdown_delay_ms\":0.02}");
+        QVERIFY2(slowed.ok(), slowed.ok() ? "" : slowed.error().message.c_str());
+        QCOMPARE(slowed->slowdown, 0.1);
+        QCOMPARE(*slowed->slowdownDelayMs, 0.02);
+        auto again = verdictFromJson(verdictToJson(*slowed));
+        QVERIFY(again.ok() && again->slowdown == 0.1 && again->slowdownDelayMs == 0.02);
+        auto plain = verdictFromJson("{\"imported\":true,\"correct\":true,\"passed\":true,\"speedup_vs_eager\":1.5}");
+        QVERIFY(plain.ok() && plain->slowdown == 0 && !plain->slowdownDelayMs);
+        QVERIFY(!nlohmann::json::parse(verdictToJson(*plain)).contains("slowdown"));
+    }
+
     void deviceNames() {
         // "grade request: cpu, cuda and cuda:N are devices; anything else is refused"
         QCOMPARE(cudaDeviceIndex("cuda"), std::optional<int>(0));

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import statistics
 import sys
 import threading
 from typing import Any, Callable, Optional
@@ -17,6 +18,7 @@ import torch
 from mkbgrader import boundary, compare, compliance_runtime, contract, draws, memory, outliers, quant, roofline, timing
 from mkbgrader.compliance_runtime import ComplianceViolation
 from mkbgrader.dsls import adapter_for
+from mkbgrader.retime import DeviceDelay
 from mkbgrader.settings import Settings
 
 Send = Callable[[dict], None]
@@ -143,6 +145,12 @@ class Evaluation:
         self.gpu_timer = timing.GpuTimer(self.device)
         self.sampler = timing.ClockSampler(self.device)
         self.sync = torch.cuda.synchronize if self.device.startswith("cuda") else (lambda: None)
+        # The calibration's slowed copy (request "slowdown", mkb calibrate only): its delay's references are taken
+        # here, before the candidate is imported, as re-timing takes them.
+        self.slowdown = float(self.request.get("slowdown") or 0.0)
+        self.delay = DeviceDelay(self.device) if self.slowdown > 0 else None
+        if self.delay is not None:
+            self.guard.watch(DeviceDelay, "slowed")
         self.threads_before = threading.active_count()
         self.dsl = adapter.name
         try:
@@ -329,11 +337,17 @@ class Evaluation:
     def _time(self) -> None:
         settings = self.settings
         self.enter("warmup")
-        for _ in range(settings.warmup_draws):
+        warmup_ms: list[float] = []
+        for _ in range(max(settings.warmup_draws, 1 if self.delay is not None else 0)):
             seed = draws.fresh_seed()
-            self.call_solve(self._draw(seed))
+            if self.delay is not None:  # the slowed copy's delay is sized from these calls' median
+                warmup_ms.append(self.timed_solve(self._draw(seed))[0])
+            else:
+                self.call_solve(self._draw(seed))
             with torch.no_grad():
                 self.reference(*self._draw(seed))
+        if self.delay is not None:
+            self._slow_down(warmup_ms)
         self.enter("timing")
         recheck = set(random.SystemRandom().sample(range(settings.timing_draws), settings.recheck_draws))
         kernel_ms: list[float] = []
@@ -377,6 +391,16 @@ class Evaluation:
                        "launches": 1})
         self.send({"t": "gpu_times", "gpu_ms": gpu_ms, "source": self.gpu_timer.source if gpu_ms else "none"})
         self.last_inputs = self._draw(draws.fresh_seed())
+
+    def _slow_down(self, warmup_ms: list[float]) -> None:
+        """Makes this grading time a slowed copy of the kernel (mkb calibrate's A/B control): from here on every solve
+        call is followed by a device-side delay of slowdown × the warm-up median, inside the timed region, exactly
+        as re-timing slows a kernel (retime.DeviceDelay)."""
+        base_s = statistics.median(warmup_ms) * 1e-3
+        delay_s = self.slowdown * base_s
+        self.solve = self.delay.slowed(self.solve, delay_s)
+        self.send({"t": "slowdown", "slowdown": self.slowdown, "delay_s": delay_s, "base_s": base_s,
+                   "how": self.delay.how})
 
     def _roofline(self) -> None:
         inputs = self.last_inputs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import time
 from typing import Callable, Optional
@@ -59,11 +60,28 @@ def _evaluate_in_child(request: dict, settings: Settings, send: Callable[[dict],
     evaluate.evaluate(request, settings, send)
 
 
+def requested_slowdown(request: dict) -> float:
+    """The request's "slowdown" (default 0): a non-negative finite number, used only by mkb calibrate's A/B control
+    (grade a copy slowed by that fraction of its own warm-up median); ValueError names what is wrong."""
+    value = request.get("slowdown", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"slowdown must be a non-negative number (a fraction of the kernel's median), not {value!r}")
+    return float(value)
+
+
 def grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str], None]] = None) -> dict:
     """Grades request["kernel"] against request["problem"]; always returns a verdict dict (never raises). Every
-    verdict names the implementation boundary it was judged under (settings.boundary)."""
-    result = _grade(request, settings, on_stage)
+    verdict names the implementation boundary it was judged under (settings.boundary) and the slowdown it was asked
+    to add (0 for every grading but calibrate's slowed copy)."""
+    try:
+        slowdown = requested_slowdown(request)
+    except ValueError as error:
+        result = verdict._fail(verdict.empty_verdict(), "load", f"bad grade request: {error}", infrastructure=True)
+        result["boundary"] = settings.boundary
+        return result
+    result = _grade({**request, "slowdown": slowdown}, settings, on_stage)
     result["boundary"] = settings.boundary
+    result["slowdown"] = slowdown
     return result
 
 

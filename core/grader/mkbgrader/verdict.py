@@ -24,7 +24,7 @@ def empty_verdict() -> dict:
         "outliers_correct": None, "outlier_mismatch": "", "recheck_correct": None, "quant": None, "roofline": None,
         "eval_seconds": 0.0, "log": "", "log_bytes": 0,
         "speedup_ci_low": None, "speedup_ci_high": None, "gpu_median_ms": None, "gpu_time_source": "none",
-        "gpu_samples": 0, "boundary": "",
+        "gpu_samples": 0, "boundary": "", "slowdown": 0.0, "slowdown_delay_ms": None,
     }
 
 
@@ -121,6 +121,8 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
             verdict["gpu_samples"] = len(gpu_ms)
             verdict["gpu_median_ms"] = timing.median(gpu_ms)
             verdict["gpu_time_source"] = str(message.get("source") or "none") if gpu_ms else "none"
+        elif kind == "slowdown":  # mkb calibrate's slowed copy: the delay added to every timed call
+            verdict["slowdown_delay_ms"] = float(message.get("delay_s") or 0.0) * 1e3
         elif kind == "roofline":
             raw_roofline = message
         elif kind == "error" and error is None:
