@@ -7,6 +7,7 @@
 
 #include "core/grading/boundary.h"
 #include "core/grading/device_probe.h"
+#include "core/grading/grader_pool.h"
 #include "core/protocol/runner.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"
@@ -53,6 +54,12 @@ options:
   --suite DIR             a suite root (repeatable; default: the shipped problems/)
   --dsl-dir DIR           an extra folder of DSL descriptors, searched first (repeatable)
   --device DEV            cuda:N (default cuda:0) or cpu
+  --devices LIST          grade on several devices at once instead: "all" (every visible GPU) or a comma list such
+                          as cuda:0,cuda:2 (cpu:0,cpu:1 are test devices that grade on the CPU); one grader server
+                          per device, each under its own lock, gradings to the least-loaded, a cell's re-timing whole
+                          on one device, and each verdict records its device; a device whose server dies or whose
+                          device fails leaves the rotation (one note line) and its gradings run on the others; when
+                          every device is lost the run stops (exit 5) keeping what finished; not with --device
   --python PATH           the grader's interpreter (default: $MKB_PYTHON, else python3)
   --store PATH            the project store (default: $MKB_STORE, else the user's data folder)
   --workspaces DIR        where attempt workspaces go (default: beside the store, <store>.attempts/)
@@ -121,6 +128,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
                     "wall-clock",   "submissions", "max-kernel-bytes", "concurrency", "progress", "grade-timeout",
                     "timing-draws", "only",        "boundary"};
     spec.options.insert(slurmRunOptions().begin(), slurmRunOptions().end());
+    spec.options.insert("devices");
     spec.repeatable = {"suite", "dsl-dir", "only"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
@@ -166,6 +174,21 @@ int runRun(const std::vector<std::string>& rawArgs) {
     if (Status valid = validateDevice(settings.device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
+    if (auto devices = args.option("devices")) {
+        if (args.option("device")) {
+            return fail(kExitUsage, "run: --devices and --device cannot be given together; use --devices for several "
+                                    "devices or --device for one (mkb run --help)");
+        }
+        if (executor != "local") {
+            return fail(kExitUsage, "run: --devices applies to --executor local only (each Slurm job holds one GPU)");
+        }
+        auto listed = parseDeviceList(*devices, visibleCudaDeviceCount());
+        if (!listed) {
+            return fail(kExitUsage, "run: " + listed.error().message);
+        }
+        settings.devices = std::move(listed).value();
+        settings.device = settings.devices.front(); // recorded with the invocation beside the whole list
+    }
     auto replicates = args.intOption("replicates", 1, 1, 100);
     auto submissions = args.intOption("submissions", 10, 0, 10000);
     auto maxBytes = args.intOption("max-kernel-bytes", 300000, 1, 1 << 30);
@@ -202,7 +225,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
     for (const std::string& coordinate : args.all("only")) {
         settings.onlyCoordinates.insert(coordinate);
     }
-    if (settings.device == "cpu") {
+    if (graderDeviceFor(settings.device) == "cpu") { // cpu and the cpu:N test devices
         settings.retimeSettings = {20, 200, 10, settings.retimeSettings.ciHalfwidth};
     }
     settings.grader.python = graderPythonFrom(args.option("python"));
@@ -258,8 +281,12 @@ int runRun(const std::vector<std::string>& rawArgs) {
             return fail(kExitStore, opened.error().message);
         }
         store = std::move(opened).value();
-        if (auto devices = store->devices(); devices) {
+        if (auto devices = store->devices(); devices && settings.devices.empty()) {
             settings.peaksJson = latestPeaksFor(*devices, settings.device, currentHostName());
+        } else if (devices) {
+            for (const std::string& device : settings.devices) {
+                settings.peaksByDevice[device] = latestPeaksFor(*devices, graderDeviceFor(device), currentHostName());
+            }
         }
     }
     settings.workspaceRoot = args.option("workspaces") ? fs::absolute(fs::path(*args.option("workspaces")), ec)

@@ -6,6 +6,7 @@
 #include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
 #include "core/grading/grade_request.h"
+#include "core/grading/grader_pool.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_report.h"
 #include "core/grading/suite_run.h"
@@ -20,6 +21,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -56,6 +58,11 @@ options:
                        and grading k counts as correct when its 5 draws held (same draws, one import and compile;
                        the one evaluation is bounded by N-1 x --timeout)
   --device DEV         cuda:N (default cuda:0) or cpu
+  --devices LIST       check on several devices at once instead: "all" (every visible GPU) or a comma list such as
+                       cuda:0,cuda:2 (cpu:0,cpu:1 are test devices that grade on the CPU): one grader server and one
+                       thread per device take the next problem from one queue, each problem checked whole on one
+                       device (named in the JSON report beside each verdict); a lost device leaves the rotation with
+                       one note line; not with --device
   --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
   --timeout S          bound of each validation and grading in seconds (default 600)
   --eager-target-ms MS the eager median a problem must reach (default 0.05, i.e. 50 us)
@@ -91,10 +98,30 @@ std::string utcNow() {
 }
 
 int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
-    const std::string device = args.optionOr("device", "cuda:0");
+    std::string device = args.optionOr("device", "cuda:0");
     if (Status valid = validateDevice(device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
+    std::vector<std::string> devices; // --devices: one grader server per device
+    if (auto listed = args.option("devices")) {
+        if (args.option("device")) {
+            return fail(kExitUsage, "suite check: --devices and --device cannot be given together; use --devices for "
+                                    "several devices or --device for one (mkb suite --help)");
+        }
+        auto parsedDevices = parseDeviceList(*listed, visibleCudaDeviceCount());
+        if (!parsedDevices) {
+            return fail(kExitUsage, "suite check: " + parsedDevices.error().message);
+        }
+        devices = std::move(parsedDevices).value();
+        device.clear(); // the report names them all, "cuda:0,cuda:1"
+        for (const std::string& each : devices) {
+            device += (device.empty() ? "" : ",") + each;
+        }
+    }
+    const bool onCpuOnly =
+        devices.empty() ? device == "cpu" : std::all_of(devices.begin(), devices.end(), [](const std::string& each) {
+            return graderDeviceFor(each) == "cpu";
+        });
     auto gradings = args.intOption("gradings", 20, 0, 1000);
     if (!gradings) {
         return fail(kExitUsage, gradings.error().message);
@@ -178,7 +205,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
             }
         }
     }
-    if (device != "cpu" && (args.option("store") || fs::exists(storePath, ec))) {
+    if (!onCpuOnly && (args.option("store") || fs::exists(storePath, ec))) {
         auto opened = Store::open(storePath, OpenMode::CreateIfMissing);
         if (!opened) {
             return fail(kExitStore, opened.error().message);
@@ -208,14 +235,32 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     launch.python = graderPythonFrom(args.option("python"));
     GraderProcess grader(launch);
     installInterruptHandler();
-    if (Status started = grader.start(); !started) {
-        return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
+    const auto say = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
+    std::unique_ptr<GraderPool> pool;
+    std::map<std::string, std::string> peaksByDevice;
+    SuitePeaks peaks;
+    if (devices.empty()) {
+        if (Status started = grader.start(); !started) {
+            return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
+        }
+        report.graderFingerprint = grader.hello().graderFingerprint;
+        peaks = suitePeaks(grader, device, store.get(), storePath, say, &interrupted);
+    } else {
+        pool = std::make_unique<GraderPool>(devices, launch, [](const std::string&, const std::string& message) {
+            std::cout << "note: " << message << "\n" << std::flush;
+        });
+        if (Status started = pool->start(); !started) {
+            return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
+        }
+        report.graderFingerprint = pool->hello().graderFingerprint;
+        const std::map<std::string, SuitePeaks> each =
+            suitePeaksOnPool(*pool, store.get(), storePath, say, &interrupted);
+        for (const auto& [name, found] : each) {
+            peaksByDevice[name] = found.peaksJson;
+        }
+        peaks = each.count(devices.front()) ? each.at(devices.front()) : SuitePeaks{};
+        peaks.note = devices.front() + ": " + peaks.note + (devices.size() > 1 ? " (each device its own)" : "");
     }
-    report.graderFingerprint = grader.hello().graderFingerprint;
-    const SuitePeaks peaks = suitePeaks(
-        grader, device, store.get(), storePath,
-        [](const std::string& line) { std::cout << line << "\n"
-                                                << std::flush; }, &interrupted);
     options.peaksJson = peaks.peaksJson;
     report.peaksNote = peaks.note;
     if (!peaks.deviceName.empty()) {
@@ -277,8 +322,13 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         std::cout << std::flush;
     };
     hooks.writeReports = [&](const SuiteCheckReport&) { return writeReports(); };
-    const SuiteRunOutcome outcome = runSuiteChecks(grader, selected, options, earlier, report, hooks, interrupted);
+    const SuiteRunOutcome outcome =
+        pool ? runSuiteChecksOnPool(*pool, selected, options, peaksByDevice, earlier, report, hooks, interrupted)
+             : runSuiteChecks(grader, selected, options, earlier, report, hooks, interrupted);
     grader.stop();
+    if (pool) {
+        pool->stop();
+    }
     if (outcome.writeError) {
         return fail(kExitBadInput, outcome.writeError->message);
     }
@@ -313,6 +363,7 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
                     "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
     spec.options.insert("boundary");
+    spec.options.insert("devices");
     spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {

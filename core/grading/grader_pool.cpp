@@ -217,18 +217,18 @@ std::string GraderPool::noDeviceLeft() const {
     return "every device of the pool left the rotation (" + reasons + "); check the devices and run again";
 }
 
-Verdict GraderPool::grade(GradeRequest request, const StageCallback& onStage, const std::atomic<bool>* cancel) {
+Status GraderPool::onOneDevice(const std::string& preferred, const std::atomic<bool>* cancel, const Attempt& attempt,
+                               std::string* busyDevice) {
     for (std::size_t tries = 0; tries <= slots_.size(); ++tries) {
-        int index = reserve("");
+        const int index = reserve(preferred);
         if (index < 0) {
-            return infrastructureVerdict(noDeviceLeft(), "load");
+            break;
         }
         Slot& slot = *slots_[static_cast<std::size_t>(index)];
         std::optional<std::string> lostBecause;
-        Verdict verdict;
         {
             std::unique_lock<std::mutex> serverLock(slot.serverMutex);
-            bool lostMeanwhile = [&]() {
+            const bool lostMeanwhile = [&]() {
                 std::lock_guard<std::mutex> lock(mutex_);
                 return slot.lost;
             }();
@@ -241,138 +241,103 @@ Verdict GraderPool::grade(GradeRequest request, const StageCallback& onStage, co
             if (!lock) { // a busy or unopenable lock is not a lost device
                 serverLock.unlock();
                 release(index, false);
-                Verdict refused = infrastructureVerdict(lock.error().message, "load");
-                refused.device = slot.device;
-                return refused;
+                if (busyDevice) {
+                    *busyDevice = slot.device;
+                }
+                return lock.error();
             }
+            lostBecause = attempt(slot);
+            if (cancel != nullptr && cancel->load()) {
+                lostBecause.reset(); // a server stopped by cancel is not a lost device
+            }
+        }
+        if (lostBecause) {
+            release(index, false);
+            markLost(index, *lostBecause);
+            continue; // the whole attempt again, on another device
+        }
+        release(index, true);
+        return Ok{};
+    }
+    return makeError(noDeviceLeft());
+}
+
+Verdict GraderPool::grade(GradeRequest request, const StageCallback& onStage, const std::atomic<bool>* cancel) {
+    Verdict verdict;
+    std::string device;
+    std::string busy; // the device whose lock could not be taken
+    Status ran = onOneDevice(
+        "", cancel,
+        [&](Slot& slot) -> std::optional<std::string> {
             GradeRequest sent = request;
             sent.device = graderDeviceFor(slot.device);
             {
-                std::lock_guard<std::mutex> peaksLock(mutex_);
+                std::lock_guard<std::mutex> lock(mutex_);
                 if (!slot.peaks.empty()) {
                     sent.peaksJson = slot.peaks;
                 }
             }
             verdict = slot.server.grade(sent, onStage, cancel);
-            bool cancelled = cancel != nullptr && cancel->load();
-            if (!cancelled && verdict.infrastructureError) {
-                if (!slot.server.running()) {
-                    lostBecause = "its grader server stopped during a grading (" + firstChars(verdict.error, 200) + ")";
-                } else if (verdictBlamesDevice(verdict)) {
-                    lostBecause = "the device failed (" + firstChars(verdict.error, 200) + ")";
-                }
+            device = slot.device;
+            if (!verdict.infrastructureError) {
+                return std::nullopt;
             }
-        }
-        if (lostBecause) {
-            release(index, false);
-            markLost(index, *lostBecause);
-            continue; // the same request, on another device
-        }
-        release(index, true);
-        verdict.device = slot.device;
-        return verdict;
+            if (!slot.server.running()) {
+                return "its grader server stopped during a grading (" + firstChars(verdict.error, 200) + ")";
+            }
+            if (verdictBlamesDevice(verdict)) {
+                return "the device failed (" + firstChars(verdict.error, 200) + ")";
+            }
+            return std::nullopt;
+        },
+        &busy);
+    if (!ran) {
+        Verdict failed = infrastructureVerdict(ran.error().message, "load");
+        failed.device = busy; // "" when no device is left
+        return failed;
     }
-    return infrastructureVerdict(noDeviceLeft(), "load");
+    verdict.device = device;
+    return verdict;
 }
 
 Result<RetimingResult> GraderPool::retime(RetimeRequest request, const std::string& preferred,
                                           const StageCallback& onStage, const std::atomic<bool>* cancel) {
-    for (std::size_t tries = 0; tries <= slots_.size(); ++tries) {
-        int index = reserve(preferred);
-        if (index < 0) {
-            return makeError(noDeviceLeft());
+    std::optional<Result<RetimingResult>> outcome;
+    std::string device;
+    Status ran = onOneDevice(preferred, cancel, [&](Slot& slot) -> std::optional<std::string> {
+        RetimeRequest sent = request;
+        sent.device = graderDeviceFor(slot.device);
+        outcome = slot.server.retime(sent, onStage, cancel);
+        device = slot.device;
+        if (!*outcome && !slot.server.running()) {
+            return "its grader server stopped during a re-timing (" + firstChars(outcome->error().message, 200) + ")";
         }
-        Slot& slot = *slots_[static_cast<std::size_t>(index)];
-        std::optional<std::string> lostBecause;
-        std::optional<Result<RetimingResult>> outcome;
-        {
-            std::unique_lock<std::mutex> serverLock(slot.serverMutex);
-            bool lostMeanwhile = [&]() {
-                std::lock_guard<std::mutex> lock(mutex_);
-                return slot.lost;
-            }();
-            if (lostMeanwhile) {
-                serverLock.unlock();
-                release(index, false);
-                continue;
-            }
-            auto lock = GpuLock::acquire(slot.device, launch_.lock, cancel);
-            if (!lock) {
-                serverLock.unlock();
-                release(index, false);
-                return lock.error();
-            }
-            RetimeRequest sent = request;
-            sent.device = graderDeviceFor(slot.device);
-            outcome = slot.server.retime(sent, onStage, cancel);
-            bool cancelled = cancel != nullptr && cancel->load();
-            if (!cancelled && !*outcome && !slot.server.running()) {
-                lostBecause =
-                    "its grader server stopped during a re-timing (" + firstChars(outcome->error().message, 200) + ")";
-            }
-        }
-        if (lostBecause) {
-            release(index, false);
-            markLost(index, *lostBecause);
-            continue; // the whole re-timing again, on one other device
-        }
-        release(index, true);
-        if (*outcome) {
-            (*outcome)->device = slot.device;
-        }
-        return std::move(*outcome);
+        return std::nullopt;
+    });
+    if (!ran) {
+        return ran.error();
     }
-    return makeError(noDeviceLeft());
+    if (*outcome) {
+        (*outcome)->device = device;
+    }
+    return std::move(*outcome);
 }
 
 Status GraderPool::runOnOneDevice(const DeviceWork& work, const std::string& preferred,
                                   const std::atomic<bool>* cancel) {
-    for (std::size_t tries = 0; tries <= slots_.size(); ++tries) {
-        int index = reserve(preferred);
-        if (index < 0) {
-            return makeError(noDeviceLeft());
+    Status outcome = Ok{};
+    Status ran = onOneDevice(preferred, cancel, [&](Slot& slot) -> std::optional<std::string> {
+        if (Status started = slot.server.start(); !started) {
+            return "its grader server did not start again: " + firstChars(started.error().message, 200);
         }
-        Slot& slot = *slots_[static_cast<std::size_t>(index)];
-        std::optional<std::string> lostBecause;
-        Status outcome = Ok{};
-        {
-            std::unique_lock<std::mutex> serverLock(slot.serverMutex);
-            bool lostMeanwhile = [&]() {
-                std::lock_guard<std::mutex> lock(mutex_);
-                return slot.lost;
-            }();
-            if (lostMeanwhile) {
-                serverLock.unlock();
-                release(index, false);
-                continue;
-            }
-            auto lock = GpuLock::acquire(slot.device, launch_.lock, cancel);
-            if (!lock) {
-                serverLock.unlock();
-                release(index, false);
-                return lock.error();
-            }
-            if (Status started = slot.server.start(); !started) {
-                lostBecause = "its grader server did not start again: " + firstChars(started.error().message, 200);
-            } else {
-                const int spawned = slot.server.spawnCount();
-                outcome = work(slot.server, slot.device, graderDeviceFor(slot.device));
-                bool cancelled = cancel != nullptr && cancel->load();
-                if (!cancelled && (!slot.server.running() || slot.server.spawnCount() != spawned)) {
-                    lostBecause = "its grader server stopped during the work (" +
-                                  firstChars(slot.server.lastStderrLine(), 200) + ")";
-                }
-            }
+        const int spawned = slot.server.spawnCount();
+        outcome = work(slot.server, slot.device, graderDeviceFor(slot.device));
+        if (!slot.server.running() || slot.server.spawnCount() != spawned) {
+            return "its grader server stopped during the work (" + firstChars(slot.server.lastStderrLine(), 200) + ")";
         }
-        if (lostBecause) {
-            release(index, false);
-            markLost(index, *lostBecause);
-            continue;
-        }
-        release(index, true);
-        return outcome;
-    }
-    return makeError(noDeviceLeft());
+        return std::nullopt;
+    });
+    return ran ? outcome : ran;
 }
 
 std::vector<PoolDeviceState> GraderPool::devices() const {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,15 @@ public:
 
 private:
     struct Slot;
+    /// One try on a device, run with its server to itself and its lock held: returns why the device is lost (its
+    /// server died, the device failed), or nothing when the device is fine.
+    using Attempt = std::function<std::optional<std::string>(Slot& slot)>;
+    /// The one dispatch loop of grade, retime and runOnOneDevice: reserves a device in rotation (`preferred` first,
+    /// else the least-loaded), takes its lock and runs `attempt`; a device the attempt names lost leaves the rotation
+    /// and the attempt runs again whole on another. Errors: no device is left, or a device's lock could not be taken
+    /// (busy is not lost; `busyDevice` names it).
+    Status onOneDevice(const std::string& preferred, const std::atomic<bool>* cancel, const Attempt& attempt,
+                       std::string* busyDevice = nullptr);
     /// Picks and reserves (load + 1) a device in rotation; -1 when none is left.
     int reserve(const std::string& preferred);
     void release(int index, bool answered);

@@ -61,6 +61,7 @@ struct ProblemCheck {
     std::vector<std::string> problems; // every issue, one line each, naming the problem (and DSL where one applies)
     bool infrastructureError = false;
     bool reused = false; // taken from an earlier report (--resume) rather than checked in this run
+    std::string device;  // the device it was checked on (--devices: the pool device); "" when not recorded
 
     bool clean() const { return problems.empty(); }
 };

@@ -16,6 +16,9 @@ Json verdictObject(const Verdict& verdict) {
     if (object.is_discarded() || !object.is_object()) {
         object = Json::parse(verdictToJson(verdict), nullptr, false);
     }
+    if (!verdict.device.empty()) {
+        object["device"] = verdict.device; // the device that graded it (a pool device with --devices)
+    }
     return object;
 }
 
@@ -54,6 +57,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
         entry["problem_fingerprint"] = check.problem.fingerprint;
         entry["clean"] = check.clean();
         entry["reused"] = check.reused;
+        entry["device"] = check.device;
         entry["infrastructure_error"] = check.infrastructureError;
         entry["issues"] = check.problems;
         Json validation = Json::parse(check.validation.json, nullptr, false);

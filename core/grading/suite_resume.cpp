@@ -98,6 +98,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     ProblemCheck check;
     check.problem = problem;
     check.reused = true;
+    check.device = textOr(entry, "device");
     check.problems = textsOf(entry, "issues");
     auto validation = entry.find("validation");
     if (validation == entry.end() || !validation->is_object()) {

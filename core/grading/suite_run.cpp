@@ -3,7 +3,9 @@
 
 #include "core/grading/device_probe.h"
 
+#include <mutex>
 #include <optional>
+#include <thread>
 
 namespace mkb {
 
@@ -43,6 +45,66 @@ SuitePeaks suitePeaks(GraderProcess& grader, const std::string& device, Store* s
     return peaks;
 }
 
+std::map<std::string, SuitePeaks> suitePeaksOnPool(GraderPool& pool, Store* store,
+                                                   const std::filesystem::path& storePath,
+                                                   const std::function<void(const std::string&)>& say,
+                                                   const std::atomic<bool>* cancel) {
+    std::map<std::string, SuitePeaks> found;
+    for (const PoolDeviceState& state : pool.devices()) {
+        if (state.lost) {
+            continue;
+        }
+        (void)pool.runOnOneDevice(
+            [&](GraderProcess& server, const std::string& device, const std::string& graderDevice) -> Status {
+                if (device == state.device) { // not another device standing in for a lost one
+                    found[device] = suitePeaks(server, graderDevice, store, storePath, say, cancel);
+                }
+                return Ok{};
+            },
+            state.device, cancel);
+    }
+    return found;
+}
+
+namespace {
+
+/// The first earlier report's check of the problem that still holds, counting the reuse or the reason there was none.
+std::optional<ProblemCheck> reusedCheck(const Problem& problem, const SuiteCheckOptions& options,
+                                        const std::vector<EarlierSuiteReport>& earlier,
+                                        const std::string& graderFingerprint, SuiteRunOutcome& outcome) {
+    std::optional<ProblemCheck> reused;
+    std::optional<std::string> recheckReason;
+    for (const EarlierSuiteReport& candidate : earlier) {
+        if (reused || !candidate.entries.count(problem.name())) {
+            continue;
+        }
+        auto previous = reusableCheck(candidate, problem, options, graderFingerprint);
+        if (previous) {
+            reused = std::move(previous).value();
+        } else {
+            recheckReason = previous.error().message;
+        }
+    }
+    if (reused) {
+        ++outcome.reused;
+    } else if (recheckReason) {
+        ++outcome.recheckReasons[*recheckReason];
+    }
+    return reused;
+}
+
+/// Records the device a problem was checked on, on the check and on each of its verdicts.
+void nameDevice(ProblemCheck& check, const std::string& device) {
+    check.device = device;
+    for (SolutionCheck& solution : check.solutions) {
+        if (solution.verdict) {
+            solution.verdict->device = device;
+        }
+    }
+}
+
+} // namespace
+
 SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Problem*>& selected,
                                const SuiteCheckOptions& options, const std::vector<EarlierSuiteReport>& earlier,
                                SuiteCheckReport& report, const SuiteRunHooks& hooks, const std::atomic<bool>& cancel) {
@@ -58,25 +120,7 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
         if (cancel.load()) {
             break;
         }
-        // The first earlier report whose check of this problem still holds; else the last one's reason.
-        std::optional<ProblemCheck> reused;
-        std::optional<std::string> recheckReason;
-        for (const EarlierSuiteReport& candidate : earlier) {
-            if (reused || !candidate.entries.count(problem->name())) {
-                continue;
-            }
-            auto previous = reusableCheck(candidate, *problem, options, report.graderFingerprint);
-            if (previous) {
-                reused = std::move(previous).value();
-            } else {
-                recheckReason = previous.error().message;
-            }
-        }
-        if (reused) {
-            ++outcome.reused;
-        } else if (recheckReason) {
-            ++outcome.recheckReasons[*recheckReason];
-        }
+        std::optional<ProblemCheck> reused = reusedCheck(*problem, options, earlier, report.graderFingerprint, outcome);
         auto stage = [&](const std::string& what) {
             if (hooks.onStage) {
                 hooks.onStage(*problem, what);
@@ -85,6 +129,9 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
         ProblemCheck check = reused ? std::move(*reused) : checkProblem(grader, *problem, options, stage, &cancel);
         if (cancel.load() && !check.reused) {
             break;
+        }
+        if (!check.reused) {
+            nameDevice(check, options.device);
         }
         if (report.deviceName.empty()) {
             report.deviceName = check.validation.deviceName;
@@ -102,6 +149,105 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
         }
     }
     remainingAfter(report.problems.size());
+    outcome.interrupted = cancel.load();
+    return outcome;
+}
+
+SuiteRunOutcome runSuiteChecksOnPool(GraderPool& pool, const std::vector<const Problem*>& selected,
+                                     const SuiteCheckOptions& options,
+                                     const std::map<std::string, std::string>& peaksByDevice,
+                                     const std::vector<EarlierSuiteReport>& earlier, SuiteCheckReport& report,
+                                     const SuiteRunHooks& hooks, const std::atomic<bool>& cancel) {
+    SuiteRunOutcome outcome;
+    std::mutex mutex; // guards everything below, the report and the outcome, and serialises the hooks
+    std::size_t next = 0;
+    bool stop = false;
+    std::map<std::size_t, ProblemCheck> done; // by place in the selection
+    const auto publishLocked = [&]() {
+        report.problems.clear();
+        report.unchecked.clear();
+        for (std::size_t index = 0; index < selected.size(); ++index) {
+            auto found = done.find(index);
+            if (found != done.end()) {
+                report.problems.push_back(found->second);
+            } else {
+                report.unchecked.push_back(selected[index]->name());
+            }
+        }
+    };
+    const auto checkOnDevice = [&](const Problem& problem) {
+        ProblemCheck check;
+        Status ran = pool.runOnOneDevice(
+            [&](GraderProcess& server, const std::string& device, const std::string& graderDevice) -> Status {
+                SuiteCheckOptions onDevice = options;
+                onDevice.device = graderDevice;
+                onDevice.lockDevice = false; // the pool holds the device's lock for the whole check
+                auto peaks = peaksByDevice.find(device);
+                onDevice.peaksJson = peaks != peaksByDevice.end() ? peaks->second : std::string();
+                check = checkProblem(
+                    server, problem, onDevice,
+                    [&](const std::string& what) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        if (hooks.onStage) {
+                            hooks.onStage(problem, what + " on " + device);
+                        }
+                    },
+                    &cancel);
+                nameDevice(check, device);
+                return Ok{};
+            },
+            "", &cancel);
+        if (!ran) { // no device is left: this problem says why, the rest stay unchecked
+            check = ProblemCheck{};
+            check.problem = problem;
+            check.infrastructureError = true;
+            check.problems.push_back(problem.name() + ": not checked: " + ran.error().message);
+        }
+        return std::make_pair(check, ran.ok());
+    };
+    const auto worker = [&]() {
+        while (true) {
+            std::size_t index = 0;
+            std::optional<ProblemCheck> reused;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                if (stop || cancel.load() || next >= selected.size()) {
+                    return;
+                }
+                index = next++;
+                reused = reusedCheck(*selected[index], options, earlier, report.graderFingerprint, outcome);
+            }
+            auto [check, deviceLeft] =
+                reused ? std::make_pair(std::move(*reused), true) : checkOnDevice(*selected[index]);
+            if (cancel.load() && !check.reused) {
+                return;
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            if (report.deviceName.empty()) {
+                report.deviceName = check.validation.deviceName;
+            }
+            done.emplace(index, std::move(check));
+            publishLocked();
+            if (hooks.onProblem) {
+                hooks.onProblem(done.at(index));
+            }
+            stop = stop || !deviceLeft;
+            if (hooks.writeReports && !outcome.writeError) {
+                if (Status written = hooks.writeReports(report); !written) {
+                    outcome.writeError = written.error();
+                    stop = true;
+                }
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t device = 0; device < pool.devices().size(); ++device) {
+        threads.emplace_back(worker);
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    publishLocked();
     outcome.interrupted = cancel.load();
     return outcome;
 }

@@ -1,7 +1,9 @@
 // The `mkb suite check` loop: each selected problem checked (or reused from earlier reports), the reports rewritten
-// after every problem, and the device's peaks for IOU/MFU found in the store or probed.
+// after every problem, and the device's peaks for IOU/MFU found in the store or probed; over several devices, one
+// thread per device takes the next problem from one queue.
 #pragma once
 
+#include "core/grading/grader_pool.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_check.h"
 #include "core/grading/suite_resume.h"
@@ -31,6 +33,13 @@ SuitePeaks suitePeaks(GraderProcess& grader, const std::string& device, Store* s
                       const std::filesystem::path& storePath, const std::function<void(const std::string&)>& say,
                       const std::atomic<bool>* cancel);
 
+/// suitePeaks for each device of a started pool, each found or probed on its own device (a device lost meanwhile has
+/// none), by pool device.
+std::map<std::string, SuitePeaks> suitePeaksOnPool(GraderPool& pool, Store* store,
+                                                   const std::filesystem::path& storePath,
+                                                   const std::function<void(const std::string&)>& say,
+                                                   const std::atomic<bool>* cancel);
+
 struct SuiteRunHooks {
     /// A problem's short status words as it is checked ("validate", "grade cuda").
     std::function<void(const Problem&, const std::string&)> onStage;
@@ -52,5 +61,16 @@ struct SuiteRunOutcome {
 SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Problem*>& selected,
                                const SuiteCheckOptions& options, const std::vector<EarlierSuiteReport>& earlier,
                                SuiteCheckReport& report, const SuiteRunHooks& hooks, const std::atomic<bool>& cancel);
+
+/// runSuiteChecks over a started pool (`mkb suite check --devices`): one thread per device takes the next problem from
+/// one queue and checks it whole on one device (a device lost meanwhile: the problem is checked again whole on
+/// another); each check and its verdicts name the pool device. The report keeps the selection's order; the hooks are
+/// called one at a time. When no device is left, the problem at hand records the error and the rest stay unchecked.
+/// peaksByDevice: each pool device's peaks ("" or absent: none).
+SuiteRunOutcome runSuiteChecksOnPool(GraderPool& pool, const std::vector<const Problem*>& selected,
+                                     const SuiteCheckOptions& options,
+                                     const std::map<std::string, std::string>& peaksByDevice,
+                                     const std::vector<EarlierSuiteReport>& earlier, SuiteCheckReport& report,
+                                     const SuiteRunHooks& hooks, const std::atomic<bool>& cancel);
 
 } // namespace mkb

@@ -8,9 +8,10 @@ namespace mkb {
 
 CellRetimer::CellRetimer(Store& store, std::mutex& storeMutex, GraderLaunch launch, RetimeJob job,
                          std::function<void(const RetimeOutcome&)> onOutcome,
-                         std::function<void(const std::string&)> onError, const std::atomic<bool>& cancel)
+                         std::function<void(const std::string&)> onError, const std::atomic<bool>& cancel,
+                         GraderPool* pool)
     : store_(store), storeMutex_(storeMutex), launch_(std::move(launch)), job_(std::move(job)),
-      onOutcome_(std::move(onOutcome)), onError_(std::move(onError)), cancel_(cancel) {
+      onOutcome_(std::move(onOutcome)), onError_(std::move(onError)), cancel_(cancel), pool_(pool) {
     job_.storeMutex = &storeMutex_;
 }
 
@@ -26,6 +27,10 @@ CellRetimer::~CellRetimer() {
 }
 
 void CellRetimer::start() {
+    if (pool_) { // the pool's servers are running already
+        thread_ = std::thread(&CellRetimer::loop, this);
+        return;
+    }
     // The grader starts here, before the first attempt, so the first cell whose arms are final finds it ready
     // rather than waiting out its start-up while the last gradings of the run go by.
     grader_ = std::make_unique<GraderProcess>(launch_);
@@ -66,7 +71,7 @@ CellRetimeCounts CellRetimer::finish(bool sweep) {
 void CellRetimer::retimePass(const RetimeScope& scope) {
     RetimeJob job = job_;
     job.scope = scope;
-    auto retimed = runRetimes(store_, *grader_, job, {}, onOutcome_, &cancel_);
+    auto retimed = pool_ ? retimeOnPool(job) : runRetimes(store_, *grader_, job, {}, onOutcome_, &cancel_);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (retimed) {
@@ -77,6 +82,22 @@ void CellRetimer::retimePass(const RetimeScope& scope) {
         ++counts_.errors;
     }
     onError_("re-timing: " + retimed.error().message);
+}
+
+Result<RetimeSummary> CellRetimer::retimeOnPool(const RetimeJob& job) {
+    Result<RetimeSummary> retimed = makeError("no device of the run re-timed the cells");
+    Status ran = pool_->runOnOneDevice(
+        [&](GraderProcess& server, const std::string&, const std::string& graderDevice) -> Status {
+            RetimeJob onDevice = job;
+            onDevice.device = graderDevice; // what the grader is told and the re-timing records
+            retimed = runRetimes(store_, server, onDevice, {}, onOutcome_, &cancel_);
+            return Ok{};
+        },
+        "", &cancel_);
+    if (!ran) {
+        return ran.error();
+    }
+    return retimed;
 }
 
 void CellRetimer::loop() {
@@ -111,7 +132,9 @@ void CellRetimer::loop() {
     if (sweep) {
         retimePass(job_.scope);
     }
-    grader_->stop();
+    if (grader_) {
+        grader_->stop();
+    }
 }
 
 } // namespace mkb

@@ -1,8 +1,10 @@
 // Re-timing a run's cells while the run goes on (DESIGN §5.5): a cell is queued as soon as its three arms are final,
 // and one thread re-times the queue on the run's device through a grader of its own (each re-timing holds the
-// device's GPU lock, as a grading does); a last sweep re-times whatever of the run's scope is still missing or stale.
+// device's GPU lock, as a grading does), or, in a run over several devices, each pass whole on one device of the run's
+// pool; a last sweep re-times whatever of the run's scope is still missing or stale.
 #pragma once
 
+#include "core/grading/grader_pool.h"
 #include "core/grading/grader_process.h"
 #include "core/protocol/cells.h"
 #include "core/protocol/retimer.h"
@@ -29,10 +31,11 @@ class CellRetimer {
 public:
     /// job.scope is the run's whole selection; the store is shared with the run's workers, so every store call
     /// holds storeMutex. onOutcome hears each re-timed cell, onError a pass that could not run at all (both from
-    /// the retimer's thread).
+    /// the retimer's thread). With a pool (started, outliving the retimer) each pass runs whole on one of its devices
+    /// and launch is not used.
     CellRetimer(Store& store, std::mutex& storeMutex, GraderLaunch launch, RetimeJob job,
                 std::function<void(const RetimeOutcome&)> onOutcome, std::function<void(const std::string&)> onError,
-                const std::atomic<bool>& cancel);
+                const std::atomic<bool>& cancel, GraderPool* pool = nullptr);
     ~CellRetimer();
     CellRetimer(const CellRetimer&) = delete;
     CellRetimer& operator=(const CellRetimer&) = delete;
@@ -48,6 +51,8 @@ public:
 private:
     void loop();
     void retimePass(const RetimeScope& scope);
+    /// One pass on a device of the pool: moved whole to another device when the one it ran on is lost.
+    Result<RetimeSummary> retimeOnPool(const RetimeJob& job);
 
     Store& store_;
     std::mutex& storeMutex_;
@@ -56,7 +61,8 @@ private:
     std::function<void(const RetimeOutcome&)> onOutcome_;
     std::function<void(const std::string&)> onError_;
     const std::atomic<bool>& cancel_;
-    std::unique_ptr<GraderProcess> grader_; // made and started on the retimer's thread
+    GraderPool* pool_;                      // null: the retimer's own grader
+    std::unique_ptr<GraderProcess> grader_; // made and started in start(), without a pool
 
     std::mutex mutex_; // guards the queue, the flags and the counts
     std::condition_variable wake_;

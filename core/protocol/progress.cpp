@@ -28,6 +28,8 @@ const char* toString(ProgressEventKind kind) {
         return "retimed";
     case ProgressEventKind::JobState:
         return "job_state";
+    case ProgressEventKind::Note:
+        return "note";
     }
     return "unknown";
 }
@@ -118,6 +120,10 @@ std::string progressEventJson(const ProgressEvent& event) {
         out["trial_id"] = event.trialId;
         out["message"] = event.message;
         break;
+    case ProgressEventKind::Note:
+        out["device"] = event.coordinate;
+        out["message"] = event.message;
+        break;
     }
     const bool aboutTrial = event.kind == ProgressEventKind::TrialStarted ||
                             event.kind == ProgressEventKind::Submission ||
@@ -135,7 +141,7 @@ std::optional<ProgressEventKind> kindNamed(const std::string& name) {
     for (ProgressEventKind kind :
          {ProgressEventKind::Plan, ProgressEventKind::TrialStarted, ProgressEventKind::Submission,
           ProgressEventKind::TrialFinished, ProgressEventKind::RunFinished, ProgressEventKind::Retimed,
-          ProgressEventKind::JobState}) {
+          ProgressEventKind::JobState, ProgressEventKind::Note}) {
         if (name == toString(kind)) {
             return kind;
         }
@@ -202,7 +208,9 @@ std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
             }
         }
     }
-    event.coordinate = textField(object, event.kind == ProgressEventKind::Retimed ? "cell" : "coordinate");
+    event.coordinate = textField(object, event.kind == ProgressEventKind::Retimed ? "cell"
+                                         : event.kind == ProgressEventKind::Note  ? "device"
+                                                                                  : "coordinate");
     event.trialId = static_cast<std::int64_t>(numberField(object, "trial_id").value_or(0));
     event.status = textField(object, "status");
     event.message = textField(object, "message");
@@ -279,6 +287,9 @@ std::string progressEventLine(const ProgressEvent& event) {
     case ProgressEventKind::JobState:
         line += event.coordinate + " slurm job " + event.jobId + ": " +
                 (event.jobState.empty() ? std::string("state unknown") : event.jobState);
+        break;
+    case ProgressEventKind::Note:
+        line += "note: " + event.message;
         break;
     }
     return line;

@@ -13,11 +13,13 @@
 
 namespace mkb {
 
-enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished, Retimed, JobState };
+enum class ProgressEventKind { Plan, TrialStarted, Submission, TrialFinished, RunFinished, Retimed, JobState, Note };
 
 /// "plan", "trial_started", "submission", "trial_finished", "run_finished", "retimed" (a cell's paired re-timing
 /// ended: coordinate names the cell, status is the stop or "failed"/"error"), "job_state" (the Slurm job of a trial
-/// got a new state: coordinate, job_id and job_state say which and what). Readers ignore events they don't know.
+/// got a new state: coordinate, job_id and job_state say which and what), "note" (one line about the run itself, e.g.
+/// a device that left the rotation: coordinate names the device, message says what and why). Readers ignore events
+/// they don't know.
 const char* toString(ProgressEventKind kind);
 
 /// Running totals, carried by every event.

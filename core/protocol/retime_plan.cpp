@@ -1,6 +1,7 @@
 // The re-timing planner: missing, stale, current or not re-timed, per cell, with the reason in one line.
 #include "core/protocol/retime_plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mkb {
@@ -87,7 +88,8 @@ int RetimePlan::toRetime() const {
 std::string retimingStaleness(const RetimingRecord& record, const RetimeCell& cell, bool includeSource,
                               const RetimePlanRequest& request) {
     const RetimingResult& result = record.result;
-    if (result.device != request.device) {
+    if (result.device != request.device &&
+        std::find(request.sameDevices.begin(), request.sameDevices.end(), result.device) == request.sameDevices.end()) {
         return "re-timed on " + result.device + ", now " + request.device;
     }
     if (!request.deviceName.empty() && !result.deviceName.empty() && result.deviceName != request.deviceName) {

@@ -209,6 +209,7 @@ Result<RetimePlan> planRetimes(Store& store, const RetimeJob& job, const std::st
     RetimePlanRequest request;
     request.device = job.device;
     request.deviceName = job.deviceName;
+    request.sameDevices = job.sameDevices;
     request.graderFingerprint = graderFingerprint;
     request.redoCurrent = job.redoCurrent;
     return makeRetimePlan(*cells, *live, request);

@@ -30,7 +30,8 @@ struct RetimeScope {
 struct RetimeJob {
     RetimeScope scope;
     std::string device = "cuda:0";
-    std::string deviceName; // "" when unknown (staleness then compares the device string only)
+    std::string deviceName;               // "" when unknown (staleness then compares the device string only)
+    std::vector<std::string> sameDevices; // mkb run --devices: a re-timing on any device of the run is current
     RetimeSettings retime;
     GradeSettings grade;
     /// The grader descriptor JSON of a DSL id; an error leaves that DSL's cells out with the message as the reason.

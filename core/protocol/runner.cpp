@@ -4,6 +4,7 @@
 #include "core/protocol/runner.h"
 
 #include "core/agents/workspace.h"
+#include "core/grading/grader_pool.h"
 #include "core/grading/verdict_json.h"
 #include "core/protocol/cell_retimer.h"
 #include "core/protocol/cells.h"
@@ -127,6 +128,13 @@ private:
     void queueFinalCellsLocked();
     void emitRetimed(const RetimeOutcome& outcome);
 
+    Status startGrading(GraderProcess& firstGrader, const GraderLaunch& launch);
+    /// Every grading of the run goes through here: on the run's pool when it has one, else on the worker's grader;
+    /// the verdict names the device that judged it.
+    Verdict gradeWith(GraderProcess& grader, const GradeRequest& request, const std::atomic<bool>* cancel);
+    bool stopping() const { return cancel_.load() || poolLost_.load(); }
+    std::string poolLostReasons() const;
+
     // One entry's steps.
     void worker(std::unique_ptr<GraderProcess> grader);
     void process(std::size_t index, GraderProcess& grader, AgentDriver& driver);
@@ -197,6 +205,8 @@ private:
     int attemptsTimed_ = 0;
     std::vector<RunCell> cells_;
     std::unique_ptr<CellRetimer> retimer_; // set when the run re-times (DESIGN §5.5)
+    std::unique_ptr<GraderPool> pool_;     // set for --devices (DESIGN §11): the only grader of the run
+    std::atomic<bool> poolLost_{false};    // every device of the pool left the rotation: no new attempt starts
 };
 
 ProgressCounts Runner::countsLocked() const {
@@ -434,7 +444,9 @@ AttemptResult Runner::runAttempt(std::size_t index, std::int64_t trialId, const 
     context.cancel = &cancel_;
     context.recordSubmission = [this](const SubmissionRecord& submission) { return recordSubmission(submission); };
     context.emit = [this](ProgressEvent event) { emit(std::move(event)); };
-    TrialGate gate(std::move(context), grader);
+    TrialGate gate(std::move(context), [this, &grader](const GradeRequest& request, const std::atomic<bool>* stop) {
+        return gradeWith(grader, request, stop);
+    });
     return driver.attempt(task, gate, cancel_);
 }
 
@@ -451,7 +463,7 @@ Verdict Runner::gradeFinalKernel(std::size_t index, std::int64_t trialId, const 
     if (Status written = writeFileAtomically(finalPath, result.finalKernel); !written) {
         return infrastructureVerdict(written.error().message, "final");
     }
-    return grader.grade(gradeRequestFor(problemOf(entry), dslOf(entry.coordinate.arm.dsl), finalPath), {}, &cancel_);
+    return gradeWith(grader, gradeRequestFor(problemOf(entry), dslOf(entry.coordinate.arm.dsl), finalPath), &cancel_);
 }
 
 void Runner::recordOutcome(std::size_t index, std::int64_t trialId, const AttemptResult& result, const Verdict& verdict,
@@ -545,8 +557,8 @@ void Runner::worker(std::unique_ptr<GraderProcess> grader) {
         std::size_t index = 0;
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&]() { return !ready_.empty() || outstanding_ <= 0 || cancel_.load(); });
-            if (cancel_.load() || ready_.empty()) {
+            wake_.wait(lock, [&]() { return !ready_.empty() || outstanding_ <= 0 || stopping(); });
+            if (stopping() || ready_.empty()) {
                 break;
             }
             index = ready_.front();
@@ -650,6 +662,9 @@ Status Runner::recordInvocation(const PlanRequest& request) {
         effective["dsls"] = {request.dslA, request.dslB};
         effective["replicates"] = settings_.replicates;
         effective["device"] = settings_.device;
+        if (!settings_.devices.empty()) {
+            effective["devices"] = settings_.devices;
+        }
         effective["wall_clock_s"] = settings_.budget.wallSeconds;
         effective["submissions"] = settings_.budget.maxSubmissions;
         effective["max_kernel_bytes"] = settings_.budget.maxKernelBytes;
@@ -684,7 +699,7 @@ void Runner::runWorkers(const GraderLaunch& launch, std::unique_ptr<GraderProces
                     break;
                 }
             }
-            if (cancel_.load()) {
+            if (stopping()) {
                 wake_.notify_all();
                 break;
             }
@@ -710,6 +725,9 @@ RetimeJob Runner::retimeJob(const PlanRequest& request) const {
         job.scope.replicates.push_back(k);
     }
     job.device = settings_.device;
+    for (const std::string& device : settings_.devices) {
+        job.sameDevices.push_back(graderDeviceFor(device)); // a cell re-timed on any device of the run is current
+    }
     job.retime = settings_.retimeSettings;
     job.grade = settings_.grade;
     const RunDsl dslA = settings_.dslA;
@@ -757,7 +775,7 @@ void Runner::startRetimer(const GraderLaunch& launch, const PlanRequest& request
             event.message = message;
             emit(event);
         },
-        cancel_);
+        cancel_, pool_.get());
     retimer_->start();
     std::lock_guard<std::mutex> lock(mutex_);
     queueFinalCellsLocked(); // cells none of whose arms run now: re-timed while the attempts go on
@@ -780,13 +798,64 @@ void Runner::queueFinalCellsLocked() {
     }
 }
 
-Result<RunSummary> Runner::run() {
-    GraderLaunch launch = settings_.grader;
-    auto firstGrader = std::make_unique<GraderProcess>(launch);
-    if (Status started = firstGrader->start(); !started) {
+Verdict Runner::gradeWith(GraderProcess& grader, const GradeRequest& request, const std::atomic<bool>* cancel) {
+    if (!pool_) {
+        Verdict verdict = grader.grade(request, {}, cancel);
+        verdict.device = request.device;
+        return verdict;
+    }
+    Verdict verdict = pool_->grade(request, {}, cancel);
+    if (pool_->inRotation() == 0) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            poolLost_.store(true);
+        }
+        wake_.notify_all(); // no new attempt starts; the run ends with an error once the running ones have settled
+    }
+    return verdict;
+}
+
+std::string Runner::poolLostReasons() const {
+    std::string reasons;
+    for (const PoolDeviceState& state : pool_->devices()) {
+        reasons += (reasons.empty() ? "" : "; ") + state.device + ": " + state.lostReason;
+    }
+    return reasons;
+}
+
+Status Runner::startGrading(GraderProcess& firstGrader, const GraderLaunch& launch) {
+    if (settings_.devices.empty()) {
+        if (Status started = firstGrader.start(); !started) {
+            return makeError("the grader could not start: " + started.error().message);
+        }
+        graderFingerprint_ = firstGrader.hello().graderFingerprint;
+        return Ok{};
+    }
+    // One server per device; a lost device says so once, on a line of its own, and its gradings go elsewhere.
+    pool_ = std::make_unique<GraderPool>(settings_.devices, launch,
+                                         [this](const std::string& device, const std::string& message) {
+                                             ProgressEvent note;
+                                             note.kind = ProgressEventKind::Note;
+                                             note.coordinate = device;
+                                             note.message = message;
+                                             emit(note);
+                                         });
+    for (const auto& [device, peaks] : settings_.peaksByDevice) {
+        pool_->setPeaks(device, peaks);
+    }
+    if (Status started = pool_->start(); !started) {
         return makeError("the grader could not start: " + started.error().message);
     }
-    graderFingerprint_ = firstGrader->hello().graderFingerprint;
+    graderFingerprint_ = pool_->hello().graderFingerprint;
+    return Ok{};
+}
+
+Result<RunSummary> Runner::run() {
+    GraderLaunch launch = settings_.grader;
+    auto firstGrader = std::make_unique<GraderProcess>(launch); // with a pool, the workers' graders never start
+    if (Status started = startGrading(*firstGrader, launch); !started) {
+        return started.error();
+    }
     summary_.graderFingerprint = graderFingerprint_;
 
     if (Status loaded = loadHistory(); !loaded) {
@@ -825,7 +894,7 @@ Result<RunSummary> Runner::run() {
     runWorkers(launch, std::move(firstGrader));
     summary_.cancelled = cancel_.load();
     if (retimer_) {
-        const CellRetimeCounts counts = retimer_->finish(!summary_.cancelled);
+        const CellRetimeCounts counts = retimer_->finish(!summary_.cancelled && !poolLost_.load());
         summary_.retimed = counts.retimed;
         summary_.retimeErrors = counts.errors;
         summary_.cancelled = cancel_.load();
@@ -835,6 +904,12 @@ Result<RunSummary> Runner::run() {
         (void)store_->finishInvocation(invocationId_);
     }
     summary_.seconds = secondsSince(started_);
+    if (poolLost_.load() && !summary_.cancelled) {
+        return makeError("every grading device was lost (" + poolLostReasons() + "); " +
+                         std::to_string(summary_.finished + summary_.skipped) +
+                         " trials finished and are stored, the rest were not run or ended with an infrastructure "
+                         "error: check the devices and run the same command again to complete the run");
+    }
     return summary_;
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -34,6 +35,11 @@ struct RunSettings {
     RunDsl dslB;
     int replicates = 1;
     std::string device = "cuda:0";
+    // --devices (DESIGN §11): one grader server per device, gradings to the least-loaded, a cell's re-timing whole on
+    // one device; empty: every grading on `device` alone. Each device's measured peaks, "" (or absent) when never
+    // probed.
+    std::vector<std::string> devices;
+    std::map<std::string, std::string> peaksByDevice;
     GraderLaunch grader;
     GradeSettings grade;   // grade.maxKernelBytes follows budget.maxKernelBytes
     std::string peaksJson; // the device's measured peaks, "" when never probed

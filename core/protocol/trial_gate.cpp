@@ -12,8 +12,8 @@ namespace mkb {
 
 namespace fs = std::filesystem;
 
-TrialGate::TrialGate(TrialGateContext context, GraderProcess& grader)
-    : context_(std::move(context)), grader_(grader), started_(Clock::now()) {}
+TrialGate::TrialGate(TrialGateContext context, GradeFunction grade)
+    : context_(std::move(context)), grade_(std::move(grade)), started_(Clock::now()) {}
 
 double TrialGate::secondsSinceStart() const {
     return std::chrono::duration<double>(Clock::now() - started_).count();
@@ -35,7 +35,7 @@ Verdict TrialGate::gradeWithinWallClock(const GradeRequest& request, bool& deadl
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
-    Verdict verdict = grader_.grade(request, {}, &stopGrading);
+    Verdict verdict = grade_(request, &stopGrading);
     gradingDone.store(true);
     watchdog.join();
     deadlineHit = hit.load();
@@ -80,7 +80,8 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     request.kernelPath = kernelPath;
     bool deadlineHit = false;
     Verdict verdict = gradeWithinWallClock(request, deadlineHit);
-    const ReportHeading heading{context_.problemName, request.dsl, "kernel.py", request.device};
+    const ReportHeading heading{context_.problemName, request.dsl, "kernel.py",
+                                verdict.device.empty() ? request.device : verdict.device};
     if (deadlineHit) {
         return finish("The wall clock of " + std::to_string(static_cast<long>(budget.wallSeconds)) +
                       " s ran out while this kernel was being graded; the submission is not counted.\n");

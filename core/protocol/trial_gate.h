@@ -1,10 +1,9 @@
-// The gate of one attempt (DESIGN §6): the budget checks, grading each counted submission on the worker's grader,
-// and recording it, with the submission's progress event.
+// The gate of one attempt (DESIGN §6): the budget checks, grading each counted submission through the run's grading
+// (the worker's grader, or the run's pool of devices), and recording it, with the submission's progress event.
 #pragma once
 
 #include "core/agents/driver.h"
 #include "core/grading/grade_request.h"
-#include "core/grading/grader_process.h"
 #include "core/protocol/progress.h"
 #include "core/records/trial.h"
 
@@ -31,9 +30,12 @@ struct TrialGateContext {
     std::function<void(ProgressEvent)> emit;
 };
 
+/// Grades one request and says which device judged it (Verdict::device); stops when *cancel turns true.
+using GradeFunction = std::function<Verdict(const GradeRequest& request, const std::atomic<bool>* cancel)>;
+
 class TrialGate final : public SubmissionGate {
 public:
-    TrialGate(TrialGateContext context, GraderProcess& grader);
+    TrialGate(TrialGateContext context, GradeFunction grade);
 
     SubmitOutcome submit(const std::string& kernelSource) override;
     int submissionsLeft() const override;
@@ -45,7 +47,7 @@ private:
     Verdict gradeWithinWallClock(const GradeRequest& request, bool& deadlineHit);
 
     TrialGateContext context_;
-    GraderProcess& grader_;
+    GradeFunction grade_;
     Clock::time_point started_;
     mutable std::mutex mutex_;
     int used_ = 0;

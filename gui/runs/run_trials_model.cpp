@@ -164,6 +164,7 @@ void RunTrialsModel::applyEvent(const ProgressEvent& event) {
     }
     case ProgressEventKind::RunFinished:
     case ProgressEventKind::Retimed: // re-timing is not a trial's state
+    case ProgressEventKind::Note:    // about the run (a lost device), not a trial
         return;
     }
 }
