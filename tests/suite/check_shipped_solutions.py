@@ -38,6 +38,12 @@ def main() -> int:
                 failures.append(solution["problem"] or f"{problem['name']} [{solution['dsl']}]: did not pass")
     for issue in report.get("catalog_issues", []):
         failures.append("malformed problem file " + issue)
+    wanted = [d for d in dsls.split(",") if d]
+    for problem in report["problems"]:  # every problem ships one solution per DSL (74 problems: 148 solutions)
+        present = {solution["dsl"] for solution in problem["solutions"]}
+        for dsl in wanted:
+            if dsl not in present:
+                failures.append(f"{problem['name']}: no shipped {dsl} solution")
     print(report["summary"])
     if failures:
         print(f"FAIL: {len(failures)} of {total} shipped solutions did not pass:")
