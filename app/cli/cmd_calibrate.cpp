@@ -1,28 +1,25 @@
-// `mkb calibrate`: A/A and A/B controls of the outcome rules on one device (DESIGN §5.5), paired and unpaired, stored
-// per device and grader fingerprint.
+// `mkb calibrate`: parses the selection and settings, runs the A/A and A/B controls through core's runCalibration
+// (core/protocol/calibration_run.h) on one device, prints the rates and stores the record per device and grader.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/run_selection.h"
 
-#include "core/analysis/calibration.h"
 #include "core/catalog/catalog.h"
 #include "core/grading/device_probe.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/retime_request.h"
+#include "core/protocol/calibration_run.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <map>
 
 namespace mkb::cli {
 namespace {
@@ -38,9 +35,10 @@ this device (DESIGN §5.5). For every shipped solution of the selection (<suite>
   A/B  the solution against a copy slowed by --slowdown (default 0.10: after each call the grader adds a device-side
        delay of that fraction of the kernel's own median, inside the timed region).
 Paired method: one re-timing per solution and replicate with kernels a, a copy of a, and the slowed copy, timed
-together in one child (mkb retime's protocol). Unpaired method: two separate gradings of a (as mkb run grades its
-arms); A/A compares them, A/B compares the first with the second's speedup divided by (1 + slowdown) (grading has no
-delay option; the slowed copy's expected speedup). Outcomes follow DESIGN §8 at --delta.
+together in one child (mkb retime's protocol). Unpaired method: three separate gradings (as mkb run grades its
+arms): a, a again, and the slowed copy, which the grader really slows (the same delay, sized from the copy's own
+warm-up median, inside the timed region; its verdict records the slowdown). A/A compares the two gradings of a, A/B
+the first with the slowed copy. Outcomes follow DESIGN §8 at --delta.
 
 It prints, for both methods, the false helped/harmed rate on A/A, the detection rate of the slowdown as harmed on
 A/B, and the smallest delta that keeps the A/A false rate at or below 1%, and stores them in the project store for
@@ -59,30 +57,12 @@ options:
   --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
   --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
   --min-rounds N, --max-rounds N, --max-seconds S, --ci-halfwidth F   the paired re-timing's stop (as mkb retime)
-  --timing-draws N      timing draws per unpaired grading (default 50)
+  --timing-draws N      timing draws per unpaired grading (default 50; three gradings per solution and replicate)
   --grade-timeout S     bound of one grading (default 600)
 
 exit codes: 0 calibrated, 1 no solution of the selection could be calibrated, 2 bad command line, 3 missing suite or
             problem, 4 store error, 5 the grader failed, 130 interrupted (nothing is stored)
 )";
-
-struct Temp {
-    fs::path path;
-    ~Temp() {
-        if (!path.empty()) {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    }
-};
-
-bool copyText(const std::string& text, const fs::path& to) {
-    std::error_code ec;
-    fs::create_directories(to.parent_path(), ec);
-    std::ofstream out(to, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    return static_cast<bool>(out);
-}
 
 int runCalibrate(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
@@ -201,146 +181,48 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         return fail(kExitInfrastructure, "calibrate: the grader could not start: " + started.error().message);
     }
     installInterruptHandler();
-    std::atomic<bool>& cancel = interruptRequested();
-    Temp temp;
-    {
-        std::error_code ec;
-        std::string pattern = (fs::temp_directory_path(ec) / "mkb-calibrate-XXXXXX").string();
-        if (ec || !mkdtemp(pattern.data())) {
-            return fail(kExitBadInput, "calibrate: cannot create a private temporary folder; set TMPDIR");
-        }
-        temp.path = pattern;
+    CalibrationJob job;
+    job.problems = std::move(problems);
+    job.dsls = dsls;
+    job.dslDescriptors = std::move(descriptors);
+    if (args.option("solutions")) {
+        job.solutionsDir = fs::path(*args.option("solutions"));
     }
-
-    std::vector<analysis::PairedTiming> pairedAa;
-    std::vector<analysis::PairedTiming> pairedAb;
-    std::vector<analysis::UnpairedControl> unpairedAa;
-    std::vector<analysis::UnpairedControl> unpairedAb;
-    nlohmann::json detail = nlohmann::json::array();
-    std::string deviceName;
-    int infrastructure = 0;
-    GradeSettings grade;
-    grade.timingDraws = *timingDraws;
-    grade.timeoutS = *gradeTimeout;
-    for (const Problem& problem : problems) {
-        for (const std::string& dsl : dsls) {
-            char prefix[16];
-            std::snprintf(prefix, sizeof prefix, "%02d_", problem.number);
-            const fs::path solution = args.option("solutions") ? fs::path(*args.option("solutions")) /
-                                                                     (prefix + problem.slug + "." + dsl + ".py")
-                                                               : solutionPath(problem, dsl);
-            auto source = readFile(solution.string());
-            if (!source) {
-                std::printf("%s %s  no shipped solution (%s), left out\n", problem.name().c_str(), dsl.c_str(),
-                            solution.string().c_str());
-                continue;
-            }
-            const fs::path folder = temp.path / (problem.code() + "_" + dsl);
-            const fs::path a = folder / "a" / "kernel.py";
-            const fs::path copy = folder / "a_copy" / "kernel.py";
-            const fs::path slow = folder / "a_slow" / "kernel.py";
-            if (!copyText(*source, a) || !copyText(*source, copy) || !copyText(*source, slow)) {
-                return fail(kExitBadInput, "calibrate: cannot write kernels under " + folder.string());
-            }
-            for (int replicate = 1; replicate <= *replicates; ++replicate) {
-                if (cancel.load()) {
-                    grader.stop();
-                    return fail(kExitInterrupted, "calibrate: interrupted; nothing was stored");
-                }
-                nlohmann::json row = {{"problem", problem.number}, {"dsl", dsl}, {"replicate", replicate}};
-                // Paired: a, its copy and its slowed copy in one re-timing.
-                RetimeRequest request = makeRetimeRequest(problem, device, grade, retimeSettings);
-                request.kernels = {{"a", a, dsl, descriptors[dsl], 0},
-                                   {"a_copy", copy, dsl, descriptors[dsl], 0},
-                                   {"a_slow", slow, dsl, descriptors[dsl], *slowdown}};
-                auto retimed = grader.retime(request, {}, &cancel);
-                std::string pairedText;
-                if (retimed && retimed->ok) {
-                    deviceName = retimed->deviceName;
-                    auto aa = retimed->pair("a", "a_copy");
-                    auto ab = retimed->pair("a", "a_slow");
-                    if (aa && ab) {
-                        pairedAa.push_back({aa->ratio, aa->ciLow, aa->ciHigh, aa->n});
-                        pairedAb.push_back({ab->ratio, ab->ciLow, ab->ciHigh, ab->n});
-                        row["paired_aa"] = {aa->ratio, aa->ciLow, aa->ciHigh};
-                        row["paired_ab"] = {ab->ratio, ab->ciLow, ab->ciHigh};
-                        row["rounds"] = retimed->rounds;
-                        char text[160];
-                        std::snprintf(text, sizeof text, "paired A/A %.4f [%.4f, %.4f] A/B %.4f [%.4f, %.4f] n=%d",
-                                      aa->ratio, aa->ciLow, aa->ciHigh, ab->ratio, ab->ciLow, ab->ciHigh,
-                                      retimed->rounds);
-                        pairedText = text;
-                    }
-                } else {
-                    ++infrastructure;
-                    pairedText = "paired: " + (retimed ? retimed->error : retimed.error().message);
-                }
-                // Unpaired: two separate gradings of a.
-                const GradeRequest gradeRequest =
-                    makeGradeRequest(problem, a, dsl, descriptors[dsl], device, grade, peaks);
-                const Verdict first = grader.grade(gradeRequest, {}, &cancel);
-                const Verdict second = grader.grade(gradeRequest, {}, &cancel);
-                std::string unpairedText;
-                if (first.infrastructureError || second.infrastructureError) {
-                    ++infrastructure;
-                    unpairedText = "unpaired: " + (first.infrastructureError ? first.error : second.error);
-                } else {
-                    const analysis::Grading g1{first.passed, first.speedupVsEager};
-                    const analysis::Grading g2{second.passed, second.speedupVsEager};
-                    unpairedAa.push_back({g1, g2});
-                    unpairedAb.push_back({g1, {g2.passed, g2.speedup / (1 + *slowdown)}});
-                    row["unpaired"] = {first.speedupVsEager, second.speedupVsEager};
-                    char text[96];
-                    std::snprintf(text, sizeof text, "unpaired %.3fx / %.3fx", first.speedupVsEager,
-                                  second.speedupVsEager);
-                    unpairedText = text;
-                }
-                detail.push_back(row);
-                std::printf("%s %s r%d  %s  %s\n", problem.name().c_str(), dsl.c_str(), replicate, pairedText.c_str(),
-                            unpairedText.c_str());
-                std::fflush(stdout);
-            }
-        }
-    }
+    job.device = device;
+    job.peaksJson = peaks;
+    job.replicates = *replicates;
+    job.slowdown = *slowdown;
+    job.delta = *delta;
+    job.retime = retimeSettings;
+    job.grade.timingDraws = *timingDraws;
+    job.grade.timeoutS = *gradeTimeout;
+    job.selection = recordedCommandLine("calibrate", rawArgs);
+    const auto printLine = [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    };
+    Result<CalibrationRun> run = runCalibration(job, grader, printLine, &interruptRequested());
     grader.stop();
-    if (cancel.load()) {
+    if (!run) {
+        return fail(kExitBadInput, run.error().message);
+    }
+    if (run->cancelled) {
         return fail(kExitInterrupted, "calibrate: interrupted; nothing was stored");
     }
-    if (pairedAa.empty() && unpairedAa.empty()) {
-        return fail(infrastructure > 0 ? kExitInfrastructure : kExitFailed,
+    if (!run->anyControl()) {
+        return fail(run->infrastructure > 0 ? kExitInfrastructure : kExitFailed,
                     "calibrate: no solution of the selection could be calibrated (see above)");
     }
-    analysis::AnalysisSettings settings;
-    settings.delta = *delta;
-    CalibrationRecord record;
-    record.device = device;
-    record.deviceName = deviceName;
-    record.graderFingerprint = grader.hello().graderFingerprint;
-    record.selection = recordedCommandLine("calibrate", rawArgs);
-    record.slowdown = *slowdown;
-    record.methods = {analysis::calibratePaired(pairedAa, pairedAb, settings),
-                      analysis::calibrateUnpaired(unpairedAa, unpairedAb, settings)};
-    record.detailJson = detail.dump();
-    std::printf("\ncalibration of %s (%s), grader %s, delta %.3f, slowdown %.3f:\n", device.c_str(),
-                deviceName.empty() ? "name unknown" : deviceName.c_str(),
-                record.graderFingerprint.substr(0, 12).c_str(), *delta, *slowdown);
-    for (const CalibrationMethodResult& method : record.methods) {
-        char smallest[32] = "none <= 0.5";
-        if (method.smallestDelta) {
-            std::snprintf(smallest, sizeof smallest, "%.3f", *method.smallestDelta);
-        }
-        std::printf("  %-8s  A/A false %d/%d (%.1f%%: %d helped, %d harmed)  A/B detected %d/%d (%.1f%%)  "
-                    "smallest delta with false <= 1%%: %s\n",
-                    method.method.c_str(), method.aaHelped + method.aaHarmed, method.aaComparisons,
-                    100 * method.falseRate(), method.aaHelped, method.aaHarmed, method.abDetected, method.abComparisons,
-                    100 * method.detectionRate(), smallest);
+    std::printf("\n");
+    for (const std::string& line : calibrationSummaryLines(run->record, *delta)) {
+        printLine(line);
     }
-    auto stored = store.insertCalibration(record);
+    auto stored = store.insertCalibration(run->record);
     if (!stored) {
         return fail(kExitStore, "calibrate: " + stored.error().message);
     }
     std::printf("stored as calibration #%lld in %s\n", static_cast<long long>(*stored), storePath.string().c_str());
-    return infrastructure > 0 ? kExitInfrastructure : kExitOk;
+    return run->infrastructure > 0 ? kExitInfrastructure : kExitOk;
 }
 
 const bool registered =

@@ -292,7 +292,11 @@ private slots:
         QCOMPARE(detail.size(), std::size_t(2));
         for (const auto& row : detail) {
             QVERIFY2(row["paired_ab"][0].get<double>() < 1.0, row.dump().c_str());
+            // The unpaired A/B grades the slowed copy for real: the grader's delay is recorded, not a computed speedup.
+            QVERIFY2(row["unpaired_slowed_delay_ms"].get<double>() > 0, row.dump().c_str());
+            QVERIFY2(row["unpaired_slowed"].get<double>() > 0, row.dump().c_str());
         }
+        QCOMPARE(record.methods[1].abComparisons, 2);
     }
 };
 
