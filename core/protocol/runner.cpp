@@ -207,6 +207,7 @@ private:
     std::unique_ptr<CellRetimer> retimer_; // set when the run re-times (DESIGN §5.5)
     std::unique_ptr<GraderPool> pool_;     // set for --devices (DESIGN §11): the only grader of the run
     std::atomic<bool> poolLost_{false};    // every device of the pool left the rotation: no new attempt starts
+    std::atomic<bool> halted_{false};      // cancel_ or poolLost_ seen: the attempts in flight stop (rerun next time)
 };
 
 ProgressCounts Runner::countsLocked() const {
@@ -441,13 +442,13 @@ AttemptResult Runner::runAttempt(std::size_t index, std::int64_t trialId, const 
     context.coordinate = entry.coordinateText;
     context.trialId = trialId;
     context.submissionsDir = dir / "submissions";
-    context.cancel = &cancel_;
+    context.cancel = &halted_;
     context.recordSubmission = [this](const SubmissionRecord& submission) { return recordSubmission(submission); };
     context.emit = [this](ProgressEvent event) { emit(std::move(event)); };
     TrialGate gate(std::move(context), [this, &grader](const GradeRequest& request, const std::atomic<bool>* stop) {
         return gradeWith(grader, request, stop);
     });
-    return driver.attempt(task, gate, cancel_);
+    return driver.attempt(task, gate, halted_);
 }
 
 Verdict Runner::gradeFinalKernel(std::size_t index, std::int64_t trialId, const AttemptResult& result,
@@ -463,7 +464,7 @@ Verdict Runner::gradeFinalKernel(std::size_t index, std::int64_t trialId, const 
     if (Status written = writeFileAtomically(finalPath, result.finalKernel); !written) {
         return infrastructureVerdict(written.error().message, "final");
     }
-    return gradeWith(grader, gradeRequestFor(problemOf(entry), dslOf(entry.coordinate.arm.dsl), finalPath), &cancel_);
+    return gradeWith(grader, gradeRequestFor(problemOf(entry), dslOf(entry.coordinate.arm.dsl), finalPath), &halted_);
 }
 
 void Runner::recordOutcome(std::size_t index, std::int64_t trialId, const AttemptResult& result, const Verdict& verdict,
@@ -523,14 +524,18 @@ void Runner::process(std::size_t index, GraderProcess& grader, AgentDriver& driv
     }
     const auto attemptStarted = Clock::now();
     auto stopped = [&]() {
-        if (!cancel_.load()) {
+        if (!halted_.load()) {
             return false;
+        }
+        Settlement interrupted = Settlement::interrupted(secondsSince(attemptStarted));
+        if (!cancel_.load()) {
+            interrupted.message = "stopped: every grading device was lost";
         }
         {
             std::lock_guard<std::mutex> lock(storeMutex_);
-            (void)store_->updateTrialStatus(*trialId, TrialStatus::Interrupted, "stopped by the user");
+            (void)store_->updateTrialStatus(*trialId, TrialStatus::Interrupted, interrupted.message);
         }
-        settle(index, Settlement::interrupted(secondsSince(attemptStarted)));
+        settle(index, interrupted);
         return true;
     };
     const AttemptResult result = runAttempt(index, *trialId, *source, grader, driver);
@@ -700,6 +705,7 @@ void Runner::runWorkers(const GraderLaunch& launch, std::unique_ptr<GraderProces
                 }
             }
             if (stopping()) {
+                halted_.store(true); // the attempts in flight stop too
                 wake_.notify_all();
                 break;
             }
@@ -809,6 +815,7 @@ Verdict Runner::gradeWith(GraderProcess& grader, const GradeRequest& request, co
         {
             std::lock_guard<std::mutex> lock(mutex_);
             poolLost_.store(true);
+            halted_.store(true); // the attempts in flight stop: their gradings could only fail now
         }
         wake_.notify_all(); // no new attempt starts; the run ends with an error once the running ones have settled
     }
