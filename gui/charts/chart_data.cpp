@@ -77,6 +77,9 @@ std::vector<PairedRatioColumn> pairedRatioColumns(const std::vector<analysis::Co
         column.problemSlug = group.front().problemSlug;
         column.family = group.front().family;
         column.geometricMeanRatio = analysis::deltaGeometricMean(group, settings).value_or(0) + 1;
+        if (const auto ci = analysis::deltaGeometricMeanCi(group, settings)) {
+            column.geometricMeanCi = analysis::Interval{ci->low + 1, ci->high + 1};
+        }
         for (const analysis::Comparison& comparison : group) {
             const analysis::OutcomeJudgement judgement = analysis::judgeOutcome(comparison, settings);
             PairedRatioPoint point{comparison.model,     comparison.direction,

@@ -51,7 +51,8 @@ struct PairedRatioColumn {
     int problemNumber = 0;
     std::string problemSlug;
     std::string family;
-    double geometricMeanRatio = 1; // analysis::deltaGeometricMean + 1
+    double geometricMeanRatio = 1;                     // analysis::deltaGeometricMean + 1
+    std::optional<analysis::Interval> geometricMeanCi; // its 95% bootstrap CI (deltaGeometricMeanCi + 1), 2+ points
     std::vector<PairedRatioPoint> points;
 };
 std::vector<PairedRatioColumn> pairedRatioColumns(const std::vector<analysis::Comparison>& comparisons,

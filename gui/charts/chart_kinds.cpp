@@ -177,6 +177,11 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
             ticks.emplace_back(centre, problem);
         }
         const std::size_t count = column.points.size();
+        const QString geometricMeanCi = column.geometricMeanCi
+                                            ? tr(" (95% CI [%1, %2])")
+                                                  .arg(QString::number(column.geometricMeanCi->low, 'g', 4),
+                                                       QString::number(column.geometricMeanCi->high, 'g', 4))
+                                            : QString();
         for (std::size_t p = 0; p < count; ++p) {
             const PairedRatioPoint& point = column.points[p];
             // Points of one problem spread a little sideways so that equal ratios stay visible.
@@ -212,7 +217,7 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
                      .arg(problem, text(column.family), text(point.model), text(point.direction))
                      .arg(point.replicate)
                      .arg(QString::number(point.ratio, 'g', 4), QString::fromLatin1(analysis::toString(point.outcome)),
-                          QString::number(column.geometricMeanRatio, 'g', 4), interval),
+                          QString::number(column.geometricMeanRatio, 'g', 4) + geometricMeanCi, interval),
                  {text(point.model), text(point.direction), text(column.family), problem}});
         }
     }

@@ -12,7 +12,8 @@ ComparisonsFilter::ComparisonsFilter(QObject* parent) : TableSortProxy(parent) {
 
 QList<int> ComparisonsFilter::filterColumns() {
     return {ComparisonsModel::ModelColumn,   ComparisonsModel::DirectionColumn, ComparisonsModel::FamilyColumn,
-            ComparisonsModel::OutcomeColumn, ComparisonsModel::StandingColumn,  ComparisonsModel::SourceVerdictColumn};
+            ComparisonsModel::OutcomeColumn, ComparisonsModel::StandingColumn,  ComparisonsModel::SourceVerdictColumn,
+            ComparisonsModel::BoundaryColumn};
 }
 
 void ComparisonsFilter::setColumnFilter(int column, const QString& value) {

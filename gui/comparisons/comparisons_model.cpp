@@ -48,6 +48,9 @@ ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison
     row.model = QString::fromStdString(comparison.model);
     row.direction = QString::fromStdString(comparison.direction);
     row.family = QString::fromStdString(comparison.family);
+    // Arms graded under different boundaries are never paired (analysis::Comparison::notComparable), as in the report.
+    row.boundary =
+        comparison.notComparable() ? QStringLiteral("not comparable") : QString::fromStdString(comparison.boundary());
     row.sourceVerdict = verdictText(comparison.source.get());
     if (comparison.source) {
         row.sourceTier = analysis::tier(*comparison.source, settings_);
@@ -89,7 +92,7 @@ ComparisonsModel::RowCache ComparisonsModel::cacheFor(const analysis::Comparison
         }
         row.standing = QString::fromLatin1(analysis::toString(analysis::sourceStanding(comparison, settings_)));
     } else {
-        tags << QStringLiteral("unresolved");
+        tags << (comparison.notComparable() ? QStringLiteral("not comparable") : QStringLiteral("unresolved"));
     }
     if (comparison.skillSkipped()) {
         tags << QStringLiteral("skill skipped");
@@ -161,6 +164,8 @@ QVariant ComparisonsModel::displayOf(int row, int column) const {
         return cache.pairedCi;
     case UnpairedOutcomeColumn:
         return cache.unpairedOutcome;
+    case BoundaryColumn:
+        return cache.boundary;
     case ColumnCount:
         break;
     }
@@ -307,6 +312,8 @@ QVariant ComparisonsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Paired 95% CI");
     case UnpairedOutcomeColumn:
         return tr("Unpaired outcome");
+    case BoundaryColumn:
+        return tr("Boundary");
     case ColumnCount:
         break;
     }
@@ -333,6 +340,8 @@ const QString& ComparisonsModel::filterTextAt(int row, int column) const {
         return cache.tags;
     case UnpairedOutcomeColumn:
         return cache.unpairedOutcome;
+    case BoundaryColumn:
+        return cache.boundary;
     default:
         return none;
     }
@@ -363,7 +372,7 @@ QStringList ComparisonsModel::distinctValues(int column) const {
     QSet<QString> values;
     const bool cached = column == ModelColumn || column == DirectionColumn || column == FamilyColumn ||
                         column == SourceVerdictColumn || column == OutcomeColumn || column == StandingColumn ||
-                        column == TagsColumn || column == UnpairedOutcomeColumn;
+                        column == TagsColumn || column == UnpairedOutcomeColumn || column == BoundaryColumn;
     for (int row = 0; row < rowCount(); ++row) {
         const QString value = cached ? filterTextAt(row, column) : displayOf(row, column).toString();
         if (!value.isEmpty()) {

@@ -32,6 +32,7 @@ public:
         TagsColumn,
         PairedCiColumn,        // the re-timing's 95% CI of the skill/base ratio (after Tags: saved filter states
         UnpairedOutcomeColumn, // keep their column numbers) and MetaKernelBench's unpaired outcome beside the rule's
+        BoundaryColumn,        // the implementation boundary of the arms' verdicts; "not comparable" when they differ
         ColumnCount
     };
     enum Role {
@@ -52,8 +53,8 @@ public:
     /// The distinct FilterRole texts of a column, sorted: what its filter combo offers.
     QStringList distinctValues(int column) const;
 
-    /// What FilterRole gives for a filter column (model, direction, family, source verdict, outcome, standing),
-    /// without building a QVariant: the filter calls it for every row on every change.
+    /// What FilterRole gives for a filter column (model, direction, family, source verdict, outcome, standing,
+    /// boundary), without building a QVariant: the filter calls it for every row on every change.
     const QString& filterTextAt(int row, int column) const;
     /// Whether some column of the row shows text containing lowerNeedle (already lower case). The rows' texts are
     /// joined and lowered once per data set (in setComparisons), so a keystroke is one substring scan per row.
@@ -72,6 +73,7 @@ private:
         double baseSpeedup = -1, skillSpeedup = -1, pairedRatio = -1; // -1: missing
         QString outcome, standing, tags;
         QString pairedCi, unpairedOutcome, outcomeTip;
+        QString boundary;
         bool significant = false, withinNoise = false, fellBack = false;
     };
     RowCache cacheFor(const analysis::Comparison& comparison) const;

@@ -4,6 +4,7 @@
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
+#include "gui/common/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/project/project_data.h"
@@ -64,6 +65,8 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
             filter_->setSignificantOnly(on);
         }
     });
+    timingRule_ = new TimingRuleSwitch(this); // the Outcome column and "significant only" follow it
+    controls->addWidget(timingRule_);
     auto* clear = new QPushButton(tr("Clear Filters"), this);
     connect(clear, &QPushButton::clicked, filter_, &ComparisonsFilter::clearFilters);
     controls->addWidget(clear);
@@ -114,6 +117,7 @@ void ComparisonsView::setProjectData(ProjectData* data) {
         disconnect(data_, nullptr, this, nullptr);
     }
     data_ = data;
+    timingRule_->setProjectData(data_);
     if (data_) {
         connect(data_, &ProjectData::loaded, this, &ComparisonsView::refreshWhenShown);
         connect(data_, &ProjectData::settingsChanged, this, &ComparisonsView::refreshWhenShown);

@@ -18,6 +18,7 @@ namespace mkb::gui {
 class ComparisonsFilter;
 class ComparisonsModel;
 class ProjectData;
+class TimingRuleSwitch;
 
 class ComparisonsView : public QWidget {
     Q_OBJECT
@@ -37,6 +38,7 @@ public:
     QTableView* table() const { return table_; }
     QComboBox* filterCombo(int column) const { return combos_.value(column); }
     QLineEdit* searchField() const { return search_; }
+    TimingRuleSwitch* timingRule() const { return timingRule_; }
 
     /// The QSettings group holding a project's saved filters.
     static QString settingsGroupFor(const QString& storePath);
@@ -65,6 +67,7 @@ private:
     QLineEdit* search_ = nullptr;
     QCheckBox* significantOnly_ = nullptr;
     QLabel* countLabel_ = nullptr;
+    TimingRuleSwitch* timingRule_ = nullptr;
     QString projectKey_;
     bool syncing_ = false;
     bool stale_ = false; // data arrived while hidden

@@ -41,6 +41,15 @@ QString signedPercent(const std::optional<double>& value) {
     return value ? QString::asprintf("%+.1f%%", *value * 100.0) : QStringLiteral("—");
 }
 
+/// ΔGM with its 95% CI: "+1.2% [−0.4%, +2.9%]"; the point alone when there is no interval (one resolved comparison).
+QString withInterval(const std::optional<double>& value, const std::optional<analysis::Interval>& interval) {
+    if (!value || !interval) {
+        return signedPercent(value);
+    }
+    return signedPercent(value) + QStringLiteral(" [") + signedPercent(interval->low) + QStringLiteral(", ") +
+           signedPercent(interval->high) + QLatin1Char(']');
+}
+
 QString score(const std::optional<double>& value, bool signedValue = false) {
     if (!value) {
         return QStringLiteral("—");
@@ -70,6 +79,7 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         row.transferRate = summary.outcomes.helpedShare;
         row.harmRate = summary.outcomes.harmedShare;
         row.deltaGeometricMean = summary.deltaGeometricMean;
+        row.deltaGeometricMeanCi = summary.deltaGeometricMeanCi;
         row.judgedPaired = summary.outcomes.paired;
         row.fellBack = summary.outcomes.fellBack;
         row.withinNoise = summary.outcomes.withinNoise;
@@ -87,26 +97,25 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
 }
 
 std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings) {
-    OverviewRow total;
+    report::TableTiming timing;
+    timing.rule = analysis::toString(settings.timing);
     for (const OverviewRow& row : rows) {
-        total.resolved += row.resolved;
-        total.judgedPaired += row.judgedPaired;
-        total.fellBack += row.fellBack;
-        total.withinNoise += row.withinNoise;
-        total.withRetiming += row.withRetiming;
+        timing.resolved += row.resolved;
+        timing.paired += row.judgedPaired;
+        timing.fellBack += row.fellBack;
+        timing.withinNoise += row.withinNoise;
+        timing.withRetiming += row.withRetiming;
     }
-    const std::string counted = std::to_string(total.resolved) + " resolved, " + std::to_string(total.withRetiming) +
-                                " with a paired re-timing";
-    if (settings.timing == analysis::TimingRule::Unpaired) {
-        return "Timing: unpaired rule (MetaKernelBench): " + counted + (total.withRetiming ? " (not used)." : ".");
-    }
-    return "Timing: paired rule: " + counted + "; " + std::to_string(total.judgedPaired) + " judged by it (" +
-           std::to_string(total.withinNoise) + " within noise), " + std::to_string(total.fellBack) +
-           " on the unpaired rule for want of one.";
+    return report::timingLine(timing);
 }
 
 std::string calibrationLine(const report::CalibrationSummary& summary) {
     std::string line;
+    const auto countOf = [](int count, int total) {
+        return total ? std::to_string(count) + " of " + std::to_string(total) + " (" +
+                           percentText(double(count) / total) + ")"
+                     : std::string("— of 0");
+    };
     for (const report::DeviceCalibration& entry : summary.devices) {
         line += line.empty() ? "" : " | ";
         if (!entry.chosen) {
@@ -114,17 +123,17 @@ std::string calibrationLine(const report::CalibrationSummary& summary) {
             continue;
         }
         const CalibrationRecord& chosen = *entry.chosen;
-        line += "Calibration of " + (chosen.deviceName.empty() ? chosen.device : chosen.deviceName) + " (" +
-                chosen.createdAt.substr(0, 10) + ")";
+        line += "calibration of " + chosen.device + (chosen.deviceName.empty() ? "" : " (" + chosen.deviceName + ")") +
+                " on " + chosen.createdAt.substr(0, 10);
         line += entry.stale ? ", stale (grader " + chosen.graderFingerprint.substr(0, 12) +
                                   ", not the data's: run mkb calibrate again):"
                             : ":";
         for (std::size_t i = 0; i < chosen.methods.size(); ++i) {
             const CalibrationMethodResult& method = chosen.methods[i];
             line += (i ? "; " : " ") + method.method + " A/A false " +
-                    (method.aaComparisons ? percentText(method.falseRate()) : std::string("—")) + ", A/B detected " +
-                    (method.abComparisons ? percentText(method.detectionRate()) : std::string("—")) +
-                    ", smallest safe δ " + (method.smallestDelta ? percentText(*method.smallestDelta) : "none found");
+                    countOf(method.aaHelped + method.aaHarmed, method.aaComparisons) + ", A/B detected " +
+                    countOf(method.abDetected, method.abComparisons) + ", smallest safe δ " +
+                    (method.smallestDelta ? percentText(*method.smallestDelta) : "none found");
         }
     }
     return line;
@@ -179,7 +188,8 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case TransferRateColumn:
         return display ? percent(row.transferRate) : numberOf(row.transferRate);
     case DeltaGmColumn:
-        return display ? signedPercent(row.deltaGeometricMean) : numberOf(row.deltaGeometricMean);
+        return display ? withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi)
+                       : numberOf(row.deltaGeometricMean);
     case HarmRateColumn:
         return display ? percent(row.harmRate) : numberOf(row.harmRate);
     case BaseScoreColumn:
@@ -225,7 +235,8 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
                                                   "Cell-replicates in the group, resolved or not",
                                                   "Comparisons with all three arms graded",
                                                   "Transfer rate: share of resolved comparisons the skill helped",
-                                                  "Geometric mean of paired ratios − 1",
+                                                  "Geometric mean of paired ratios − 1, with its 95% bootstrap CI "
+                                                  "over the group's resolved comparisons (none for a single one)",
                                                   "Harm rate: share of resolved comparisons the skill harmed",
                                                   "Ladder score S of the solo target attempts",
                                                   "Ladder score S of the skill-conditioned attempts",

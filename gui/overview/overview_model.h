@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/stats.h"
 #include "core/io/report_model.h"
 
 #include "gui/common/table_model.h"
@@ -22,7 +23,8 @@ struct OverviewRow {
     std::size_t resolved = 0;
     std::optional<double> transferRate; // T
     std::optional<double> deltaGeometricMean;
-    std::optional<double> harmRate; // H
+    std::optional<analysis::Interval> deltaGeometricMeanCi; // its 95% bootstrap CI; nullopt below two resolved
+    std::optional<double> harmRate;                         // H
     std::optional<double> baseScore;
     std::optional<double> skillScore;
     std::optional<double> lift;
@@ -39,12 +41,13 @@ struct OverviewRow {
 };
 
 /// The overview's line on the timing rule its T and H used (settings.timing) and how many comparisons it judged on
-/// paired re-timings, summed over rows.
+/// paired re-timings, summed over rows: the report's line (report::timingLine), word for word.
 std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings);
 
 /// The overview's one line on the calibration of the devices the data came from (report::calibrationSummary):
-/// per device its date and, per timing method, the A/A false rate, A/B detection and smallest safe δ, "stale" when
-/// made with another grader than the data's, or "no calibration of <device>"; empty when there is nothing to say.
+/// per device (its id and name) the date and, per timing method, the A/A false outcomes and A/B detections as
+/// "k of N (rate)" and the smallest safe δ, "stale" when made with another grader than the data's, or "no
+/// calibration of <device>"; empty when there is nothing to say.
 std::string calibrationLine(const report::CalibrationSummary& summary);
 
 /// One row per (model, direction) present in comparisons, sorted by model then direction.

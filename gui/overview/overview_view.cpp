@@ -5,9 +5,11 @@
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
+#include "gui/common/timing_rule_switch.h"
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -66,6 +68,7 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
 
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("overviewSummary"));
+    timingRule_ = new TimingRuleSwitch(this); // T, H, ΔGM and the bars follow it (ProjectData::settingsChanged)
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("overviewTable"));
     table_->setModel(sorted_);
@@ -91,7 +94,10 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
     split->addWidget(charts);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(summary_);
+    auto* header = new QHBoxLayout;
+    header->addWidget(summary_, 1);
+    header->addWidget(timingRule_, 0, Qt::AlignTop);
+    layout->addLayout(header);
     layout->addWidget(split, 1);
     refresh();
 }
@@ -101,6 +107,7 @@ void OverviewView::setProjectData(ProjectData* data) {
         disconnect(data_, nullptr, this, nullptr);
     }
     data_ = data;
+    timingRule_->setProjectData(data_);
     if (data_) {
         connect(data_, &ProjectData::summaryLoaded, this, &OverviewView::refresh); // shown before the trials are in
         connect(data_, &ProjectData::loaded, this, &OverviewView::refresh);

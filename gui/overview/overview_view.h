@@ -13,6 +13,7 @@ namespace mkb::gui {
 class OverviewModel;
 class ProjectData;
 class TableSortProxy;
+class TimingRuleSwitch;
 
 class OverviewView : public QWidget {
     Q_OBJECT
@@ -24,6 +25,7 @@ public:
     QTableView* table() const { return table_; }
     QCustomPlot* liftChart() const { return liftChart_; }
     QCustomPlot* harmChart() const { return harmChart_; }
+    TimingRuleSwitch* timingRule() const { return timingRule_; }
 
 signals:
     /// A table cell was clicked (or Enter pressed on it): show these comparisons.
@@ -40,6 +42,7 @@ private:
     QCustomPlot* liftChart_ = nullptr;
     QCustomPlot* harmChart_ = nullptr;
     QLabel* summary_ = nullptr;
+    TimingRuleSwitch* timingRule_ = nullptr;
 };
 
 } // namespace mkb::gui

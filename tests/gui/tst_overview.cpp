@@ -119,7 +119,7 @@ void OverviewTest::tableShowsGroupMetrics() {
     QCOMPARE(cell(1, OverviewModel::ComparisonsColumn), QStringLiteral("2"));
     QCOMPARE(cell(1, OverviewModel::TransferRateColumn), QStringLiteral("50.0%"));
     QCOMPARE(cell(1, OverviewModel::HarmRateColumn), QStringLiteral("0.0%"));
-    QCOMPARE(cell(1, OverviewModel::DeltaGmColumn), QStringLiteral("+41.4%"));
+    QCOMPARE(cell(1, OverviewModel::DeltaGmColumn), QStringLiteral("+41.4% [+0.0%, +100.0%]")); // with its 95% CI
     QCOMPARE(cell(1, OverviewModel::BaseScoreColumn), QStringLiteral("30.0"));
     QCOMPARE(cell(1, OverviewModel::SkillScoreColumn), QStringLiteral("70.0"));
     QCOMPARE(cell(1, OverviewModel::LiftColumn), QStringLiteral("+40.0"));
@@ -221,9 +221,9 @@ void OverviewTest::calibrationLineNamesTheRetimedDevicesCalibration() {
     const QStringList lines = text.split(QLatin1Char('\n'));
     QCOMPARE(lines.size(), 3);
     QVERIFY2(lines[1].startsWith(QStringLiteral("Timing: ")), qPrintable(text));
-    QCOMPARE(lines[2], QStringLiteral("Calibration of NVIDIA H200 (2026-11-30): paired A/A false 2.5%, A/B detected "
-                                      "95%, smallest safe δ 0.9%; unpaired A/A false 10%, A/B detected 60%, smallest "
-                                      "safe δ none found"));
+    QCOMPARE(lines[2], QStringLiteral("calibration of cuda:0 (NVIDIA H200) on 2026-11-30: paired A/A false 1 of 40 "
+                                      "(2.5%), A/B detected 19 of 20 (95%), smallest safe δ 0.9%; unpaired A/A false 4 "
+                                      "of 40 (10%), A/B detected 12 of 20 (60%), smallest safe δ none found"));
     // A newer calibration under another grader is taken only when none matches the data's; alone, it is stale.
     const QString stalePath = dir_.filePath(QStringLiteral("stale.sqlite"));
     const mkbguitest::FixtureIds staleIds = mkbguitest::writeTransferFixture(stalePath.toStdString());
@@ -234,8 +234,9 @@ void OverviewTest::calibrationLineNamesTheRetimedDevicesCalibration() {
         QVERIFY((*store)->insertCalibration(calibrationOf("old-grader-fingerprint")).ok());
     }
     text = summaryTextOf(stalePath);
-    QVERIFY2(text.contains(QStringLiteral("Calibration of NVIDIA H200 (2026-11-30), stale (grader old-grader-f")),
-             qPrintable(text));
+    QVERIFY2(
+        text.contains(QStringLiteral("calibration of cuda:0 (NVIDIA H200) on 2026-11-30, stale (grader old-grader-f")),
+        qPrintable(text));
 }
 
 void OverviewTest::calibrationLineIsAbsentWithoutCalibrationsOrRetimings() {

@@ -245,13 +245,13 @@ private slots:
     void overviewSaysWhichRuleItUsed() {
         const std::vector<OverviewRow> rows = overviewRows(fixture(), {});
         QCOMPARE(QString::fromStdString(timingRuleLine(rows, {})),
-                 QStringLiteral("Timing: paired rule: 4 resolved, 2 with a paired re-timing; 2 judged by it (1 within "
-                                "noise), 1 on the unpaired rule for want of one."));
+                 QStringLiteral("Timing: paired rule (DESIGN §8): 4 resolved comparisons, 2 with a paired re-timing; "
+                                "2 judged by it (1 within noise), 1 fell back to the unpaired rule for want of one."));
         AnalysisSettings unpaired;
         unpaired.timing = TimingRule::Unpaired;
         QCOMPARE(QString::fromStdString(timingRuleLine(overviewRows(fixture(), unpaired), unpaired)),
-                 QStringLiteral("Timing: unpaired rule (MetaKernelBench): 4 resolved, 2 with a paired re-timing (not "
-                                "used)."));
+                 QStringLiteral("Timing: unpaired rule (MetaKernelBench, --timing unpaired): 4 resolved comparisons, "
+                                "2 with a paired re-timing (not used)."));
     }
 };
 
