@@ -194,6 +194,7 @@ std::string shardToJson(const Shard& shard) {
         submissions.push_back({{"index", submission.index},
                                {"kernel", submission.kernelSource},
                                {"verdict", verdictText(submission.verdict)},
+                               {"device", submission.verdict.device},
                                {"eval_seconds", submission.evalSeconds},
                                {"created_at", submission.createdAt}});
     }
@@ -223,6 +224,7 @@ std::string shardToJson(const Shard& shard) {
                        {"timed_out", outcome.timedOut},
                        {"usage", usageToJson(outcome.usage)},
                        {"verdict", outcome.verdict ? json(verdictText(*outcome.verdict)) : json()},
+                       {"verdict_device", outcome.verdict ? outcome.verdict->device : std::string()},
                        {"skill", outcome.skillText ? json(*outcome.skillText) : json()},
                        {"finished_at", outcome.finishedAt}}},
                      {"submissions", submissions}};
@@ -296,6 +298,7 @@ Result<Shard> shardFromJson(const std::string& text, const std::string& where) {
     MKB_READ(verdict, outcomeFields.optionalText("verdict"));
     if (verdict) {
         MKB_READ(outcome.verdict, verdictFrom(*verdict, where + " outcome.verdict"));
+        MKB_READ(outcome.verdict->device, outcomeFields.text("verdict_device", false)); // "" in shards of before
     }
     MKB_READ(outcome.skillText, outcomeFields.optionalText("skill"));
     MKB_READ(outcome.finishedAt, outcomeFields.text("finished_at", false));
@@ -325,6 +328,7 @@ Result<Shard> shardFromJson(const std::string& text, const std::string& where) {
         MKB_READ(submission.kernelSource, fields.text("kernel"));
         MKB_READ(verdictJson, fields.text("verdict"));
         MKB_READ(submission.verdict, verdictFrom(verdictJson, at));
+        MKB_READ(submission.verdict.device, fields.text("device", false));
         MKB_READ(seconds, fields.optionalNumber("eval_seconds"));
         MKB_READ(submission.createdAt, fields.text("created_at", false));
         if (index < 0 || index > 1000000) {

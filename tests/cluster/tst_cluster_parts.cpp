@@ -49,6 +49,7 @@ Shard sampleShard(const std::string& id, const std::string& arm = "solo_cpusim",
     trial.graderFingerprint = "gf";
     shard.outcome.status = TrialStatus::Finished;
     shard.outcome.verdict = passingVerdict(speedup);
+    shard.outcome.verdict->device = "cuda:0"; // the node's device
     shard.outcome.skillText = std::string("# skill\nVectorised loads pay off.\n");
     shard.outcome.usage.inputTokens = 12;
     shard.outcome.usage.costUsd = 0.25;
@@ -56,6 +57,7 @@ Shard sampleShard(const std::string& id, const std::string& arm = "solo_cpusim",
     first.index = 1;
     first.kernelSource = "def kernel(): pass\n";
     first.verdict = passingVerdict(speedup);
+    first.verdict.device = "cuda:0";
     first.evalSeconds = 0.5;
     SubmissionRecord final = first;
     final.index = 0;
@@ -228,6 +230,9 @@ private slots:
         QCOMPARE(int(back->submissions.size()), 2);
         QCOMPARE(back->submissions[1].index, 0);
         QCOMPARE(QString::fromStdString(back->trial.origin), QString("mkb-shard:b-1-0"));
+        // Each verdict keeps the device that graded it on the node.
+        QCOMPARE(QString::fromStdString(back->outcome.verdict->device), QString("cuda:0"));
+        QCOMPARE(QString::fromStdString(back->submissions[0].verdict.device), QString("cuda:0"));
     }
 
     void shardMissingAFieldNamesItAndTheFile() {
