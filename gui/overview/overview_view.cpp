@@ -6,10 +6,12 @@
 
 #include "gui/common/table_copy.h"
 #include "gui/common/timing_rule_switch.h"
+#include "gui/overview/overview_boundary.h"
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"
 
 #include <QHBoxLayout>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -68,6 +70,12 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
 
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("overviewSummary"));
+    boundary_ = new QComboBox(this);
+    boundary_->setObjectName(QStringLiteral("overviewBoundary"));
+    boundary_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    boundary_->setToolTip(tr("Only comparisons graded under this implementation boundary; comparisons whose arms "
+                             "were graded under different boundaries are never paired"));
+    connect(boundary_, &QComboBox::currentIndexChanged, this, &OverviewView::refresh);
     timingRule_ = new TimingRuleSwitch(this); // T, H, ΔGM and the bars follow it (ProjectData::settingsChanged)
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("overviewTable"));
@@ -98,6 +106,7 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
     header->addWidget(summary_, 1);
     header->addWidget(timingRule_, 0, Qt::AlignTop);
     layout->addLayout(header);
+    layout->addWidget(boundary_, 0, Qt::AlignLeft);
     layout->addWidget(split, 1);
     refresh();
 }
@@ -120,10 +129,21 @@ void OverviewView::refresh() {
     // ProjectData computes the rows and bars with the data (off the GUI thread): showing them costs no analysis.
     static const std::vector<analysis::Comparison> none;
     static const FamilyBars noBars;
-    const std::vector<analysis::Comparison>& comparisons = data_ ? data_->comparisons() : none;
-    model_->setRows(data_ ? data_->overviewRows() : std::vector<OverviewRow>{});
+    const std::vector<analysis::Comparison>& all = data_ ? data_->comparisons() : none;
+    // One boundary chosen: its comparisons' rows and bars are computed here (only then; "all" costs no analysis).
+    const QString boundary = refreshBoundaries();
+    std::vector<analysis::Comparison> ofBoundary;
+    FamilyBars boundaryBars;
+    if (!boundary.isEmpty() && data_) {
+        ofBoundary = comparisonsUnderBoundary(all, boundary.toStdString());
+        model_->setRows(gui::overviewRows(ofBoundary, data_->settings()));
+        boundaryBars = gui::familyBars(ofBoundary, data_->settings());
+    } else {
+        model_->setRows(data_ ? data_->overviewRows() : std::vector<OverviewRow>{});
+    }
+    const std::vector<analysis::Comparison>& comparisons = boundary.isEmpty() ? all : ofBoundary;
     resizeColumnsUnlessRestored(table_);
-    const FamilyBars& bars = data_ ? data_->familyBars() : noBars;
+    const FamilyBars& bars = !boundary.isEmpty() ? boundaryBars : data_ ? data_->familyBars() : noBars;
     fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
     QString text = comparisons.empty()
@@ -135,12 +155,45 @@ void OverviewView::refresh() {
                              QStringLiteral("\n") +
                              QString::fromStdString(timingRuleLine(
                                  model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{}));
+    if (!boundary.isEmpty()) {
+        text += QStringLiteral("\n") + tr("Boundary %1: %2 of %3 comparisons (arms graded under it)")
+                                           .arg(boundary)
+                                           .arg(comparisons.size())
+                                           .arg(all.size());
+    }
+    if (const std::string line = notComparableLine(notComparableCount(all)); !line.empty()) {
+        text += QStringLiteral("\n") + QString::fromStdString(line);
+    }
     // The calibration of the devices the data came from, under the timing rule (nothing when there is none to tell).
     if (const std::string calibration = data_ ? calibrationLine(data_->calibration()) : std::string();
         !calibration.empty()) {
         text += QStringLiteral("\n") + QString::fromStdString(calibration);
     }
     summary_->setText(text);
+}
+
+QString OverviewView::refreshBoundaries() {
+    static const std::vector<analysis::Comparison> none;
+    const std::vector<std::string> present = boundariesPresent(data_ ? data_->comparisons() : none);
+    const QString chosen = boundary_->currentData().toString();
+    QStringList offered;
+    for (const std::string& name : present) {
+        offered << QString::fromStdString(name);
+    }
+    QStringList shown;
+    for (int i = 1; i < boundary_->count(); ++i) {
+        shown << boundary_->itemData(i).toString();
+    }
+    if (boundary_->count() == 0 || shown != offered) {
+        const QSignalBlocker quiet(boundary_); // refilling is no choice of the user's
+        boundary_->clear();
+        boundary_->addItem(tr("Boundary: all"), QString());
+        for (const QString& name : offered) {
+            boundary_->addItem(tr("Boundary: %1").arg(name), name);
+        }
+        boundary_->setCurrentIndex(std::max(0, boundary_->findData(chosen)));
+    }
+    return boundary_->currentData().toString();
 }
 
 void OverviewView::activate(const QModelIndex& proxyIndex) {

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QTableView;
@@ -25,6 +26,8 @@ public:
     QTableView* table() const { return table_; }
     QCustomPlot* liftChart() const { return liftChart_; }
     QCustomPlot* harmChart() const { return harmChart_; }
+    /// "Boundary: all", then each implementation boundary the comparisons hold: the table and bars show that one's.
+    QComboBox* boundaryFilter() const { return boundary_; }
     TimingRuleSwitch* timingRule() const { return timingRule_; }
 
 signals:
@@ -33,6 +36,8 @@ signals:
 
 private:
     void refresh();
+    /// Refills the boundary combo with the boundaries present, keeping the chosen one while it is; returns it.
+    QString refreshBoundaries();
     void activate(const QModelIndex& proxyIndex);
 
     ProjectData* data_ = nullptr;
@@ -42,6 +47,7 @@ private:
     QCustomPlot* liftChart_ = nullptr;
     QCustomPlot* harmChart_ = nullptr;
     QLabel* summary_ = nullptr;
+    QComboBox* boundary_ = nullptr;
     TimingRuleSwitch* timingRule_ = nullptr;
 };
 
