@@ -591,8 +591,11 @@ bool RunsView::restoreLayout(const QByteArray& layout) {
         return false;
     }
     // Proportions, applied once the splitters are laid out: the view is restored before it is first shown.
-    return restoreSplitterProportions(splitter_, outer) && restoreSplitterProportions(rightSplitter_, inner) &&
-           table_->horizontalHeader()->restoreState(header);
+    const bool restored = restoreSplitterProportions(splitter_, outer) &&
+                          restoreSplitterProportions(rightSplitter_, inner) &&
+                          table_->horizontalHeader()->restoreState(header);
+    updateJobColumns(); // the saved header may have shown them for another project's Slurm run
+    return restored;
 }
 
 } // namespace mkb::gui

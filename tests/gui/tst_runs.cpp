@@ -460,6 +460,11 @@ private slots:
         QVERIFY(!table->isColumnHidden(RunTrialsModel::JobColumn));
         QVERIFY(!table->isColumnHidden(RunTrialsModel::JobStateColumn));
         QCOMPARE(view.trialsModel()->rowFor("p01_r1_solo_cpusim")->jobState, QString("RUNNING"));
+        // A layout saved while a Slurm run showed them does not show them in a view without one.
+        RunsView restored;
+        QVERIFY(restored.restoreLayout(view.saveLayout()));
+        QVERIFY(restored.trialsTable()->isColumnHidden(RunTrialsModel::JobColumn));
+        QVERIFY(restored.trialsTable()->isColumnHidden(RunTrialsModel::JobStateColumn));
     }
 
     void startingWithoutAProjectOrWithABadFormSaysWhy() {
