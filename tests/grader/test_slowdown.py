@@ -2,6 +2,7 @@
 is followed by a delay of slowdown × the kernel's own warm-up median inside the timed region (re-timing's
 DeviceDelay), and the verdict records it; a plain request is graded as before and a bad value is refused."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -15,14 +16,25 @@ ADD = problem("01_vector_add.py")
 GOOD = solution("01_vector_add.cpusim.py")
 SETTINGS = {"warmup_draws": 9, "timing_draws": 21}
 
+# CUDA must never be initialised in this process: the grader forks evaluation children from it.
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+HAS_GPU = False
+try:
+    import torch
 
-def grade_slowed(slowdown: object) -> dict:
+    HAS_GPU = torch.cuda.is_available() and importlib.util.find_spec("triton") is not None
+except ImportError:
+    pass
+
+
+def grade_slowed(slowdown: object, problem_path: str = ADD, kernel: str = GOOD, dsl: str = "cpusim",
+                 device: str = "cpu", **overrides: object) -> dict:
     from mkbgrader.grade import grade
     from mkbgrader.settings import parse_settings
 
-    request = {"problem": ADD, "kernel": GOOD, "dsl": "cpusim", "dsl_descriptor": gradertest.descriptor("cpusim"),
-               "device": "cpu", "slowdown": slowdown}
-    return grade(request, parse_settings({**gradertest.FAST, **SETTINGS}))
+    request = {"problem": problem_path, "kernel": kernel, "dsl": dsl, "dsl_descriptor": gradertest.descriptor(dsl),
+               "device": device, "slowdown": slowdown}
+    return grade(request, parse_settings({**gradertest.FAST, **SETTINGS, **overrides}))
 
 
 class SlowdownTest(unittest.TestCase):
@@ -58,6 +70,7 @@ class SlowdownTest(unittest.TestCase):
         env = {**os.environ, "PYTHONPATH": gradertest.GRADER, "PYTHONDONTWRITEBYTECODE": "1"}
         server = subprocess.Popen([sys.executable, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        self.addCleanup(server.wait, 30)  # runs last: after the kill below
         self.addCleanup(lambda: server.kill() if server.poll() is None else None)
         self.addCleanup(server.stdout.close)
         self.addCleanup(server.stdin.close)
@@ -69,6 +82,19 @@ class SlowdownTest(unittest.TestCase):
         reply = json.loads(server.stdout.readline())
         self.assertEqual((reply["type"], reply["id"]), ("error", "s1"))
         self.assertIn("slowdown must be a non-negative number", reply["message"])
+
+
+@unittest.skipUnless(HAS_GPU, "needs an NVIDIA GPU with triton")
+class GpuSlowdownTest(unittest.TestCase):
+    def test_a_ten_percent_slowdown_on_cuda_is_ten_percent_of_the_kernels_own_median(self) -> None:
+        verdict = grade_slowed(0.10, problem("05_cuda_only_add.py"), solution("05_cuda_only_add.triton.py"), "triton",
+                               "cuda:0", timeout_s=300.0, correctness_draws=5, warmup_draws=10, timing_draws=50)
+        self.assertTrue(verdict["passed"], verdict["error"])
+        own_ms = verdict["slowdown_delay_ms"] / 0.10
+        ratio = verdict["kernel_median_ms"] / own_ms
+        print("\ncuda slowdown 0.10:", {"kernel_median_ms": verdict["kernel_median_ms"], "own_ms": own_ms,
+                                        "ratio": ratio})
+        self.assertTrue(1.05 < ratio < 1.16, (ratio, verdict["kernel_median_ms"], own_ms))
 
 
 if __name__ == "__main__":
