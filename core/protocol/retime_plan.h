@@ -52,9 +52,9 @@ const char* toString(RetimeStatus status);
 struct RetimePlanRequest {
     std::string device;                   // where the re-timings will run, "cuda:0"
     std::string deviceName;               // its name when known ("NVIDIA H200"); "" = compare the device string only
-    std::vector<std::string> sameDevices; // a run over several devices: a re-timing on any of these is on `device`
     std::string graderFingerprint;        // of the grader that will time
     bool redoCurrent = false;             // re-time current cells too (their records are archived)
+    std::vector<std::string> sameDevices; // a run over several devices: a re-timing on any of these is on `device`
 };
 
 struct RetimePlanEntry {

@@ -30,7 +30,7 @@ mkb::RetimeCell cell() {
 }
 
 mkb::RetimePlanRequest request() {
-    return {"cuda:0", "NVIDIA H200", "gf", false};
+    return {"cuda:0", "NVIDIA H200", "gf", false, {}};
 }
 
 mkb::RetimingRecord recordOf(const mkb::RetimeCell& c, bool withSource = true) {
@@ -115,6 +115,17 @@ private slots:
         QCOMPARE(entry.status, mkb::RetimeStatus::Stale);
         QVERIFY(entry.retime);
         QVERIFY2(mentions(entry.reason, "cuda:1"), entry.reason.c_str());
+    }
+
+    void aRecordOnAnotherDeviceOfTheRunsPoolIsCurrent() {
+        // mkb run --devices: a cell re-timed on cuda:0 is not re-timed again when the sweep runs on cuda:1
+        const mkb::RetimeCell c = cell();
+        mkb::RetimePlanRequest r = request();
+        r.device = "cuda:1";
+        r.sameDevices = {"cuda:0", "cuda:1"};
+        QCOMPARE(planOne(c, {recordOf(c)}, r).status, mkb::RetimeStatus::Current);
+        r.sameDevices = {"cuda:1", "cuda:2"}; // a pool without the record's device
+        QCOMPARE(planOne(c, {recordOf(c)}, r).status, mkb::RetimeStatus::Stale);
     }
 
     void anotherDeviceNameMakesItStaleAndAnUnknownNameDoesNot() {
