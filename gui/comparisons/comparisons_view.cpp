@@ -207,13 +207,16 @@ void ComparisonsView::saveFilters() const {
     settings.setValue(settingsGroupFor(projectKey_), filter_->state());
 }
 
-void ComparisonsView::filterTo(const QString& model, const QString& direction) {
+void ComparisonsView::filterTo(const QString& model, const QString& direction, const QString& boundary) {
     QVariantMap state;
     if (!model.isEmpty()) {
         state.insert(QStringLiteral("column/%1").arg(ComparisonsModel::ModelColumn), model);
     }
     if (!direction.isEmpty()) {
         state.insert(QStringLiteral("column/%1").arg(ComparisonsModel::DirectionColumn), direction);
+    }
+    if (!boundary.isEmpty()) {
+        state.insert(QStringLiteral("column/%1").arg(ComparisonsModel::BoundaryColumn), boundary);
     }
     filter_->restoreState(state); // emits filtersChanged once: controls follow, the project saves it
 }

@@ -30,8 +30,9 @@ public:
     /// Restores (and from now on saves) the filters stored for this project; "" = no persistence.
     void setProjectKey(const QString& storePath);
 
-    /// Clears the filters, then shows only this model and direction (an empty argument leaves that filter off).
-    void filterTo(const QString& model, const QString& direction);
+    /// Clears the filters, then shows only this model, direction and implementation boundary (an empty argument
+    /// leaves that filter off).
+    void filterTo(const QString& model, const QString& direction, const QString& boundary = {});
 
     ComparisonsModel* model() const { return model_; }
     ComparisonsFilter* filter() const { return filter_; }

@@ -30,6 +30,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFileDialog>
@@ -186,7 +187,8 @@ void MainWindow::connectAnalysisViews() {
     comparisonsView_->setProjectData(projectData_);
     connect(overviewView_, &OverviewView::comparisonsRequested, this,
             [this](const QString& model, const QString& direction) {
-                comparisonsView_->filterTo(model, direction);
+                // The overview's boundary goes along: the rows clicked were that boundary's.
+                comparisonsView_->filterTo(model, direction, overviewView_->boundaryFilter()->currentData().toString());
                 showView(View::Comparisons);
             });
     connect(chartsView_, &ChartsView::filterRequested, this,

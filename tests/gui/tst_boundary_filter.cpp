@@ -8,12 +8,14 @@
 #include "gui/overview/overview_model.h"
 #include "gui/overview/overview_view.h"
 #include "gui/project/project_data.h"
+#include "gui/shell/main_window.h"
 #include "tst_project_data_fixture.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -82,6 +84,7 @@ class BoundaryFilterTest : public QObject {
     Q_OBJECT
 
     QTemporaryDir dir_;
+    QString storePath_;
     ProjectData data_;
 
 private slots:
@@ -90,9 +93,9 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("mkb-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("gui_boundary_filter"));
         QSettings().clear();
-        const QString store = dir_.filePath(QStringLiteral("boundaries.sqlite"));
-        writeBoundaryFixture(store.toStdString());
-        data_.setStorePath(store);
+        storePath_ = dir_.filePath(QStringLiteral("boundaries.sqlite"));
+        writeBoundaryFixture(storePath_.toStdString());
+        data_.setStorePath(storePath_);
         QVERIFY(data_.waitUntilIdle());
         QVERIFY2(data_.lastError().isEmpty(), qPrintable(data_.lastError()));
         QCOMPARE(int(data_.comparisons().size()), 6);
@@ -169,6 +172,34 @@ private slots:
         QCOMPARE(shown(), 3);
         combo->setCurrentIndex(0);
         QCOMPARE(shown(), 6);
+    }
+
+    void overviewRowClickKeepsItsBoundaryInTheComparisons() {
+        MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.loadProject(storePath_));
+        QVERIFY(window.projectData()->waitUntilIdle());
+        window.showView(MainWindow::View::Overview);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QComboBox* boundary = window.overviewView()->boundaryFilter();
+        boundary->setCurrentIndex(boundary->findData(QStringLiteral("mkb")));
+        QTableView* table = window.overviewView()->table();
+        int row = -1;
+        for (int i = 0; i < table->model()->rowCount(); ++i) {
+            if (table->model()->index(i, OverviewModel::DirectionColumn).data().toString() == "triton2cuda") {
+                row = i;
+            }
+        }
+        QVERIFY(row >= 0);
+        const QRect cell = table->visualRect(table->model()->index(row, OverviewModel::ComparisonsColumn));
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QVERIFY(window.currentView() == MainWindow::View::Comparisons);
+        ComparisonsFilter* filter = window.comparisonsView()->filter();
+        QCOMPARE(filter->rowCount(), 1); // p1's triton2cuda: p2's is strict, p3's not comparable
+        QCOMPARE(filter->index(0, ComparisonsModel::BoundaryColumn).data().toString(), QStringLiteral("mkb"));
+        QCOMPARE(window.comparisonsView()->filterCombo(ComparisonsModel::BoundaryColumn)->currentData().toString(),
+                 QStringLiteral("mkb"));
     }
 
     void boundariesComeInTheirOwnOrder() {
