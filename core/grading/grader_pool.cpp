@@ -6,6 +6,7 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -26,9 +27,10 @@ struct GraderPool::Slot {
     Slot(std::string name, GraderLaunch launch) : device(std::move(name)), server(std::move(launch)) {}
     std::string device;
     GraderProcess server;
-    std::mutex serverMutex; // one request at a time on this device's server
-    std::string peaks;      // guarded by the pool's mutex
-    bool lost = false;      // guarded by the pool's mutex
+    std::mutex serverMutex;  // one request at a time on this device's server
+    int priorityWaiting = 0; // priority callers waiting for the server; guarded by the pool's mutex
+    std::string peaks;       // guarded by the pool's mutex
+    bool lost = false;       // guarded by the pool's mutex
     std::string lostReason;
     int load = 0;
     int completed = 0;
@@ -217,8 +219,32 @@ std::string GraderPool::noDeviceLeft() const {
     return "every device of the pool left the rotation (" + reasons + "); check the devices and run again";
 }
 
+std::unique_lock<std::mutex> GraderPool::takeServer(Slot& slot, bool priority, const std::atomic<bool>* cancel) {
+    // As the GPU lock's priority waiters do (DESIGN §5.5): a cell's re-timing is not starved by a stream of gradings.
+    if (priority) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ++slot.priorityWaiting;
+        }
+        std::unique_lock<std::mutex> server(slot.serverMutex);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --slot.priorityWaiting;
+        }
+        turn_.notify_all();
+        return server;
+    }
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (slot.priorityWaiting > 0 && !slot.lost && !(cancel != nullptr && cancel->load())) {
+            turn_.wait_for(lock, std::chrono::milliseconds(100));
+        }
+    }
+    return std::unique_lock<std::mutex>(slot.serverMutex);
+}
+
 Status GraderPool::onOneDevice(const std::string& preferred, const std::atomic<bool>* cancel, const Attempt& attempt,
-                               std::string* busyDevice) {
+                               bool priority, std::string* busyDevice) {
     for (std::size_t tries = 0; tries <= slots_.size(); ++tries) {
         const int index = reserve(preferred);
         if (index < 0) {
@@ -227,7 +253,7 @@ Status GraderPool::onOneDevice(const std::string& preferred, const std::atomic<b
         Slot& slot = *slots_[static_cast<std::size_t>(index)];
         std::optional<std::string> lostBecause;
         {
-            std::unique_lock<std::mutex> serverLock(slot.serverMutex);
+            std::unique_lock<std::mutex> serverLock = takeServer(slot, priority, cancel);
             const bool lostMeanwhile = [&]() {
                 std::lock_guard<std::mutex> lock(mutex_);
                 return slot.lost;
@@ -290,7 +316,7 @@ Verdict GraderPool::grade(GradeRequest request, const StageCallback& onStage, co
             }
             return std::nullopt;
         },
-        &busy);
+        false, &busy);
     if (!ran) {
         Verdict failed = infrastructureVerdict(ran.error().message, "load");
         failed.device = busy; // "" when no device is left
@@ -304,16 +330,20 @@ Result<RetimingResult> GraderPool::retime(RetimeRequest request, const std::stri
                                           const StageCallback& onStage, const std::atomic<bool>* cancel) {
     std::optional<Result<RetimingResult>> outcome;
     std::string device;
-    Status ran = onOneDevice(preferred, cancel, [&](Slot& slot) -> std::optional<std::string> {
-        RetimeRequest sent = request;
-        sent.device = graderDeviceFor(slot.device);
-        outcome = slot.server.retime(sent, onStage, cancel);
-        device = slot.device;
-        if (!*outcome && !slot.server.running()) {
-            return "its grader server stopped during a re-timing (" + firstChars(outcome->error().message, 200) + ")";
-        }
-        return std::nullopt;
-    });
+    Status ran = onOneDevice(
+        preferred, cancel,
+        [&](Slot& slot) -> std::optional<std::string> {
+            RetimeRequest sent = request;
+            sent.device = graderDeviceFor(slot.device);
+            outcome = slot.server.retime(sent, onStage, cancel);
+            device = slot.device;
+            if (!*outcome && !slot.server.running()) {
+                return "its grader server stopped during a re-timing (" + firstChars(outcome->error().message, 200) +
+                       ")";
+            }
+            return std::nullopt;
+        },
+        true);
     if (!ran) {
         return ran.error();
     }
@@ -326,17 +356,21 @@ Result<RetimingResult> GraderPool::retime(RetimeRequest request, const std::stri
 Status GraderPool::runOnOneDevice(const DeviceWork& work, const std::string& preferred,
                                   const std::atomic<bool>* cancel) {
     Status outcome = Ok{};
-    Status ran = onOneDevice(preferred, cancel, [&](Slot& slot) -> std::optional<std::string> {
-        if (Status started = slot.server.start(); !started) {
-            return "its grader server did not start again: " + firstChars(started.error().message, 200);
-        }
-        const int spawned = slot.server.spawnCount();
-        outcome = work(slot.server, slot.device, graderDeviceFor(slot.device));
-        if (!slot.server.running() || slot.server.spawnCount() != spawned) {
-            return "its grader server stopped during the work (" + firstChars(slot.server.lastStderrLine(), 200) + ")";
-        }
-        return std::nullopt;
-    });
+    Status ran = onOneDevice(
+        preferred, cancel,
+        [&](Slot& slot) -> std::optional<std::string> {
+            if (Status started = slot.server.start(); !started) {
+                return "its grader server did not start again: " + firstChars(started.error().message, 200);
+            }
+            const int spawned = slot.server.spawnCount();
+            outcome = work(slot.server, slot.device, graderDeviceFor(slot.device));
+            if (!slot.server.running() || slot.server.spawnCount() != spawned) {
+                return "its grader server stopped during the work (" + firstChars(slot.server.lastStderrLine(), 200) +
+                       ")";
+            }
+            return std::nullopt;
+        },
+        true);
     return ran ? outcome : ran;
 }
 

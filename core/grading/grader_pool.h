@@ -76,7 +76,7 @@ public:
 
     /// Re-times on one device: `preferred` when it is in rotation, else the least-loaded. A device lost meanwhile
     /// makes the whole re-timing start again on another one (it never mixes devices). The result's device is the
-    /// pool device it ran on.
+    /// pool device it ran on. It goes before the gradings that come to its device while it waits.
     Result<RetimingResult> retime(RetimeRequest request, const std::string& preferred = "",
                                   const StageCallback& onStage = {}, const std::atomic<bool>* cancel = nullptr);
 
@@ -87,7 +87,7 @@ public:
     /// is in rotation, else the least-loaded. When the server dies during the work (it was restarted, or is down
     /// at the end) the device leaves the rotation and the work runs again from the start on another device, so
     /// everything it does stays on one device. Returns the status of its last run, or an error when no device is
-    /// left.
+    /// left. Like retime, it goes before the gradings that come to its device while it waits.
     Status runOnOneDevice(const DeviceWork& work, const std::string& preferred = "",
                           const std::atomic<bool>* cancel = nullptr);
 
@@ -106,9 +106,12 @@ private:
     /// The one dispatch loop of grade, retime and runOnOneDevice: reserves a device in rotation (`preferred` first,
     /// else the least-loaded), takes its lock and runs `attempt`; a device the attempt names lost leaves the rotation
     /// and the attempt runs again whole on another. Errors: no device is left, or a device's lock could not be taken
-    /// (busy is not lost; `busyDevice` names it).
+    /// (busy is not lost; `busyDevice` names it). A priority attempt (a re-timing, work on one device) goes before
+    /// the gradings that come to its device while it waits.
     Status onOneDevice(const std::string& preferred, const std::atomic<bool>* cancel, const Attempt& attempt,
-                       std::string* busyDevice = nullptr);
+                       bool priority, std::string* busyDevice = nullptr);
+    /// The device's server to itself, a priority caller before the ordinary ones that arrive while it waits.
+    std::unique_lock<std::mutex> takeServer(Slot& slot, bool priority, const std::atomic<bool>* cancel);
     /// Picks and reserves (load + 1) a device in rotation; -1 when none is left.
     int reserve(const std::string& preferred);
     void release(int index, bool answered);
@@ -120,6 +123,7 @@ private:
     DeviceLostCallback onLost_;
     GraderHello hello_;
     mutable std::mutex mutex_;
+    std::condition_variable turn_; // a priority caller took its device's server
 };
 
 } // namespace mkb

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -290,6 +291,37 @@ private slots:
         }
         QCOMPARE(requests["cpu:2"], 1);
         QCOMPARE(requests["cpu:0"] + requests["cpu:1"], 2); // one request per re-timing that came back
+    }
+
+    void aRetimingGoesBeforeTheGradingsThatArriveWhileItWaits() {
+        // As at the GPU lock: a cell's re-timing is not starved by a stream of gradings on its device.
+        std::string log;
+        GraderPool pool({"cpu:0"}, fakeLaunch(log, {{"FAKE_POOL_SLEEP", "0.6"}}));
+        QVERIFY(pool.start().ok());
+        RetimeRequest retime;
+        retime.problemPath = "/p/problem.py";
+        retime.kernels = {{"source", "/k/a.py", "cpusim", "{}", 0}, {"base", "/k/b.py", "cpusim", "{}", 0}};
+        std::vector<std::thread> threads;
+        threads.emplace_back([&]() { // a worker grading back to back: it would take the server again at once
+            pool.grade(fakeRequest("/k/first"));
+            for (int i = 0; i < 3; ++i) {
+                pool.grade(fakeRequest("/k/later" + std::to_string(i)));
+            }
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        threads.emplace_back([&]() { (void)pool.retime(retime); });
+        for (auto& thread : threads) {
+            thread.join();
+        }
+        std::vector<std::string> order;
+        for (const LogLine& line : readLog(log)) {
+            if (line.event == "start") {
+                order.push_back(line.kernel);
+            }
+        }
+        QCOMPARE(order.size(), std::size_t(5));
+        QCOMPARE(order[0], std::string("/k/first"));
+        QCOMPARE(order[1], std::string("-")); // the re-timing (its request names kernels, not one kernel)
     }
 
     void workOnOneDeviceStartsAgainWholeOnAnotherWhenItsServerDies() {
