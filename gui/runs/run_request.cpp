@@ -27,6 +27,12 @@ QString runRequestProblem(const RunRequest& request) {
     if (request.dslA.trimmed() == request.dslB.trimmed()) {
         return QCoreApplication::translate("RunRequest", "the DSL pair needs two different DSLs");
     }
+    const QString boundary = request.boundary.trimmed();
+    if (!boundary.isEmpty() && boundary != QLatin1String("mkb") && boundary != QLatin1String("strict")) {
+        return QCoreApplication::translate("RunRequest", "the implementation boundary is mkb or strict, not '%1' "
+                                                         "(--boundary)")
+            .arg(boundary);
+    }
     const QString executor = request.executor.trimmed();
     if (executor != QLatin1String("local") && executor != QLatin1String("slurm")) {
         return QCoreApplication::translate("RunRequest", "the executor is local or slurm, not '%1'").arg(executor);
@@ -76,6 +82,8 @@ QStringList mkbRunArguments(const RunRequest& request, const QString& storePath,
     if (request.rerunStale) {
         args << QStringLiteral("--rerun-stale");
     }
+    args << QStringLiteral("--boundary")
+         << (request.boundary.trimmed().isEmpty() ? QStringLiteral("mkb") : request.boundary.trimmed());
     if (request.executor.trimmed() == QLatin1String("slurm")) {
         args << QStringLiteral("--executor") << QStringLiteral("slurm") << QStringLiteral("--shared")
              << request.sharedFolder.trimmed();
@@ -136,6 +144,8 @@ RunRequest runRequestFromArguments(const QStringList& arguments) {
             request.gradeTimeoutSeconds = value.toDouble();
         } else if (option == QLatin1String("--timing-draws")) {
             request.timingDraws = value.toInt();
+        } else if (option == QLatin1String("--boundary")) {
+            request.boundary = value;
         } else if (option == QLatin1String("--executor")) {
             request.executor = value;
         } else if (option == QLatin1String("--partition")) {

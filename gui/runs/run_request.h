@@ -26,6 +26,7 @@ struct RunRequest {
     double gradeTimeoutSeconds = 600;
     int timingDraws = 50;
     bool rerunStale = false;
+    QString boundary = QStringLiteral("mkb");   // --boundary: mkb (MetaKernelBench's rule) or strict
     QString executor = QStringLiteral("local"); // --executor: local, or slurm (one Slurm job per trial)
     QString partition;                          // --partition (slurm); empty = the cluster's default
     QString sharedFolder;                       // --shared DIR (slurm): seen by this host and every node
@@ -35,7 +36,7 @@ struct RunRequest {
 QString runRequestProblem(const RunRequest& request);
 
 /// The arguments after `mkb`: run --model … --store STORE --progress json; --driver-config only when
-/// driverConfigFile is not empty; --executor slurm --shared DIR [--partition P] for a Slurm run.
+/// driverConfigFile is not empty; --boundary B; --executor slurm --shared DIR [--partition P] for a Slurm run.
 QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile);
 
 /// The request that mkbRunArguments would have turned into these arguments (options it does not know are ignored);

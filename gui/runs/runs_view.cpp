@@ -1,4 +1,5 @@
-// The Runs view's widgets and their wiring to a RunSession and a RunTrialsModel.
+// The Runs view: its table, log and buttons, and their wiring to a RunSession and a RunTrialsModel (its run form is
+// runs_view_form.cpp).
 #include "gui/runs/runs_view.h"
 
 #include "gui/common/background.h"
@@ -40,38 +41,6 @@ namespace {
 constexpr quint32 kLayoutMagic = 0x4D4B5233; // 'MKR3': splitters as proportions, the table with its job columns
                                              // (older 'MKR2' and 'MKRV' states are ignored)
 constexpr int kLogLines = 5000;
-
-const QStringList kKnownDsls = {QStringLiteral("triton"), QStringLiteral("cuda"), QStringLiteral("cutedsl"),
-                                QStringLiteral("tirx")};
-
-QString driverTemplate(const QString& driver) {
-    if (driver == QLatin1String("command")) {
-        return QStringLiteral("{\n  \"command\": \"my-agent --prompt-file {instruction}\"\n}");
-    }
-    if (driver == QLatin1String("chat")) {
-        return QStringLiteral("{\n  \"base_url\": \"http://localhost:8000/v1\",\n  \"model\": \"my-model\",\n"
-                              "  \"api_key_env\": \"OPENAI_API_KEY\"\n}");
-    }
-    return QStringLiteral("{}");
-}
-
-QStringList listField(const QLineEdit* edit) {
-    QStringList items;
-    for (const QString& item : edit->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        if (!item.trimmed().isEmpty()) {
-            items << item.trimmed();
-        }
-    }
-    return items;
-}
-
-QComboBox* dslCombo(const QString& chosen, QWidget* parent) {
-    auto* combo = new QComboBox(parent);
-    combo->setEditable(true);
-    combo->addItems(kKnownDsls);
-    combo->setCurrentText(chosen);
-    return combo;
-}
 
 } // namespace
 
@@ -191,141 +160,6 @@ RunsView::~RunsView() {
     waitForWorkers(this);
 }
 
-QWidget* RunsView::buildForm() {
-    auto* form = new QWidget(this);
-    auto* layout = new QVBoxLayout(form);
-    layout->setContentsMargins(0, 0, 6, 0);
-
-    auto* what = new QGroupBox(tr("Run"), form);
-    auto* whatForm = new QFormLayout(what);
-    modelEdit_ = new QLineEdit(what);
-    modelEdit_->setObjectName(QStringLiteral("runModelEdit"));
-    modelEdit_->setPlaceholderText(tr("the model's name in the store"));
-    driverCombo_ = new QComboBox(what);
-    driverCombo_->setObjectName(QStringLiteral("runDriverCombo"));
-    driverCombo_->addItems({QStringLiteral("reference"), QStringLiteral("command"), QStringLiteral("chat")});
-    driverSettings_ = new QPlainTextEdit(what);
-    driverSettings_->setObjectName(QStringLiteral("runDriverSettings"));
-    driverSettings_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    driverSettings_->setPlainText(driverTemplate(QStringLiteral("reference")));
-    driverSettings_->setFixedHeight(driverSettings_->fontMetrics().lineSpacing() * 5 + 12);
-    driverSettings_->setToolTip(tr("The driver's settings as a JSON object (mkb run --driver-config). Never put a "
-                                   "secret here: name the environment variable that holds it."));
-    problemsEdit_ = new QLineEdit(QStringLiteral("*"), what);
-    problemsEdit_->setObjectName(QStringLiteral("runProblemsEdit"));
-    problemsEdit_->setToolTip(tr("A glob over problem names: *, p0[1-3], attention/*"));
-    dslACombo_ = dslCombo(QStringLiteral("triton"), what);
-    dslACombo_->setObjectName(QStringLiteral("runDslACombo"));
-    dslBCombo_ = dslCombo(QStringLiteral("cuda"), what);
-    dslBCombo_->setObjectName(QStringLiteral("runDslBCombo"));
-    auto* pair = new QHBoxLayout;
-    pair->addWidget(dslACombo_, 1);
-    pair->addWidget(new QLabel(QStringLiteral("⇄"), what));
-    pair->addWidget(dslBCombo_, 1);
-    replicatesSpin_ = new QSpinBox(what);
-    replicatesSpin_->setObjectName(QStringLiteral("runReplicatesSpin"));
-    replicatesSpin_->setRange(1, 100);
-    whatForm->addRow(tr("&Model:"), modelEdit_);
-    whatForm->addRow(tr("&Driver:"), driverCombo_);
-    whatForm->addRow(tr("Driver &settings:"), driverSettings_);
-    whatForm->addRow(tr("&Problems:"), problemsEdit_);
-    whatForm->addRow(tr("DSL pair:"), pair);
-    whatForm->addRow(tr("Re&plicates:"), replicatesSpin_);
-
-    auto* budget = new QGroupBox(tr("Budget per attempt"), form);
-    auto* budgetForm = new QFormLayout(budget);
-    wallClockSpin_ = new QDoubleSpinBox(budget);
-    wallClockSpin_->setObjectName(QStringLiteral("runWallClockSpin"));
-    wallClockSpin_->setRange(1, 7 * 24 * 3600);
-    wallClockSpin_->setDecimals(0);
-    wallClockSpin_->setSuffix(tr(" s"));
-    wallClockSpin_->setValue(2400);
-    submissionsSpin_ = new QSpinBox(budget);
-    submissionsSpin_->setObjectName(QStringLiteral("runSubmissionsSpin"));
-    submissionsSpin_->setRange(0, 10000);
-    submissionsSpin_->setValue(10);
-    maxBytesSpin_ = new QSpinBox(budget);
-    maxBytesSpin_->setRange(1, 1 << 30);
-    maxBytesSpin_->setValue(300000);
-    maxBytesSpin_->setSuffix(tr(" bytes"));
-    budgetForm->addRow(tr("&Wall clock:"), wallClockSpin_);
-    budgetForm->addRow(tr("Su&bmissions:"), submissionsSpin_);
-    budgetForm->addRow(tr("&Kernel size:"), maxBytesSpin_);
-
-    auto* where = new QGroupBox(tr("Grading"), form);
-    auto* whereForm = new QFormLayout(where);
-    deviceEdit_ = new QLineEdit(where);
-    deviceEdit_->setObjectName(QStringLiteral("runDeviceEdit"));
-    deviceEdit_->setPlaceholderText(QStringLiteral("cuda:0"));
-    pythonEdit_ = new QLineEdit(where);
-    pythonEdit_->setObjectName(QStringLiteral("runPythonEdit"));
-    pythonEdit_->setPlaceholderText(tr("$MKB_PYTHON, else python3"));
-    concurrencySpin_ = new QSpinBox(where);
-    concurrencySpin_->setRange(1, 64);
-    concurrencySpin_->setValue(2);
-    gradeTimeoutSpin_ = new QDoubleSpinBox(where);
-    gradeTimeoutSpin_->setRange(1, 24 * 3600);
-    gradeTimeoutSpin_->setDecimals(0);
-    gradeTimeoutSpin_->setSuffix(tr(" s"));
-    gradeTimeoutSpin_->setValue(600);
-    timingDrawsSpin_ = new QSpinBox(where);
-    timingDrawsSpin_->setObjectName(QStringLiteral("runTimingDrawsSpin"));
-    timingDrawsSpin_->setRange(1, 100000);
-    timingDrawsSpin_->setValue(50);
-    suitesEdit_ = new QLineEdit(where);
-    suitesEdit_->setObjectName(QStringLiteral("runSuitesEdit"));
-    suitesEdit_->setPlaceholderText(tr("the shipped suite; folders separated by ;"));
-    dslDirsEdit_ = new QLineEdit(where);
-    dslDirsEdit_->setObjectName(QStringLiteral("runDslDirsEdit"));
-    dslDirsEdit_->setPlaceholderText(tr("extra DSL descriptor folders, separated by ;"));
-    rerunStaleCheck_ = new QCheckBox(tr("Archive stale trials and run them again"), where);
-    rerunStaleCheck_->setObjectName(QStringLiteral("runRerunStaleCheck"));
-    whereForm->addRow(tr("De&vice:"), deviceEdit_);
-    whereForm->addRow(tr("P&ython:"), pythonEdit_);
-    whereForm->addRow(tr("C&oncurrency:"), concurrencySpin_);
-    whereForm->addRow(tr("Grade &timeout:"), gradeTimeoutSpin_);
-    whereForm->addRow(tr("Timing dra&ws:"), timingDrawsSpin_);
-    whereForm->addRow(tr("S&uites:"), suitesEdit_);
-    whereForm->addRow(tr("DSL &folders:"), dslDirsEdit_);
-    whereForm->addRow(rerunStaleCheck_);
-
-    auto* executor = new QGroupBox(tr("Executor"), form);
-    auto* executorForm = new QFormLayout(executor);
-    executorCombo_ = new QComboBox(executor);
-    executorCombo_->setObjectName(QStringLiteral("runExecutorCombo"));
-    executorCombo_->addItems({QStringLiteral("local"), QStringLiteral("slurm")});
-    executorCombo_->setToolTip(tr("local: attempts and gradings run on this host. slurm: each trial is a Slurm job "
-                                  "holding one GPU on a node (mkb run --executor slurm)."));
-    partitionEdit_ = new QLineEdit(executor);
-    partitionEdit_->setObjectName(QStringLiteral("runPartitionEdit"));
-    partitionEdit_->setPlaceholderText(tr("the cluster's default"));
-    sharedEdit_ = new QLineEdit(executor);
-    sharedEdit_->setObjectName(QStringLiteral("runSharedEdit"));
-    sharedEdit_->setPlaceholderText(tr("a folder this host and every node see at the same path"));
-    sharedEdit_->setToolTip(tr("Batches, shards and job logs go here (mkb run --shared); the store stays on this "
-                               "host."));
-    executorForm->addRow(tr("E&xecutor:"), executorCombo_);
-    executorForm->addRow(tr("P&artition:"), partitionEdit_);
-    executorForm->addRow(tr("S&hared folder:"), sharedEdit_);
-
-    layout->addWidget(what);
-    layout->addWidget(budget);
-    layout->addWidget(where);
-    layout->addWidget(executor);
-    layout->addStretch(1);
-
-    connect(driverCombo_, &QComboBox::currentTextChanged, this, &RunsView::driverChosen);
-    connect(executorCombo_, &QComboBox::currentTextChanged, this, &RunsView::executorChosen);
-    executorChosen();
-    return form;
-}
-
-void RunsView::executorChosen() {
-    const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
-    partitionEdit_->setEnabled(slurm);
-    sharedEdit_->setEnabled(slurm);
-}
-
 void RunsView::updateJobColumns() {
     // Shown for a Slurm run from its start (its command line says so) or as soon as an event names a job.
     const QStringList args = session_->arguments();
@@ -333,67 +167,6 @@ void RunsView::updateJobColumns() {
     const bool slurm = model_->hasJobs() || (executor >= 0 && args.value(executor + 1) == QLatin1String("slurm"));
     table_->setColumnHidden(RunTrialsModel::JobColumn, !slurm);
     table_->setColumnHidden(RunTrialsModel::JobStateColumn, !slurm);
-}
-
-void RunsView::driverChosen() {
-    // Replace the settings only while they are still some driver's untouched template.
-    const QString current = driverSettings_->toPlainText().trimmed();
-    for (const QString& driver : {QStringLiteral("reference"), QStringLiteral("command"), QStringLiteral("chat")}) {
-        if (current == driverTemplate(driver) || current.isEmpty()) {
-            driverSettings_->setPlainText(driverTemplate(driverCombo_->currentText()));
-            return;
-        }
-    }
-}
-
-RunRequest RunsView::request() const {
-    RunRequest request;
-    request.model = modelEdit_->text();
-    request.driver = driverCombo_->currentText();
-    request.driverSettingsJson = driverSettings_->toPlainText();
-    request.problems = problemsEdit_->text();
-    request.dslA = dslACombo_->currentText();
-    request.dslB = dslBCombo_->currentText();
-    request.replicates = replicatesSpin_->value();
-    request.suites = listField(suitesEdit_);
-    request.dslDirs = listField(dslDirsEdit_);
-    request.device = deviceEdit_->text();
-    request.python = pythonEdit_->text();
-    request.wallClockSeconds = wallClockSpin_->value();
-    request.submissions = submissionsSpin_->value();
-    request.maxKernelBytes = maxBytesSpin_->value();
-    request.concurrency = concurrencySpin_->value();
-    request.gradeTimeoutSeconds = gradeTimeoutSpin_->value();
-    request.timingDraws = timingDrawsSpin_->value();
-    request.rerunStale = rerunStaleCheck_->isChecked();
-    request.executor = executorCombo_->currentText();
-    request.partition = partitionEdit_->text();
-    request.sharedFolder = sharedEdit_->text();
-    return request;
-}
-
-void RunsView::setRequest(const RunRequest& request) {
-    modelEdit_->setText(request.model);
-    driverCombo_->setCurrentText(request.driver);
-    driverSettings_->setPlainText(request.driverSettingsJson);
-    problemsEdit_->setText(request.problems);
-    dslACombo_->setCurrentText(request.dslA);
-    dslBCombo_->setCurrentText(request.dslB);
-    replicatesSpin_->setValue(request.replicates);
-    suitesEdit_->setText(request.suites.join(QLatin1Char(';')));
-    dslDirsEdit_->setText(request.dslDirs.join(QLatin1Char(';')));
-    deviceEdit_->setText(request.device);
-    pythonEdit_->setText(request.python);
-    wallClockSpin_->setValue(request.wallClockSeconds);
-    submissionsSpin_->setValue(request.submissions);
-    maxBytesSpin_->setValue(request.maxKernelBytes);
-    concurrencySpin_->setValue(request.concurrency);
-    gradeTimeoutSpin_->setValue(request.gradeTimeoutSeconds);
-    timingDrawsSpin_->setValue(request.timingDraws);
-    rerunStaleCheck_->setChecked(request.rerunStale);
-    executorCombo_->setCurrentText(request.executor.isEmpty() ? QStringLiteral("local") : request.executor);
-    partitionEdit_->setText(request.partition);
-    sharedEdit_->setText(request.sharedFolder);
 }
 
 bool RunsView::setStorePath(const QString& storePath) {

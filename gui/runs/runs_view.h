@@ -102,6 +102,7 @@ private:
     QLineEdit* suitesEdit_ = nullptr;
     QLineEdit* dslDirsEdit_ = nullptr;
     QCheckBox* rerunStaleCheck_ = nullptr;
+    QComboBox* boundaryCombo_ = nullptr;
     QComboBox* executorCombo_ = nullptr;
     QLineEdit* partitionEdit_ = nullptr;
     QLineEdit* sharedEdit_ = nullptr;

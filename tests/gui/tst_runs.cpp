@@ -16,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QBrush>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -235,6 +236,32 @@ private slots:
         QCOMPARE(view.request().sharedFolder, QString("/nfs/mkb"));
         view.setRequest(fixtureRequest("p01", 1));
         QCOMPARE(view.request().executor, QString("local"));
+    }
+
+    void boundaryTravelsFromTheFormToMkbRunAndBack() {
+        RunRequest request = fixtureRequest("p01", 1);
+        auto valueOf = [](const QStringList& args, const QString& option) {
+            const int at = int(args.indexOf(option));
+            return at >= 0 && at + 1 < args.size() ? args[at + 1] : QString("<missing>");
+        };
+        QCOMPARE(valueOf(mkbRunArguments(request, "/p/s.sqlite", {}), "--boundary"), QString("mkb")); // the default
+        request.boundary = "strict";
+        QCOMPARE(runRequestProblem(request), QString());
+        const QStringList args = mkbRunArguments(request, "/p/s.sqlite", {});
+        QCOMPARE(valueOf(args, "--boundary"), QString("strict"));
+        QCOMPARE(runRequestFromArguments(args).boundary, QString("strict"));
+        request.boundary = "loose";
+        QVERIFY(runRequestProblem(request).contains("mkb or strict"));
+
+        RunsView view;
+        request.boundary = "strict";
+        view.setRequest(request);
+        QCOMPARE(view.request().boundary, QString("strict"));
+        auto* combo = view.findChild<QComboBox*>("runBoundaryCombo");
+        QVERIFY(combo);
+        QCOMPARE(combo->currentText(), QString("strict"));
+        combo->setCurrentText("mkb");
+        QCOMPARE(valueOf(mkbRunArguments(view.request(), "/p/s.sqlite", {}), "--boundary"), QString("mkb"));
     }
 
     void recordedCommandLineReadsBackIntoItsWords() {

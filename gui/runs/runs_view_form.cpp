@@ -1,0 +1,259 @@
+// The Runs view's run form: its widgets, and the RunRequest it stands for (request, setRequest).
+#include "gui/runs/runs_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace mkb::gui {
+namespace {
+
+const QStringList kKnownDsls = {QStringLiteral("triton"), QStringLiteral("cuda"), QStringLiteral("cutedsl"),
+                                QStringLiteral("tirx")};
+
+QString driverTemplate(const QString& driver) {
+    if (driver == QLatin1String("command")) {
+        return QStringLiteral("{\n  \"command\": \"my-agent --prompt-file {instruction}\"\n}");
+    }
+    if (driver == QLatin1String("chat")) {
+        return QStringLiteral("{\n  \"base_url\": \"http://localhost:8000/v1\",\n  \"model\": \"my-model\",\n"
+                              "  \"api_key_env\": \"OPENAI_API_KEY\"\n}");
+    }
+    return QStringLiteral("{}");
+}
+
+QStringList listField(const QLineEdit* edit) {
+    QStringList items;
+    for (const QString& item : edit->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        if (!item.trimmed().isEmpty()) {
+            items << item.trimmed();
+        }
+    }
+    return items;
+}
+
+QComboBox* dslCombo(const QString& chosen, QWidget* parent) {
+    auto* combo = new QComboBox(parent);
+    combo->setEditable(true);
+    combo->addItems(kKnownDsls);
+    combo->setCurrentText(chosen);
+    return combo;
+}
+
+} // namespace
+
+QWidget* RunsView::buildForm() {
+    auto* form = new QWidget(this);
+    auto* layout = new QVBoxLayout(form);
+    layout->setContentsMargins(0, 0, 6, 0);
+
+    auto* what = new QGroupBox(tr("Run"), form);
+    auto* whatForm = new QFormLayout(what);
+    modelEdit_ = new QLineEdit(what);
+    modelEdit_->setObjectName(QStringLiteral("runModelEdit"));
+    modelEdit_->setPlaceholderText(tr("the model's name in the store"));
+    driverCombo_ = new QComboBox(what);
+    driverCombo_->setObjectName(QStringLiteral("runDriverCombo"));
+    driverCombo_->addItems({QStringLiteral("reference"), QStringLiteral("command"), QStringLiteral("chat")});
+    driverSettings_ = new QPlainTextEdit(what);
+    driverSettings_->setObjectName(QStringLiteral("runDriverSettings"));
+    driverSettings_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    driverSettings_->setPlainText(driverTemplate(QStringLiteral("reference")));
+    driverSettings_->setFixedHeight(driverSettings_->fontMetrics().lineSpacing() * 5 + 12);
+    driverSettings_->setToolTip(tr("The driver's settings as a JSON object (mkb run --driver-config). Never put a "
+                                   "secret here: name the environment variable that holds it."));
+    problemsEdit_ = new QLineEdit(QStringLiteral("*"), what);
+    problemsEdit_->setObjectName(QStringLiteral("runProblemsEdit"));
+    problemsEdit_->setToolTip(tr("A glob over problem names: *, p0[1-3], attention/*"));
+    dslACombo_ = dslCombo(QStringLiteral("triton"), what);
+    dslACombo_->setObjectName(QStringLiteral("runDslACombo"));
+    dslBCombo_ = dslCombo(QStringLiteral("cuda"), what);
+    dslBCombo_->setObjectName(QStringLiteral("runDslBCombo"));
+    auto* pair = new QHBoxLayout;
+    pair->addWidget(dslACombo_, 1);
+    pair->addWidget(new QLabel(QStringLiteral("⇄"), what));
+    pair->addWidget(dslBCombo_, 1);
+    replicatesSpin_ = new QSpinBox(what);
+    replicatesSpin_->setObjectName(QStringLiteral("runReplicatesSpin"));
+    replicatesSpin_->setRange(1, 100);
+    whatForm->addRow(tr("&Model:"), modelEdit_);
+    whatForm->addRow(tr("&Driver:"), driverCombo_);
+    whatForm->addRow(tr("Driver &settings:"), driverSettings_);
+    whatForm->addRow(tr("&Problems:"), problemsEdit_);
+    whatForm->addRow(tr("DSL pair:"), pair);
+    whatForm->addRow(tr("Re&plicates:"), replicatesSpin_);
+
+    auto* budget = new QGroupBox(tr("Budget per attempt"), form);
+    auto* budgetForm = new QFormLayout(budget);
+    wallClockSpin_ = new QDoubleSpinBox(budget);
+    wallClockSpin_->setObjectName(QStringLiteral("runWallClockSpin"));
+    wallClockSpin_->setRange(1, 7 * 24 * 3600);
+    wallClockSpin_->setDecimals(0);
+    wallClockSpin_->setSuffix(tr(" s"));
+    wallClockSpin_->setValue(2400);
+    submissionsSpin_ = new QSpinBox(budget);
+    submissionsSpin_->setObjectName(QStringLiteral("runSubmissionsSpin"));
+    submissionsSpin_->setRange(0, 10000);
+    submissionsSpin_->setValue(10);
+    maxBytesSpin_ = new QSpinBox(budget);
+    maxBytesSpin_->setRange(1, 1 << 30);
+    maxBytesSpin_->setValue(300000);
+    maxBytesSpin_->setSuffix(tr(" bytes"));
+    budgetForm->addRow(tr("&Wall clock:"), wallClockSpin_);
+    budgetForm->addRow(tr("Su&bmissions:"), submissionsSpin_);
+    budgetForm->addRow(tr("&Kernel size:"), maxBytesSpin_);
+
+    auto* where = new QGroupBox(tr("Grading"), form);
+    auto* whereForm = new QFormLayout(where);
+    deviceEdit_ = new QLineEdit(where);
+    deviceEdit_->setObjectName(QStringLiteral("runDeviceEdit"));
+    deviceEdit_->setPlaceholderText(QStringLiteral("cuda:0"));
+    pythonEdit_ = new QLineEdit(where);
+    pythonEdit_->setObjectName(QStringLiteral("runPythonEdit"));
+    pythonEdit_->setPlaceholderText(tr("$MKB_PYTHON, else python3"));
+    concurrencySpin_ = new QSpinBox(where);
+    concurrencySpin_->setRange(1, 64);
+    concurrencySpin_->setValue(2);
+    gradeTimeoutSpin_ = new QDoubleSpinBox(where);
+    gradeTimeoutSpin_->setRange(1, 24 * 3600);
+    gradeTimeoutSpin_->setDecimals(0);
+    gradeTimeoutSpin_->setSuffix(tr(" s"));
+    gradeTimeoutSpin_->setValue(600);
+    timingDrawsSpin_ = new QSpinBox(where);
+    timingDrawsSpin_->setObjectName(QStringLiteral("runTimingDrawsSpin"));
+    timingDrawsSpin_->setRange(1, 100000);
+    timingDrawsSpin_->setValue(50);
+    suitesEdit_ = new QLineEdit(where);
+    suitesEdit_->setObjectName(QStringLiteral("runSuitesEdit"));
+    suitesEdit_->setPlaceholderText(tr("the shipped suite; folders separated by ;"));
+    dslDirsEdit_ = new QLineEdit(where);
+    dslDirsEdit_->setObjectName(QStringLiteral("runDslDirsEdit"));
+    dslDirsEdit_->setPlaceholderText(tr("extra DSL descriptor folders, separated by ;"));
+    rerunStaleCheck_ = new QCheckBox(tr("Archive stale trials and run them again"), where);
+    rerunStaleCheck_->setObjectName(QStringLiteral("runRerunStaleCheck"));
+    boundaryCombo_ = new QComboBox(where);
+    boundaryCombo_->setObjectName(QStringLiteral("runBoundaryCombo"));
+    boundaryCombo_->addItems({QStringLiteral("mkb"), QStringLiteral("strict")});
+    boundaryCombo_->setToolTip(tr("The implementation boundary graded and stated in the prompt (mkb run --boundary). "
+                                  "mkb: MetaKernelBench's rule, eager PyTorch may do part of the work as long as a DSL "
+                                  "kernel contributes to the outputs. strict: all arithmetic in the DSL."));
+    whereForm->addRow(tr("&Boundary:"), boundaryCombo_);
+    whereForm->addRow(tr("De&vice:"), deviceEdit_);
+    whereForm->addRow(tr("P&ython:"), pythonEdit_);
+    whereForm->addRow(tr("C&oncurrency:"), concurrencySpin_);
+    whereForm->addRow(tr("Grade &timeout:"), gradeTimeoutSpin_);
+    whereForm->addRow(tr("Timing dra&ws:"), timingDrawsSpin_);
+    whereForm->addRow(tr("S&uites:"), suitesEdit_);
+    whereForm->addRow(tr("DSL &folders:"), dslDirsEdit_);
+    whereForm->addRow(rerunStaleCheck_);
+
+    auto* executor = new QGroupBox(tr("Executor"), form);
+    auto* executorForm = new QFormLayout(executor);
+    executorCombo_ = new QComboBox(executor);
+    executorCombo_->setObjectName(QStringLiteral("runExecutorCombo"));
+    executorCombo_->addItems({QStringLiteral("local"), QStringLiteral("slurm")});
+    executorCombo_->setToolTip(tr("local: attempts and gradings run on this host. slurm: each trial is a Slurm job "
+                                  "holding one GPU on a node (mkb run --executor slurm)."));
+    partitionEdit_ = new QLineEdit(executor);
+    partitionEdit_->setObjectName(QStringLiteral("runPartitionEdit"));
+    partitionEdit_->setPlaceholderText(tr("the cluster's default"));
+    sharedEdit_ = new QLineEdit(executor);
+    sharedEdit_->setObjectName(QStringLiteral("runSharedEdit"));
+    sharedEdit_->setPlaceholderText(tr("a folder this host and every node see at the same path"));
+    sharedEdit_->setToolTip(tr("Batches, shards and job logs go here (mkb run --shared); the store stays on this "
+                               "host."));
+    executorForm->addRow(tr("E&xecutor:"), executorCombo_);
+    executorForm->addRow(tr("P&artition:"), partitionEdit_);
+    executorForm->addRow(tr("S&hared folder:"), sharedEdit_);
+
+    layout->addWidget(what);
+    layout->addWidget(budget);
+    layout->addWidget(where);
+    layout->addWidget(executor);
+    layout->addStretch(1);
+
+    connect(driverCombo_, &QComboBox::currentTextChanged, this, &RunsView::driverChosen);
+    connect(executorCombo_, &QComboBox::currentTextChanged, this, &RunsView::executorChosen);
+    executorChosen();
+    return form;
+}
+
+void RunsView::executorChosen() {
+    const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
+    partitionEdit_->setEnabled(slurm);
+    sharedEdit_->setEnabled(slurm);
+}
+
+void RunsView::driverChosen() {
+    // Replace the settings only while they are still some driver's untouched template.
+    const QString current = driverSettings_->toPlainText().trimmed();
+    for (const QString& driver : {QStringLiteral("reference"), QStringLiteral("command"), QStringLiteral("chat")}) {
+        if (current == driverTemplate(driver) || current.isEmpty()) {
+            driverSettings_->setPlainText(driverTemplate(driverCombo_->currentText()));
+            return;
+        }
+    }
+}
+
+RunRequest RunsView::request() const {
+    RunRequest request;
+    request.model = modelEdit_->text();
+    request.driver = driverCombo_->currentText();
+    request.driverSettingsJson = driverSettings_->toPlainText();
+    request.problems = problemsEdit_->text();
+    request.dslA = dslACombo_->currentText();
+    request.dslB = dslBCombo_->currentText();
+    request.replicates = replicatesSpin_->value();
+    request.suites = listField(suitesEdit_);
+    request.dslDirs = listField(dslDirsEdit_);
+    request.device = deviceEdit_->text();
+    request.python = pythonEdit_->text();
+    request.wallClockSeconds = wallClockSpin_->value();
+    request.submissions = submissionsSpin_->value();
+    request.maxKernelBytes = maxBytesSpin_->value();
+    request.concurrency = concurrencySpin_->value();
+    request.gradeTimeoutSeconds = gradeTimeoutSpin_->value();
+    request.timingDraws = timingDrawsSpin_->value();
+    request.rerunStale = rerunStaleCheck_->isChecked();
+    request.boundary = boundaryCombo_->currentText();
+    request.executor = executorCombo_->currentText();
+    request.partition = partitionEdit_->text();
+    request.sharedFolder = sharedEdit_->text();
+    return request;
+}
+
+void RunsView::setRequest(const RunRequest& request) {
+    modelEdit_->setText(request.model);
+    driverCombo_->setCurrentText(request.driver);
+    driverSettings_->setPlainText(request.driverSettingsJson);
+    problemsEdit_->setText(request.problems);
+    dslACombo_->setCurrentText(request.dslA);
+    dslBCombo_->setCurrentText(request.dslB);
+    replicatesSpin_->setValue(request.replicates);
+    suitesEdit_->setText(request.suites.join(QLatin1Char(';')));
+    dslDirsEdit_->setText(request.dslDirs.join(QLatin1Char(';')));
+    deviceEdit_->setText(request.device);
+    pythonEdit_->setText(request.python);
+    wallClockSpin_->setValue(request.wallClockSeconds);
+    submissionsSpin_->setValue(request.submissions);
+    maxBytesSpin_->setValue(request.maxKernelBytes);
+    concurrencySpin_->setValue(request.concurrency);
+    gradeTimeoutSpin_->setValue(request.gradeTimeoutSeconds);
+    timingDrawsSpin_->setValue(request.timingDraws);
+    rerunStaleCheck_->setChecked(request.rerunStale);
+    boundaryCombo_->setCurrentText(request.boundary.isEmpty() ? QStringLiteral("mkb") : request.boundary);
+    executorCombo_->setCurrentText(request.executor.isEmpty() ? QStringLiteral("local") : request.executor);
+    partitionEdit_->setText(request.partition);
+    sharedEdit_->setText(request.sharedFolder);
+}
+
+} // namespace mkb::gui
