@@ -51,16 +51,6 @@ struct Tracked {
     std::string jobState;   // the last Slurm state reported in the progress stream
 };
 
-/// Slurm's state word without its decorations: "CANCELLED by 0" → "CANCELLED", "COMPLETING+" → "COMPLETING".
-std::string stateWord(const std::string& slurmState) {
-    const std::size_t start = slurmState.find_first_not_of(' ');
-    if (start == std::string::npos) {
-        return {};
-    }
-    const std::size_t end = slurmState.find_first_of(" +", start);
-    return slurmState.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 class Coordinator {
 public:
     Coordinator(const RunSettings& settings, const ClusterSettings& cluster, Store& store, SlurmClient& slurm,

@@ -243,4 +243,13 @@ std::map<std::string, JobState> SlurmClient::pastStates(const std::vector<std::s
     return found;
 }
 
+std::string stateWord(const std::string& slurmState) {
+    const std::size_t start = slurmState.find_first_not_of(' ');
+    if (start == std::string::npos) {
+        return {};
+    }
+    const std::size_t end = slurmState.find_first_of(" +", start);
+    return slurmState.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 } // namespace mkb::cluster

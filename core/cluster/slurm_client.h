@@ -64,6 +64,8 @@ Result<std::string> parseSbatchParsable(const std::string& out);
 std::map<std::string, JobState> parseStateLines(const std::string& out);
 /// scontrol show job -o output → the state of each job it names (JobId=… ArrayJobId=… ArrayTaskId=… JobState=…).
 std::map<std::string, JobState> parseScontrolJobs(const std::string& out);
+/// Slurm's state word without its decorations: "CANCELLED by 0" → "CANCELLED", "COMPLETING+" → "COMPLETING".
+std::string stateWord(const std::string& slurmState);
 
 /// The sbatch command line for an array (exposed for tests and for the docs' example).
 std::vector<std::string> sbatchCommand(const SlurmSettings& settings, const ArraySubmission& array);
