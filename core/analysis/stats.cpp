@@ -71,6 +71,8 @@ Distribution distributionOf(std::vector<double> values) {
 
 namespace {
 
+__extension__ typedef unsigned __int128 Wide; // GCC and Clang's 128-bit product, for below()
+
 /// SplitMix64: a small generator with a fixed, documented sequence on every platform (the standard library's
 /// distributions are not specified bit for bit, and a report must be reproducible anywhere).
 class SplitMix64 {
@@ -82,16 +84,21 @@ public:
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         return z ^ (z >> 31);
     }
-    /// Uniform in [0, bound) without modulo bias (bound > 0).
+    /// Uniform in [0, bound) without modulo bias (bound > 0): the high word of draw × bound, redrawn in the rare
+    /// case its low word falls below 2^64 mod bound (Lemire's method; a division only then, not per draw: the
+    /// overview's ΔGM intervals draw resamples × cells indices and spent most of it dividing).
     std::size_t below(std::size_t bound) {
         const std::uint64_t limit = std::uint64_t(bound);
-        const std::uint64_t threshold = (0 - limit) % limit; // 2^64 mod bound: the values below it are rejected
-        for (;;) {
-            const std::uint64_t draw = next();
-            if (draw >= threshold) {
-                return std::size_t(draw % limit);
+        Wide product = Wide(next()) * limit;
+        std::uint64_t low = std::uint64_t(product);
+        if (low < limit) {
+            const std::uint64_t threshold = (0 - limit) % limit;
+            while (low < threshold) {
+                product = Wide(next()) * limit;
+                low = std::uint64_t(product);
             }
         }
+        return std::size_t(product >> 64);
     }
 
 private:
