@@ -584,10 +584,11 @@ def _make_evaluation_class() -> type:
         def _round(self, functions: list, k: int, seed: int, warmup: bool) -> dict[str, float]:
             """One round: every function once, on its own fresh inputs from this round's seed, in round_order(k) order.
             The inputs are drawn once per round and every function gets its own clone, made right before its call
-            (fresh storage, the same values, written as recently for each; handing the last function the drawn
-            tensors themselves, written before every other call of the round, made its time depend on its place in
-            the round: 13 of 24 H200 A/A cells then ran to the round limit, against 3 of 24 with a draw per call).
-            make_inputs runs once instead of once per function; at most the drawn set and one clone are alive."""
+            (fresh storage, the same values, written just before each call whatever its place in the round).
+            make_inputs runs once instead of once per function; at most the drawn set and one clone are alive.
+            (On the H200 A/A cells the round limit is reached as often with a clone for every call as with the
+            drawn tensors for the last one, 13 of 24: what keeps those CIs wide is base/skill, two identical kernels
+            whose per-round ratio depends on which of them went first.)"""
             import torch
 
             from mkbgrader import draws
