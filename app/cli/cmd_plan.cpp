@@ -3,13 +3,11 @@
 #include "app/cli/command.h"
 #include "app/cli/run_selection.h"
 
-#include "core/catalog/catalog.h"
 #include "core/catalog/dsl_registry.h"
 #include "core/grading/boundary.h"
 #include "core/grading/grader_fingerprint.h"
 #include "core/protocol/planner.h"
 #include "core/store/store.h"
-#include "core/util/dir_walk.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -162,16 +160,12 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
     if (!dsls) {
         return makeError("plan: --dsls A,B is required, e.g. --dsls triton,cuda");
     }
-    const std::vector<std::string> pair = splitString(*dsls, ',');
-    if (pair.size() != 2 || trimmed(pair[0]).empty() || trimmed(pair[1]).empty()) {
-        return makeError("plan: --dsls takes two DSL ids separated by a comma, e.g. triton,cuda; got '" +
-                         safeOneLine(*dsls) + "'");
+    auto pair = parseDslPair(*dsls, "plan");
+    if (!pair) {
+        return pair.error();
     }
-    options.dslA = std::string(trimmed(pair[0]));
-    options.dslB = std::string(trimmed(pair[1]));
-    if (options.dslA == options.dslB) {
-        return makeError("plan: --dsls needs two different DSLs, got '" + safeOneLine(options.dslA) + "' twice");
-    }
+    options.dslA = pair->first;
+    options.dslB = pair->second;
     auto replicates = args.intOption("replicates", 1, 1, 100);
     if (!replicates) {
         return replicates.error();
@@ -239,31 +233,15 @@ int runPlan(const std::vector<std::string>& rawArgs) {
         }
     }
 
-    for (const fs::path& suite : options->suites) {
-        if (std::string why = whyNotAFolder(suite); !why.empty()) {
-            return fail(kExitBadInput,
-                        "plan: suite folder " + safeOneLine(suite.string()) + " " + why + "; pass --suite DIR");
-        }
-    }
-    const Catalog catalog = loadCatalog(options->suites);
-    if (const CatalogIssue* duplicate = catalog.duplicateSelectedBy(options->glob)) {
-        return fail(kExitBadInput, "plan: " + safeOneLine(duplicate->path.string()) + ": " + duplicate->message +
-                                       "; a run cannot go ahead while two files claim one number");
-    }
-    const std::vector<const Problem*> selected = catalog.select(options->glob);
+    SelectionError selectionError;
+    std::vector<Problem> selected = selectProblems(options->suites, options->glob, "plan", &selectionError);
     if (selected.empty()) {
-        return fail(kExitBadInput, noProblemMatched(catalog, options->glob, "plan"));
-    }
-    if (!catalog.issues.empty()) {
-        std::cerr << "mkb: note: " << catalog.issues.size()
-                  << " malformed problem files were left out; mkb problems validate DIR lists them\n";
+        return fail(selectionError.exitCode, selectionError.message);
     }
 
     PlanRequest request;
     request.model = options->model;
-    for (const Problem* problem : selected) {
-        request.problems.push_back(*problem);
-    }
+    request.problems = std::move(selected);
     request.dslA = options->dslA;
     request.dslB = options->dslB;
     request.replicates = options->replicates;

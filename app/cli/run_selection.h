@@ -1,4 +1,4 @@
-// What `mkb run` (and `mkb plan`, which should move onto it) selects: suites, problems by glob, and the DSL pair.
+// What `mkb run` and `mkb plan` select: suites, problems by glob, and the DSL pair.
 #pragma once
 
 #include "core/catalog/catalog.h"
