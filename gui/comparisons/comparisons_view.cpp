@@ -59,20 +59,23 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     significantOnly_->setObjectName(QStringLiteral("significantOnly"));
     significantOnly_->setToolTip(tr("Only helped or harmed beyond noise: a pass/fail difference, or a paired "
                                     "re-timing whose 95% CI excludes 1"));
-    controls->addWidget(significantOnly_);
+    auto* options = new QHBoxLayout; // a second row: one row of every control was 1,259 px wide, more than the
+                                     // window's 1,280 px leave beside the view list
+    options->addWidget(significantOnly_);
     connect(significantOnly_, &QCheckBox::toggled, this, [this](bool on) {
         if (!syncing_) {
             filter_->setSignificantOnly(on);
         }
     });
     timingRule_ = new TimingRuleSwitch(this); // the Outcome column and "significant only" follow it
-    controls->addWidget(timingRule_);
+    options->addWidget(timingRule_);
     auto* clear = new QPushButton(tr("Clear Filters"), this);
     connect(clear, &QPushButton::clicked, filter_, &ComparisonsFilter::clearFilters);
-    controls->addWidget(clear);
+    options->addWidget(clear);
+    options->addStretch(1);
     countLabel_ = new QLabel(this);
     countLabel_->setObjectName(QStringLiteral("comparisonsCount"));
-    controls->addWidget(countLabel_);
+    options->addWidget(countLabel_);
 
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("comparisonsTable"));
@@ -95,6 +98,7 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
+    layout->addLayout(options);
     layout->addWidget(table_, 1);
 
     connect(filter_, &ComparisonsFilter::filtersChanged, this, [this] {

@@ -10,8 +10,8 @@
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"
 
-#include <QHBoxLayout>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -70,6 +70,8 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
 
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("overviewSummary"));
+    summary_->setWordWrap(true); // the timing-rule and calibration lines are long: unwrapped, they set the window's
+                                 // minimum width (1410 px, over the 1280 px the README's screenshot is taken at)
     boundary_ = new QComboBox(this);
     boundary_->setObjectName(QStringLiteral("overviewBoundary"));
     boundary_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
