@@ -4,6 +4,7 @@
 #include "core/store/store.h"
 #include "core/util/sha256.h"
 #include "slurm_cluster.h"
+#include "support/cli_files.h"
 #include "support/process_signals.h"
 #include "support/testpaths.h"
 
@@ -25,30 +26,11 @@ using namespace mkb;
 
 namespace {
 
+using mkbtest::events;
+using mkbtest::readText;
+using mkbtest::writeText;
 QString path(const std::filesystem::path& p) {
-    return QString::fromStdString(p.string());
-}
-
-bool writeText(const QString& file, const QByteArray& text) {
-    QDir().mkpath(QFileInfo(file).absolutePath());
-    QFile out(file);
-    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
-}
-
-QByteArray readText(const QString& file) {
-    QFile in(file);
-    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-}
-
-QList<QJsonObject> events(const QString& out, const QString& kind) {
-    QList<QJsonObject> found;
-    for (const QString& line : out.split('\n', Qt::SkipEmptyParts)) {
-        const QJsonObject event = QJsonDocument::fromJson(line.toUtf8()).object();
-        if (event["event"].toString() == kind) {
-            found.push_back(event);
-        }
-    }
-    return found;
+    return mkbtest::qpath(p);
 }
 
 /// The job_state events of the stream, as "job_id state" in order, by coordinate.

@@ -2,6 +2,7 @@
 // live trial model, and end to end with the reference driver on the CPU fixture suite: a run followed to its end,
 // cancelled and resumed, and reattached after its view was closed (through its progress file, and through the store
 // for a run started outside the workbench, held running by a gated command agent until the view attached).
+#include "support/cli_files.h"
 #include "support/testpaths.h"
 
 #include "core/protocol/progress.h"
@@ -39,22 +40,11 @@ using namespace mkb::gui;
 
 namespace {
 
+using mkbtest::qpath;
+using mkbtest::readText;
+using mkbtest::writeText;
+
 constexpr int kRunTimeoutMs = 300000;
-
-QString qpath(const std::filesystem::path& path) {
-    return QString::fromStdString(path.string());
-}
-
-bool writeText(const QString& file, const QByteArray& text) {
-    QDir().mkpath(QFileInfo(file).absolutePath());
-    QFile out(file);
-    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
-}
-
-QByteArray readText(const QString& file) {
-    QFile in(file);
-    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-}
 
 std::vector<TrialRecord> storedTrials(const QString& store) {
     auto opened = Store::open(store.toStdString(), OpenMode::MustExist);

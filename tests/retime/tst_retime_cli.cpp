@@ -1,6 +1,7 @@
 // mkb retime, mkb run's re-timing and mkb calibrate as processes, through the real grader on device cpu with the
 // cpusim fixtures: convergence, staleness, archiving, dry runs and a stored calibration.
 #include "core/store/store.h"
+#include "support/cli_files.h"
 #include "support/process_signals.h"
 #include "support/testpaths.h"
 
@@ -21,22 +22,14 @@ using namespace mkb;
 
 namespace {
 
+using mkbtest::readText;
+using mkbtest::writeText;
+
 struct CliRun {
     int exitCode = -1;
     QString out;
     QString err;
 };
-
-bool writeText(const QString& file, const QByteArray& text) {
-    QDir().mkpath(QFileInfo(file).absolutePath());
-    QFile out(file);
-    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
-}
-
-QByteArray readText(const QString& file) {
-    QFile in(file);
-    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-}
 
 bool rawExec(const QString& store, const std::string& sql) {
     sqlite3* db = nullptr;

@@ -2,6 +2,7 @@
 // verdict names its device, a device whose grader server is killed leaves the rotation with one note and loses nothing,
 // losing every device stops the run keeping what finished, and --device alone keeps working.
 #include "core/store/store.h"
+#include "support/cli_files.h"
 #include "support/testpaths.h"
 
 #include <QDir>
@@ -24,37 +25,18 @@ using namespace mkb;
 
 namespace {
 
+using mkbtest::events;
+using mkbtest::readText;
+using mkbtest::writeText;
+QString path(const std::filesystem::path& p) {
+    return mkbtest::qpath(p);
+}
+
 struct CliRun {
     int exitCode = -1;
     QString out;
     QString err;
 };
-
-QString path(const std::filesystem::path& p) {
-    return QString::fromStdString(p.string());
-}
-
-bool writeText(const QString& file, const QByteArray& text) {
-    QDir().mkpath(QFileInfo(file).absolutePath());
-    QFile out(file);
-    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
-}
-
-QByteArray readText(const QString& file) {
-    QFile in(file);
-    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-}
-
-QList<QJsonObject> events(const QString& out, const QString& kind) {
-    QList<QJsonObject> found;
-    for (const QString& line : out.split('\n', Qt::SkipEmptyParts)) {
-        const QJsonObject event = QJsonDocument::fromJson(line.toUtf8()).object();
-        if (event["event"].toString() == kind) {
-            found.push_back(event);
-        }
-    }
-    return found;
-}
 
 /// The grader server that `parent` started for a pool device: its child whose environment names the device. Only a
 /// direct child of our own mkb process is ever returned, so the test can kill nothing else.

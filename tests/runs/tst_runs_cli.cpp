@@ -3,6 +3,7 @@
 #include "core/protocol/planner.h"
 #include "core/store/store.h"
 #include "core/util/sha256.h"
+#include "support/cli_files.h"
 #include "support/process_signals.h"
 #include "support/testpaths.h"
 
@@ -24,39 +25,19 @@ using namespace mkb;
 
 namespace {
 
+using mkbtest::events;
+using mkbtest::readText;
+using mkbtest::writeText;
+QString path(const std::filesystem::path& p) {
+    return mkbtest::qpath(p);
+}
+
 struct CliRun {
     int exitCode = -1;
     QString out;
     QString err;
     double seconds = 0;
 };
-
-QString path(const std::filesystem::path& p) {
-    return QString::fromStdString(p.string());
-}
-
-bool writeText(const QString& file, const QByteArray& text) {
-    QDir().mkpath(QFileInfo(file).absolutePath());
-    QFile out(file);
-    return out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(text) == text.size();
-}
-
-QByteArray readText(const QString& file) {
-    QFile in(file);
-    return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-}
-
-/// The JSON events of a --progress json run, by kind.
-QList<QJsonObject> events(const QString& out, const QString& kind) {
-    QList<QJsonObject> found;
-    for (const QString& line : out.split('\n', Qt::SkipEmptyParts)) {
-        const QJsonObject event = QJsonDocument::fromJson(line.toUtf8()).object();
-        if (event["event"].toString() == kind) {
-            found.push_back(event);
-        }
-    }
-    return found;
-}
 
 std::vector<TrialRecord> liveTrials(const QString& store, bool includeArchived = false) {
     auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
