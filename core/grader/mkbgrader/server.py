@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import sys
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
 from mkbgrader import PROTOCOL_VERSION, sandbox
 from mkbgrader.fingerprint import grader_fingerprint
@@ -38,8 +38,9 @@ def _prestart_settings() -> tuple[bool, float]:
 
 
 class WarmChild:
-    """The one evaluation child forked ahead of time, keyed by the device, DSL and DSL descriptor of the grading it
-    was made for. A child that does not match, has waited too long or has died is discarded (killed and reaped)."""
+    """The one evaluation child forked ahead of time, keyed by the device and the (DSL, descriptor) pairs it prepared:
+    a grading's one, or a re-timing's kernels'. A child that does not match, has waited too long or has died is
+    discarded (killed and reaped)."""
 
     def __init__(self, enabled: bool, max_wait_s: float) -> None:
         self.enabled = enabled
@@ -48,14 +49,14 @@ class WarmChild:
         self.discarded = 0
 
     @staticmethod
-    def key(device: str, dsl: str, descriptor: dict) -> tuple:
-        return device, dsl, json.dumps(descriptor, sort_keys=True, default=str)
+    def key(device: str, dsls: Sequence[tuple[str, dict]]) -> tuple:
+        return device, json.dumps([[dsl, descriptor] for dsl, descriptor in dsls], sort_keys=True, default=str)
 
-    def take(self, device: str, dsl: str, descriptor: dict) -> Optional[sandbox.Prestarted]:
+    def take(self, device: str, dsls: Sequence[tuple[str, dict]]) -> Optional[sandbox.Prestarted]:
         child, self.child = self.child, None
         if child is None:
             return None
-        if child.key != self.key(device, dsl, descriptor) or child.age() > self.max_wait_s or not child.alive():
+        if child.key != self.key(device, dsls) or child.age() > self.max_wait_s or not child.alive():
             child.discard()
             self.discarded += 1
             return None
@@ -69,19 +70,15 @@ class WarmChild:
             else:
                 child.discard()
 
-    def prestart(self, device: str, dsl: str, descriptor: dict, lock_path: str = "",
-                 dsls: Optional[list[tuple[str, dict]]] = None) -> None:
-        """Forks the next child; on a CUDA device its warm-up waits for `lock_path`, the device lock mkb holds
-        around each grading (the request's "device_lock"), so it never runs beside a timed kernel. `dsls`: the
-        DSLs it prepares when they are not just `dsl` (a re-timing's kernels)."""
+    def prestart(self, device: str, dsls: Sequence[tuple[str, dict]], lock_path: str = "") -> None:
+        """Forks the next child, which prepares `dsls`; on a CUDA device its warm-up waits for `lock_path`, the device
+        lock mkb holds around each grading (the request's "device_lock"), so it never runs beside a timed kernel."""
         if not self.enabled or self.child is not None:
             return
         from mkbgrader.warmup import warm_up_under_lock
 
-        prepared = dsls if dsls is not None else [(dsl, descriptor)]
         self.child = sandbox.Prestarted(
-            self.key(device, dsl, descriptor),
-            lambda task_waiting: warm_up_under_lock(device, prepared, lock_path, task_waiting))
+            self.key(device, dsls), lambda task_waiting: warm_up_under_lock(device, dsls, lock_path, task_waiting))
 
     def reap(self) -> None:
         if self.child is not None:
@@ -162,8 +159,8 @@ class Server:
         def on_stage(stage: str) -> None:
             self.reply({"type": "stage", "id": request_id, "stage": stage})
 
-        dsl, descriptor = request["dsl"], request.get("dsl_descriptor") or {}
-        offer = sandbox.offering(self.warm.take(device, dsl, descriptor))
+        dsls = [(request["dsl"], request.get("dsl_descriptor") or {})]
+        offer = sandbox.offering(self.warm.take(device, dsls))
         try:
             with offer:
                 result = grade(request, settings, on_stage)
@@ -175,7 +172,7 @@ class Server:
         self.reply({"type": "verdict", "id": request_id, "verdict": result, "prestarted": offer.used})
         # The next child is forked only now: its CUDA set-up never runs beside a candidate being timed.
         lock_path = request.get("device_lock")
-        self.warm.prestart(device, dsl, descriptor, lock_path if isinstance(lock_path, str) else "")
+        self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
 
     def retime(self, request: dict) -> None:
         """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
@@ -191,11 +188,10 @@ class Server:
         def on_stage(stage: str) -> None:
             self.reply({"type": "stage", "id": request_id, "stage": stage})
 
-        # A re-timing's child is pre-started like a grading's, keyed by the device and all of its kernels' DSLs.
+        # A re-timing's child is pre-started like a grading's, for the device and all of its kernels' DSLs.
         device = str(request.get("device") or "cpu")
         dsls = retime.request_dsls(request)
-        key_dsl, key_descriptor = "retime:" + ",".join(d for d, _ in dsls), {"kernels": [list(p) for p in dsls]}
-        offer = sandbox.offering(self.warm.take(device, key_dsl, key_descriptor))
+        offer = sandbox.offering(self.warm.take(device, dsls))
         try:
             with offer:
                 result = retime.retime(request, on_stage)
@@ -207,7 +203,7 @@ class Server:
         self.warm.keep(offer.child)
         self.reply({"type": "retime", "id": request_id, "retime": result, "prestarted": offer.used})
         lock_path = request.get("device_lock")
-        self.warm.prestart(device, key_dsl, key_descriptor, lock_path if isinstance(lock_path, str) else "", dsls)
+        self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
 
     def validate(self, request: dict) -> None:
         """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code
