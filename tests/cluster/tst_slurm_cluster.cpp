@@ -217,18 +217,8 @@ private slots:
         }
         QString why;
         QVERIFY2(cluster_.start(why), qPrintable(why));
-        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
-        QVERIFY(!descriptor.isEmpty());
-        QVERIFY(writeText(dir_.filePath("dsls/cpusim.json"), descriptor));
-        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
-        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
-        QVERIFY(writeText(dir_.filePath("dsls/cpusimb.json"), descriptor));
-        for (const char* stem : {"01_vector_add", "02_row_softmax"}) {
-            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
-            QVERIFY(!source.isEmpty());
-            QVERIFY(writeText(dir_.filePath(QString("solutions/%1.cpusim.py").arg(stem)), source));
-            QVERIFY(writeText(dir_.filePath(QString("solutions/%1.cpusimb.py").arg(stem)), source));
-        }
+        const QString written = mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax"});
+        QVERIFY2(written.isEmpty(), qPrintable(written));
         QVERIFY(writeText(dir_.filePath("reference.json"),
                           QJsonDocument(QJsonObject{{"solutions_dir", dir_.filePath("solutions")}}).toJson()));
     }

@@ -137,18 +137,9 @@ private slots:
         qputenv("MKB_DATA_DIR", qpath(mkbtest::sourceDir()).toUtf8());
         qputenv("MKB_STORE", dir_.filePath("never-used.sqlite").toUtf8());
         QVERIFY2(!locateMkb().isEmpty(), "mkb was not found (MKB_CLI, beside the test, PATH)");
-        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
-        QVERIFY(!descriptor.isEmpty());
-        QVERIFY(writeText(dslDir() + "/cpusim.json", descriptor));
-        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
-        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
-        QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
-        for (const char* stem : {"01_vector_add", "02_row_softmax", "03_argmax_rows"}) {
-            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
-            QVERIFY(!source.isEmpty());
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusim.py", source));
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimb.py", source));
-        }
+        const QString written =
+            mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax", "03_argmax_rows"});
+        QVERIFY2(written.isEmpty(), qPrintable(written));
     }
 
     void requestBecomesMkbRunArguments() {

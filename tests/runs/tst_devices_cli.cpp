@@ -208,18 +208,8 @@ class DevicesCliTest : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
-        QVERIFY(!descriptor.isEmpty());
-        QVERIFY(writeText(dslDir() + "/cpusim.json", descriptor));
-        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
-        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
-        QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
-        for (const char* stem : {"01_vector_add", "02_row_softmax"}) {
-            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
-            QVERIFY(!source.isEmpty());
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusim.py", source));
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimb.py", source));
-        }
+        const QString written = mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax"});
+        QVERIFY2(written.isEmpty(), qPrintable(written));
         QJsonObject settings{{"solutions_dir", solutions()}};
         QVERIFY(writeText(dir_.filePath("reference.json"), QJsonDocument(settings).toJson()));
     }

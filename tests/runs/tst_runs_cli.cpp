@@ -177,22 +177,12 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         // A second CPU DSL: the cpusim descriptor under another id, so both transfer directions exist on CPU.
-        QByteArray descriptor = readText(fixtures() + "/dsls/cpusim.json");
-        QVERIFY(!descriptor.isEmpty());
-        QVERIFY(writeText(dslDir() + "/cpusim.json", descriptor));
-        descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
-        descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
-        QVERIFY(descriptor.contains("\"cpusimb\""));
-        QVERIFY(writeText(dslDir() + "/cpusimb.json", descriptor));
+        const QString written =
+            mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax", "03_argmax_rows"});
+        QVERIFY2(written.isEmpty(), qPrintable(written));
         // p04 has a solution in cpusim only: the cpusimb attempts find none.
         QVERIFY(writeText(solutions() + "/04_quantize_rows.cpusim.py",
                           readText(fixtures() + "/solutions/04_quantize_rows.cpusim.py")));
-        for (const char* stem : {"01_vector_add", "02_row_softmax", "03_argmax_rows"}) {
-            const QByteArray source = readText(fixtures() + "/solutions/" + stem + ".cpusim.py");
-            QVERIFY(!source.isEmpty());
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusim.py", source));
-            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimb.py", source));
-        }
     }
 
     void referenceRunBothDirectionsThenReuse() {

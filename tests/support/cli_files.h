@@ -1,5 +1,5 @@
-// Files and progress streams for the tests that drive the mkb binary: write and read fixture files, and pick a
-// run's --progress json events by kind.
+// Files and progress streams for the tests that drive the mkb binary: write and read fixture files, lay out the
+// two-DSL cpusim fixture, and pick a run's --progress json events by kind.
 #pragma once
 
 #include <QDir>
@@ -9,8 +9,11 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <filesystem>
+
+#include "support/testpaths.h"
 
 namespace mkbtest {
 
@@ -29,6 +32,30 @@ inline bool writeText(const QString& file, const QByteArray& text) {
 inline QByteArray readText(const QString& file) {
     QFile in(file);
     return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+}
+
+/// The two CPU test DSLs a reference run pairs, under `root`: dsls/cpusim.json (the fixture's descriptor) and
+/// dsls/cpusimb.json (the same under id cpusimb), and solutions/STEM.cpusim.py and STEM.cpusimb.py (the fixture's
+/// cpusim solution, for both) for each stem. Returns what went wrong, or "" when every file was written.
+inline QString writeCpusimPair(const QString& root, const QStringList& stems) {
+    const QString fixtures = qpath(sourceDir() / "tests" / "fixtures");
+    QByteArray descriptor = readText(fixtures + "/dsls/cpusim.json");
+    if (descriptor.isEmpty() || !writeText(root + "/dsls/cpusim.json", descriptor)) {
+        return "cannot copy " + fixtures + "/dsls/cpusim.json to " + root + "/dsls";
+    }
+    descriptor.replace("\"id\": \"cpusim\"", "\"id\": \"cpusimb\"");
+    descriptor.replace("cpusim (CPU test DSL)", "cpusim B");
+    if (!descriptor.contains("\"cpusimb\"") || !writeText(root + "/dsls/cpusimb.json", descriptor)) {
+        return "cannot write the cpusimb descriptor under " + root + "/dsls";
+    }
+    for (const QString& stem : stems) {
+        const QByteArray source = readText(fixtures + "/solutions/" + stem + ".cpusim.py");
+        if (source.isEmpty() || !writeText(root + "/solutions/" + stem + ".cpusim.py", source) ||
+            !writeText(root + "/solutions/" + stem + ".cpusimb.py", source)) {
+            return "cannot copy the cpusim solution of " + stem + " to " + root + "/solutions";
+        }
+    }
+    return {};
 }
 
 /// The JSON events of a --progress json run's output, by kind ("trial_finished", "note", …), in order.
