@@ -53,9 +53,11 @@ def descriptor(dsl: str) -> dict:
     raise SystemExit(f"no DSL descriptor {dsl}.json in resources/dsls or tests/fixtures/dsls")
 
 
-def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tuple[list[float], int]:
-    """Seconds per evaluation through one `mkbgrader serve` process (what mkb uses), and how many of the counted
-    evaluations ran in a pre-started child."""
+def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tuple[list[float], int, dict]:
+    """Seconds per evaluation through one `mkbgrader serve` process (what mkb uses), how many of the counted
+    evaluations ran in a pre-started child, and the seconds each counted evaluation spent per stage (from the
+    server's stage events as they arrive: a stage lasts until the next one starts, the last until the verdict;
+    "request" is the time from sending the request to its first stage)."""
     server = subprocess.Popen([args.python, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, env=environment(prestart))
     assert server.stdin and server.stdout
@@ -63,15 +65,18 @@ def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tup
     assert ready.get("type") == "ready", ready
     request = {"type": "grade", "problem": args.problem, "kernel": args.kernel, "dsl": args.dsl,
                "dsl_descriptor": descriptor(args.dsl), "device": args.device, "settings": SETTINGS}
-    seconds, prestarted = [], 0
+    seconds, prestarted, stages = [], 0, {}
     for index in range(args.evaluations + 1):
         if index > 0:
             time.sleep(pause_s)
         started = time.perf_counter()
         server.stdin.write(json.dumps(dict(request, id=index)) + "\n")
         server.stdin.flush()
+        marks = [("request", started)]
         while True:
             reply = json.loads(server.stdout.readline())
+            if reply.get("type") == "stage":
+                marks.append((str(reply.get("stage")), time.perf_counter()))
             if reply.get("type") == "verdict":
                 break
         if not reply["verdict"].get("passed"):
@@ -83,10 +88,20 @@ def warm_server(args: argparse.Namespace, prestart: bool, pause_s: float) -> tup
         if index > 0:  # the first one also warms the disk caches
             seconds.append(took)
             prestarted += bool(reply.get("prestarted"))
+            ends = [when for _, when in marks[1:]] + [started + took]
+            for (stage, when), end in zip(marks, ends):
+                stages.setdefault(stage, []).append(end - when)
     server.stdin.write(json.dumps({"type": "shutdown"}) + "\n")
     server.stdin.flush()
     server.wait(timeout=60)
-    return seconds, prestarted
+    return seconds, prestarted, stages
+
+
+def stage_line(stages: dict) -> str:
+    """Median milliseconds per stage, in the order the stages ran, with the medians' sum."""
+    medians = {stage: statistics.median(values) * 1000 for stage, values in stages.items()}
+    parts = ", ".join(f"{stage} {value:.1f}" for stage, value in medians.items())
+    return f"{parts} (sum of medians {sum(medians.values()):.1f} ms)"
 
 
 def cold_processes(args: argparse.Namespace) -> list[float]:
@@ -128,9 +143,9 @@ def main() -> int:
     if args.evaluations < 1 or args.cold_evaluations < 1 or args.pause < 0:
         raise SystemExit("--evaluations and --cold-evaluations must be at least 1, --pause not negative")
     # Each side prints its evaluations as they finish, so a bench cut short still shows what it measured.
-    before, _ = warm_server(args, prestart=False, pause_s=args.pause)
-    warm, warm_used = warm_server(args, prestart=True, pause_s=args.pause)
-    queued, queued_used = warm_server(args, prestart=True, pause_s=0.0)
+    before, _, before_stages = warm_server(args, prestart=False, pause_s=args.pause)
+    warm, warm_used, warm_stages = warm_server(args, prestart=True, pause_s=args.pause)
+    queued, queued_used, _ = warm_server(args, prestart=True, pause_s=0.0)
     cold = cold_processes(args)
     cold_median, before_median, warm_median = statistics.median(cold), statistics.median(before), statistics.median(warm)
     print(f"kernel {os.path.relpath(args.kernel, REPO)} ({args.dsl}) on {args.device}; pause {args.pause:g} s between "
@@ -139,6 +154,8 @@ def main() -> int:
     print(line("warm server, child forked per request", before))
     print(line("warm server, pre-started child", warm, f"  [{warm_used}/{len(warm)} pre-started]"))
     print(line("warm server, pre-started, back to back", queued, f"  [{queued_used}/{len(queued)} pre-started]"))
+    print(f"stages, forked per request (median ms)   : {stage_line(before_stages)}")
+    print(f"stages, pre-started (median ms)          : {stage_line(warm_stages)}")
     print(f"ratio cold / forked per request              : {cold_median / before_median:.2f}x")
     print(f"ratio cold / pre-started                     : {cold_median / warm_median:.2f}x")
     print(f"ratio forked per request / pre-started       : {before_median / warm_median:.2f}x")

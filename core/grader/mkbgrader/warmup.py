@@ -1,6 +1,7 @@
 """What a pre-started evaluation child does while it waits for its request: the CUDA context on its device, the
-libraries a first draw loads (allocator, cuBLAS, common dtypes), and the DSL's import and first launch of the
-grader's own tiny kernel. Runs in the child only, before any candidate code; the server never touches CUDA."""
+libraries a first draw loads (allocator, cuBLAS, common dtypes), the timing set-up (NVML, profiler, events), and
+the DSL's import and first launch of the grader's own tiny kernel. Runs in the child only, before any candidate
+code; the server never touches CUDA."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ def warm_up(device: str, dsls: Sequence[tuple[str, dict]]) -> None:
             return  # the grading itself reports a missing device
         torch.cuda.set_device(torch.device(device))
     _touch_libraries(torch, device)
+    if cuda:
+        _touch_timing(torch, device)
     for dsl, descriptor in dsls:
         adapter = adapter_for(dsl, descriptor)
         if adapter.prepare() is None and cuda and adapter.name == "triton":
@@ -82,6 +85,22 @@ def _touch_libraries(torch: Any, device: str) -> None:
         (value @ value).sum().item()
         torch.softmax(value, dim=-1).max().item()
     torch.randint(0, 10, (64,), device=device).sum().item()
+
+
+def _touch_timing(torch: Any, device: str) -> None:
+    """What an evaluation's timing set-up loads on first use: NVML for the clock samples (its init stays done for the
+    process), the profiler module of the GPU timer, cuda-python's runtime for the persisting-L2 reset, and one timed
+    event pair."""
+    from mkbgrader import timing
+
+    timing.ClockSampler(device).sample()
+    timing.GpuTimer(device)
+    timing._persisting_l2_reset()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    end.record()
+    end.synchronize()
+    start.elapsed_time(end)
 
 
 def _launch_triton(torch: Any, device: str) -> None:
