@@ -125,6 +125,44 @@ class ValidateTest(unittest.TestCase):
         self.assertIn("output[0] (float32) is near zero", report["near_zero_outputs"][0])
         self.assertIn("output[1] (int64) is near zero", report["near_zero_outputs"][1])
 
+    def test_zero_answer_of_a_quant_problem_is_judged_by_its_thresholds(self) -> None:
+        # "validate: a quant problem's all-zeros answer is judged as grading judges it (quant thresholds against the
+        # reference), not by the float contract against the float64 anchor"
+        # One row's amax / 448 sits one float32 ulp above 2^-6: float32 rounds it to the power of two, float64 does
+        # not, so the anchor's scale is twice the reference's and its codes half as large in that row. That gap is
+        # the reference error the float contract allows for, and an all-zeros answer would fit in it.
+        path = self.files.write("p.py", """
+            import torch
+            MKB_META = {"quant": {"min_cosine": 0.9999}}
+            def reference(x):
+                w = x if x.dtype == torch.float64 else x.float()
+                amax = w.abs().amax(dim=-1)
+                scale = torch.exp2(torch.ceil(torch.log2(amax / 448.0)))
+                return (w / scale[:, None]).round()
+            def make_inputs(device="cpu"):
+                x = (2.0 * torch.randn(64, 32, device=device)).clamp(-6.5, 6.5)
+                x[5, 3] = 7.000000476837158
+                return [x]
+        """)
+        report = run(path)
+        self.assertFalse(report["near_zero"], report["near_zero_outputs"])
+        self.assertTrue(report["clean"], report["issues"])
+
+    def test_tiny_output_of_a_quant_problem_is_reported(self) -> None:
+        # "validate: a quant problem whose output is tiny beside its inputs is near zero"
+        path = self.files.write("p.py", """
+            import torch
+            MKB_META = {"quant": True}
+            def reference(x):
+                return x * 1e-9
+            def make_inputs(device="cpu"):
+                return [torch.randn(64, device=device)]
+        """)
+        report = run(path)
+        self.assertTrue(report["near_zero"])
+        self.assertEqual(len(report["near_zero_outputs"]), 1, report["near_zero_outputs"])
+        self.assertRegex(report["near_zero_outputs"][0], r"^output \(float32\) is near zero: max \|value\| ")
+
     def test_nondeterminism_of_reference_and_of_inputs(self) -> None:
         # "validate: a reference or make_inputs that differs for the same seed is not deterministic"
         noisy = run(self.files.write("a.py", """

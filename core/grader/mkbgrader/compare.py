@@ -119,7 +119,9 @@ def _quant_leaf(path: str, cand: torch.Tensor, ref: torch.Tensor) -> dict:
     from mkbgrader import quant
 
     metrics = quant.quant_metrics(c, r)
-    return {"path": path, "kind": "quant", "dtype": dtype_name(cand.dtype), "count": c.numel(), **metrics}
+    ref_max_abs = float(r.abs().max()) if r.numel() else 0.0
+    return {"path": path, "kind": "quant", "dtype": dtype_name(cand.dtype), "count": c.numel(),
+            "ref_max_abs": ref_max_abs, **metrics}
 
 
 def _structure(path: str, note: str) -> dict:

@@ -348,7 +348,10 @@ def _first_phase(request: dict, seeds: dict, send: Send) -> None:
             except _NoRoom as error:
                 send({"t": "near_zero_skipped", "reason": str(error)})
             else:
-                leaves = compare.compare_outputs(_zeros_like_tree(first_output), first_output, anchor, False)
+                # The all-zeros answer is judged as grading judges an answer: by the quant thresholds against the
+                # reference where the problem declares them, else by the float contract against the anchor.
+                leaves = compare.compare_outputs(_zeros_like_tree(first_output), first_output, anchor,
+                                                 runner.quantized)
                 send({"t": "near_zero", "leaves": leaves, "largest_float_input": _largest_float_input(first)})
                 del anchor
     except _NoRoom as error:
@@ -592,11 +595,12 @@ def judge(outcome: sandbox.ChildOutcome, request: dict, eager_target_ms: float) 
         for leaf in near_zero.get("leaves") or []:
             if leaf["kind"] == "structure":
                 continue
-            zero_passes = compare.leaf_passes(leaf, None)
-            tiny = leaf["kind"] == "float" and leaf["anchor_max_abs"] <= floor
+            zero_passes = compare.leaf_passes(leaf, thresholds)
+            largest = {"float": leaf.get("anchor_max_abs"), "quant": leaf.get("ref_max_abs")}.get(leaf["kind"])
+            tiny = largest is not None and largest <= floor
             if zero_passes or tiny:
                 what = ("an all-zeros answer passes the grading contract" if zero_passes else
-                        f"max |value| {_fmt(leaf['anchor_max_abs'])} ≤ {NEAR_ZERO_FRACTION:g} × the largest "
+                        f"max |value| {_fmt(largest)} ≤ {NEAR_ZERO_FRACTION:g} × the largest "
                         f"|floating input| ({_fmt(floor)})")
                 if leaf["kind"] == "exact":
                     what = "every element is zero, so an all-zeros answer passes"
