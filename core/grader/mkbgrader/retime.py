@@ -5,6 +5,9 @@ The parent (this module's `retime`) checks the request, runs the static complian
 forks one child (sandbox.run_in_child, as grading does) and computes every statistic from the child's raw per-round
 times. The child (`RetimeEvaluation`) loads the problem, imports every kernel under one runtime guard, gives each
 kernel one correctness draw (anchor/allowance rule, output-dependence probe), warms up, then runs the rounds.
+
+Longer than 600 lines because the parent's statistics and the child's rounds are one protocol over one message
+stream; split it if a third side joins them.
 """
 
 from __future__ import annotations

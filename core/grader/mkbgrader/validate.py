@@ -3,6 +3,9 @@ change with every tensor input, and its eager time clears the launch-overhead ta
 
 The problem's code runs only in the sandboxed child, which sends raw numbers; the parent judges them with the
 grading contract (compare.leaf_passes → contract.allowance: one definition) and words the findings.
+
+Longer than 600 lines because the child's phases (determinism, near zero, sensitivity, eager time) and the parent's
+judgement of their messages are one protocol; a candidate for a split into a child module and a judging module.
 """
 
 from __future__ import annotations
