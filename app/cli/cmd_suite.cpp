@@ -3,27 +3,19 @@
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 
-#include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_pool.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_report.h"
-#include "core/grading/suite_run.h"
-#include "core/store/store.h"
-#include "core/util/output_file.h"
+#include "core/grading/suite_session.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <memory>
-#include <optional>
 #include <unistd.h>
 
 namespace mkb::cli {
@@ -88,22 +80,14 @@ exit codes: 0 every problem clean and every solution passed, 1 some issue (liste
 
 std::atomic<bool>& interrupted = interruptRequested();
 
-std::string utcNow() {
-    std::time_t now = std::time(nullptr);
-    std::tm parts{};
-    ::gmtime_r(&now, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    return text;
-}
-
 int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
-    std::string device = args.optionOr("device", "cuda:0");
-    if (Status valid = validateDevice(device); !valid) {
+    SuiteCheckJob job;
+    SuiteCheckOptions& options = job.options;
+    options.device = args.optionOr("device", "cuda:0");
+    if (Status valid = validateDevice(options.device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
-    std::vector<std::string> devices; // --devices: one grader server per device
-    if (auto listed = args.option("devices")) {
+    if (auto listed = args.option("devices")) { // one grader server per device
         if (args.option("device")) {
             return fail(kExitUsage, "suite check: --devices and --device cannot be given together; use --devices for "
                                     "several devices or --device for one (mkb suite --help)");
@@ -112,16 +96,12 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         if (!parsedDevices) {
             return fail(kExitUsage, "suite check: " + parsedDevices.error().message);
         }
-        devices = std::move(parsedDevices).value();
-        device.clear(); // the report names them all, "cuda:0,cuda:1"
-        for (const std::string& each : devices) {
-            device += (device.empty() ? "" : ",") + each;
+        job.devices = std::move(parsedDevices).value();
+        options.device.clear(); // the report names them all, "cuda:0,cuda:1"
+        for (const std::string& each : job.devices) {
+            options.device += (options.device.empty() ? "" : ",") + each;
         }
     }
-    const bool onCpuOnly =
-        devices.empty() ? device == "cpu" : std::all_of(devices.begin(), devices.end(), [](const std::string& each) {
-            return graderDeviceFor(each) == "cpu";
-        });
     auto gradings = args.intOption("gradings", 20, 0, 1000);
     if (!gradings) {
         return fail(kExitUsage, gradings.error().message);
@@ -139,223 +119,124 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage,
                     eagerTarget ? "--eager-target-ms takes a non-negative number" : eagerTarget.error().message);
     }
-    std::vector<std::string> dsls;
+    options.dsls.clear();
     for (const std::string& part : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
         std::string id(trimmed(part));
         if (id.empty()) {
             return fail(kExitUsage, "--dsls takes DSL ids separated by commas, e.g. triton,cuda");
         }
-        if (std::find(dsls.begin(), dsls.end(), id) == dsls.end()) {
-            dsls.push_back(id);
+        if (std::find(options.dsls.begin(), options.dsls.end(), id) == options.dsls.end()) {
+            options.dsls.push_back(id);
         }
     }
-
-    std::error_code ec;
-    fs::path root = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
-    if (!fs::is_directory(root, ec)) {
-        return fail(kExitBadInput, "suite folder " + root.string() + " does not exist or is not a folder");
-    }
-    root = fs::absolute(root, ec);
-    const Catalog catalog = loadCatalog({root});
-    const std::string glob = args.optionOr("problems", "*");
-    std::vector<const Problem*> selected = catalog.select(glob);
-    if (selected.empty()) {
-        return fail(kExitBadInput, "no problem matched --problems '" + glob + "' in " + root.string() + " (" +
-                                       std::to_string(catalog.problems.size()) + " problems; mkb problems list)");
-    }
-
-    SuiteCheckOptions options;
-    options.dsls = dsls;
-    options.gradings = *gradings;
-    options.pooledFlakiness = flakinessMode == "pooled";
-    options.device = device;
-    options.eagerTargetMs = *eagerTarget;
-    options.settings.timeoutS = *timeout;
     auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)), "suite check: --boundary");
     if (!boundary) {
         return fail(kExitUsage, boundary.error().message + " (mkb suite check --help)");
     }
+    options.gradings = *gradings;
+    options.pooledFlakiness = flakinessMode == "pooled";
+    options.eagerTargetMs = *eagerTarget;
+    options.settings.timeoutS = *timeout;
     options.settings.boundary = *boundary;
-    std::vector<fs::path> dslDirs;
+
+    job.suiteRoot = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
+    job.problemsGlob = args.optionOr("problems", "*");
     for (const auto& dir : args.all("dsl-dir")) {
-        dslDirs.push_back(dir);
+        job.dslDirs.push_back(dir);
     }
-    for (const std::string& dsl : dsls) {
-        auto descriptor = loadDslDescriptor(dsl, dslDirs);
-        if (descriptor) {
-            options.descriptors[dsl] = *descriptor;
-        } else {
-            options.descriptorErrors[dsl] = descriptor.error().message;
-        }
+    job.storeNamed = args.option("store").has_value();
+    job.storePath = job.storeNamed ? fs::path(*args.option("store")) : defaultStorePath();
+    if (auto path = args.option("json")) {
+        job.jsonPath = *path;
     }
-    if (options.descriptors.empty()) {
-        return fail(kExitBadInput, options.descriptorErrors.begin()->second);
+    if (auto path = args.option("table")) {
+        job.tablePath = *path;
     }
-
-    std::unique_ptr<Store> store;
-    fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    // The report files are checked now, not after the first problem's gradings: a directory, a device or the store
-    // named as --json or --table fails at once.
-    const OutputRules jsonRules{"--json", storeFiles(storePath)};
-    const OutputRules tableRules{"--table", storeFiles(storePath)};
-    for (const auto& [option, rules] : {std::pair{"json", &jsonRules}, std::pair{"table", &tableRules}}) {
-        if (auto path = args.option(option)) {
-            if (Status writable = checkOutputPath(*path, *rules); !writable) {
-                return fail(kExitBadInput, writable.error().message);
-            }
-        }
-    }
-    if (!onCpuOnly && (args.option("store") || fs::exists(storePath, ec))) {
-        auto opened = Store::open(storePath, OpenMode::CreateIfMissing);
-        if (!opened) {
-            return fail(kExitStore, opened.error().message);
-        }
-        store = std::move(opened).value();
-    }
-
-    SuiteCheckReport report;
-    report.dsls = dsls;
-    report.gradings = *gradings;
-    report.pooledFlakiness = options.pooledFlakiness;
-    report.drawsPerGrading = options.settings.correctnessDraws;
-    report.device = device;
-    report.boundary = options.settings.boundary;
-    report.date = utcNow();
-    report.command = recordedCommandLine("suite", rawArgs);
-    report.commandWords = {"mkb", "suite"};
-    report.commandWords.insert(report.commandWords.end(), rawArgs.begin(), rawArgs.end());
-    report.suiteRoot = root;
-    report.storePath = storePath;
-    report.eagerTargetMs = *eagerTarget;
-    for (const CatalogIssue& issue : catalog.issues) {
-        report.catalogIssues.push_back(issue.path.string() + ": " + issue.message);
-    }
-
-    GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
-    GraderProcess grader(launch);
-    installInterruptHandler();
-    const auto say = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
-    std::unique_ptr<GraderPool> pool;
-    std::map<std::string, std::string> peaksByDevice;
-    SuitePeaks peaks;
-    if (devices.empty()) {
-        if (Status started = grader.start(); !started) {
-            return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
-        }
-        report.graderFingerprint = grader.hello().graderFingerprint;
-        peaks = suitePeaks(grader, device, store.get(), storePath, say, &interrupted);
-    } else {
-        pool = std::make_unique<GraderPool>(devices, launch, [](const std::string&, const std::string& message) {
-            std::cout << "note: " << message << "\n" << std::flush;
-        });
-        if (Status started = pool->start(); !started) {
-            return fail(kExitInfrastructure, "the grader did not start: " + started.error().message);
-        }
-        report.graderFingerprint = pool->hello().graderFingerprint;
-        const std::map<std::string, SuitePeaks> each =
-            suitePeaksOnPool(*pool, store.get(), storePath, say, &interrupted);
-        for (const auto& [name, found] : each) {
-            peaksByDevice[name] = found.peaksJson;
-        }
-        peaks = each.count(devices.front()) ? each.at(devices.front()) : SuitePeaks{};
-        peaks.note = devices.front() + ": " + peaks.note + (devices.size() > 1 ? " (each device its own)" : "");
-    }
-    options.peaksJson = peaks.peaksJson;
-    report.peaksNote = peaks.note;
-    if (!peaks.deviceName.empty()) {
-        report.deviceName = peaks.deviceName;
-    }
-    report.peaksJson = options.peaksJson;
-
-    for (const std::string& issue : report.catalogIssues) {
-        std::cout << "ISSUE malformed problem file " << issue << "\n";
-    }
-    for (const auto& [dsl, why] : options.descriptorErrors) {
-        std::cout << "ISSUE [" << dsl << "]: " << why << "\n";
-    }
-    std::cout << "checking " << selected.size() << " problems on " << device << " under boundary "
-              << options.settings.boundary << " (DSLs";
-    for (const std::string& dsl : dsls) {
-        std::cout << " " << dsl;
-    }
-    std::cout << "; " << *gradings << " gradings each" << (options.pooledFlakiness ? ", repeats pooled" : "") << ")\n"
-              << std::flush;
-    std::vector<EarlierSuiteReport> earlier;
-    std::string earlierPaths;
     for (const std::string& resumePath : args.all("resume")) {
-        auto loaded = loadEarlierSuiteReport(resumePath);
-        if (!loaded) {
-            return fail(kExitBadInput, loaded.error().message);
-        }
-        earlierPaths += (earlier.empty() ? "" : ", ") + resumePath;
-        earlier.push_back(std::move(loaded).value());
+        job.resumeFrom.emplace_back(resumePath);
     }
+    job.launch.python = graderPythonFrom(args.option("python"));
+    job.command = recordedCommandLine("suite", rawArgs);
+    job.commandWords = {"mkb", "suite"};
+    job.commandWords.insert(job.commandWords.end(), rawArgs.begin(), rawArgs.end());
 
-    // The files are rewritten after every problem, so an interrupt, a kill or a lost machine costs one problem at
-    // most; a partial report says so and lists what is left (continue with --resume).
-    auto writeReports = [&]() -> Status {
-        if (auto jsonPath = args.option("json")) {
-            if (Status written = writeOutputFile(*jsonPath, suiteReportJson(report), jsonRules); !written) {
-                return written;
-            }
+    SuiteCheckCallbacks callbacks;
+    callbacks.graderStarting = [] { installInterruptHandler(); };
+    callbacks.say = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
+    callbacks.deviceLost = [](const std::string&, const std::string& message) {
+        std::cout << "note: " << message << "\n" << std::flush;
+    };
+    callbacks.started = [](const SuiteCheckReport& report, const SuiteCheckOptions& used, std::size_t selected) {
+        for (const std::string& issue : report.catalogIssues) {
+            std::cout << "ISSUE malformed problem file " << issue << "\n";
         }
-        if (auto tablePath = args.option("table")) {
-            if (Status written = writeOutputFile(*tablePath, suiteTableMarkdown(report), tableRules); !written) {
-                return written;
-            }
+        for (const auto& [dsl, why] : used.descriptorErrors) {
+            std::cout << "ISSUE [" << dsl << "]: " << why << "\n";
         }
-        return Ok{};
+        std::cout << "checking " << selected << " problems on " << used.device << " under boundary "
+                  << used.settings.boundary << " (DSLs";
+        for (const std::string& dsl : used.dsls) {
+            std::cout << " " << dsl;
+        }
+        std::cout << "; " << used.gradings << " gradings each" << (used.pooledFlakiness ? ", repeats pooled" : "")
+                  << ")\n"
+                  << std::flush;
     };
     const bool showStages = ::isatty(STDERR_FILENO);
-    SuiteRunHooks hooks;
-    hooks.onStage = [&](const Problem& problem, const std::string& what) {
+    callbacks.onStage = [showStages](const Problem& problem, const std::string& what) {
         if (showStages) {
             std::cerr << "mkb suite: " << problem.name() << ": " << what << "...\n";
         }
     };
-    hooks.onProblem = [&](const ProblemCheck& check) {
-        std::cout << problemLine(check, *gradings) << "\n";
+    callbacks.onProblem = [gradings = *gradings](const ProblemCheck& check) {
+        std::cout << problemLine(check, gradings) << "\n";
         for (const std::string& issue : check.problems) {
             std::cout << "  ! " << issue << "\n";
         }
         std::cout << std::flush;
     };
-    hooks.writeReports = [&](const SuiteCheckReport&) { return writeReports(); };
-    const SuiteRunOutcome outcome =
-        pool ? runSuiteChecksOnPool(*pool, selected, options, peaksByDevice, earlier, report, hooks, interrupted)
-             : runSuiteChecks(grader, selected, options, earlier, report, hooks, interrupted);
-    grader.stop();
-    if (pool) {
-        pool->stop();
+
+    const SuiteCheckRun run = runSuiteCheck(job, callbacks, interrupted);
+    if (run.failedAt) {
+        switch (*run.failedAt) {
+        case SuiteCheckStage::OpeningStore:
+            return fail(kExitStore, run.error);
+        case SuiteCheckStage::StartingGrader:
+            return fail(kExitInfrastructure, run.error);
+        case SuiteCheckStage::Selecting:
+        case SuiteCheckStage::Descriptors:
+        case SuiteCheckStage::Outputs:
+        case SuiteCheckStage::Resuming:
+            break;
+        }
+        return fail(kExitBadInput, run.error);
     }
-    if (outcome.writeError) {
-        return fail(kExitBadInput, outcome.writeError->message);
+    if (run.outcome.writeError) {
+        return fail(kExitBadInput, run.outcome.writeError->message);
     }
-    if (!earlier.empty()) {
-        std::cout << "resumed from " << earlierPaths << ": " << outcome.reused << " problems reused";
-        for (const auto& [why, count] : outcome.recheckReasons) {
+    if (!run.resumedFrom.empty()) {
+        std::cout << "resumed from " << run.resumedFrom << ": " << run.outcome.reused << " problems reused";
+        for (const auto& [why, count] : run.outcome.recheckReasons) {
             std::cout << "; " << count << " checked again (" << why << ")";
         }
         std::cout << "\n";
     }
     if (interrupted.load()) {
-        Status written = writeReports();
         std::string where = args.option("json") ? "; the partial report is in " + *args.option("json") +
                                                       " (continue with --resume " + *args.option("json") + ")"
                                                 : "; nothing was written (no --json)";
-        return fail(kExitInterrupted, "suite check interrupted after " + std::to_string(report.problems.size()) +
-                                          " of " + std::to_string(selected.size()) + " problems" +
-                                          (written ? where : "; " + written.error().message));
+        return fail(kExitInterrupted, "suite check interrupted after " + std::to_string(run.report.problems.size()) +
+                                          " of " + std::to_string(run.selected) + " problems" +
+                                          (run.finalWrite ? where : "; " + run.finalWrite.error().message));
     }
-    std::cout << suiteSummary(report) << "\n";
-    if (Status written = writeReports(); !written) {
-        return fail(kExitBadInput, written.error().message);
+    std::cout << suiteSummary(run.report) << "\n";
+    if (!run.finalWrite) {
+        return fail(kExitBadInput, run.finalWrite.error().message);
     }
-    if (report.clean()) {
+    if (run.report.clean()) {
         return kExitOk;
     }
-    return report.anyInfrastructureError() ? kExitInfrastructure : kExitFailed;
+    return run.report.anyInfrastructureError() ? kExitInfrastructure : kExitFailed;
 }
 
 int runSuite(const std::vector<std::string>& rawArgs) {
