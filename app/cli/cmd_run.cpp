@@ -6,8 +6,8 @@
 #include "app/cli/run_selection.h"
 
 #include "core/grading/boundary.h"
-#include "core/grading/device_probe.h"
 #include "core/grading/grader_pool.h"
+#include "core/protocol/run_setup.h"
 #include "core/protocol/runner.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"
@@ -225,9 +225,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
     for (const std::string& coordinate : args.all("only")) {
         settings.onlyCoordinates.insert(coordinate);
     }
-    if (graderDeviceFor(settings.device) == "cpu") { // cpu and the cpu:N test devices
-        settings.retimeSettings = {20, 200, 10, settings.retimeSettings.ciHalfwidth};
-    }
+    useTestDeviceRetiming(settings);
     settings.grader.python = graderPythonFrom(args.option("python"));
 
     // The driver, checked once here so a bad setting is one clear line before anything starts.
@@ -273,25 +271,14 @@ int runRun(const std::vector<std::string>& rawArgs) {
     }
 
     const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    std::unique_ptr<Store> store;
-    std::error_code ec;
-    if (!settings.dryRun || fs::exists(storePath, ec)) {
-        auto opened = Store::open(storePath, settings.dryRun ? OpenMode::ReadExisting : OpenMode::CreateIfMissing);
-        if (!opened) {
-            return fail(kExitStore, opened.error().message);
-        }
-        store = std::move(opened).value();
-        if (auto devices = store->devices(); devices && settings.devices.empty()) {
-            settings.peaksJson = latestPeaksFor(*devices, settings.device, currentHostName());
-        } else if (devices) {
-            for (const std::string& device : settings.devices) {
-                settings.peaksByDevice[device] = latestPeaksFor(*devices, graderDeviceFor(device), currentHostName());
-            }
-        }
+    auto opened = openRunStore(storePath, settings);
+    if (!opened) {
+        return fail(kExitStore, opened.error().message);
     }
+    const std::unique_ptr<Store> store = std::move(opened).value();
+    std::error_code ec;
     settings.workspaceRoot = args.option("workspaces") ? fs::absolute(fs::path(*args.option("workspaces")), ec)
-                                                       : fs::absolute(storePath, ec).parent_path() /
-                                                             (storePath.stem().string() + ".attempts");
+                                                       : defaultWorkspaceRoot(storePath);
 
     installInterruptHandler();
     TextProgress textProgress(stderr);
@@ -301,50 +288,26 @@ int runRun(const std::vector<std::string>& rawArgs) {
                        ? runOnSlurmFromArgs(args, settings, *store, progress, stopRequested)
                        : runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
 
-    ProgressEvent finished;
-    finished.kind = ProgressEventKind::RunFinished;
+    RunFinish finish = runFinished(summary, settings);
+    if (finish.end == RunEnd::Planned && progressMode == "text") {
+        printDryRun(*summary);
+    }
     int exitCode = kExitOk;
-    if (!summary) {
-        exitCode = stopRequested.load() ? kExitInterrupted : kExitInfrastructure;
-        finished.status = "failed";
-        finished.message = summary.error().message;
-    } else if (settings.dryRun) {
-        finished.status = "planned";
-        if (progressMode == "text") {
-            printDryRun(*summary);
-        }
-    } else if (summary->cancelled) {
+    switch (finish.end) {
+    case RunEnd::Complete:
+    case RunEnd::Planned:
+        break;
+    case RunEnd::Interrupted:
         exitCode = kExitInterrupted;
-        finished.status = "interrupted";
-        finished.message = "run the same command again to resume";
-    } else if (summary->failed > 0) {
+        break;
+    case RunEnd::Incomplete:
         exitCode = kExitInfrastructure;
-        finished.status = "incomplete";
-        finished.message = std::to_string(summary->failed) + " trials failed; run the same command again to redo them";
-    } else {
-        finished.status = "complete";
+        break;
+    case RunEnd::Failed:
+        exitCode = stopRequested.load() ? kExitInterrupted : kExitInfrastructure;
+        break;
     }
-    if (summary) {
-        finished.counts.total = summary->finished + summary->skipped + summary->failed + summary->interrupted;
-        finished.counts.done = summary->finished + summary->skipped;
-        finished.counts.failed = summary->failed;
-        finished.counts.interrupted = summary->interrupted;
-        finished.counts.passed = summary->passed;
-        finished.counts.elapsedSeconds = summary->seconds;
-        if (!settings.dryRun && finished.message.empty()) {
-            finished.message = std::to_string(summary->attempted) + " attempted, " + std::to_string(summary->finished) +
-                               " finished (" + std::to_string(summary->passed) + " passed), " +
-                               std::to_string(summary->skipped) + " skipped, " +
-                               std::to_string(summary->plan.count(PlanStatus::Reuse)) + " reused";
-            if (settings.retime) {
-                finished.message += ", " + std::to_string(summary->retimed) + " cells re-timed";
-                if (summary->retimeErrors > 0) {
-                    finished.message +=
-                        " (" + std::to_string(summary->retimeErrors) + " could not be: run again, or mkb retime)";
-                }
-            }
-        }
-    }
+    ProgressEvent& finished = finish.event;
     finished.exitCode = exitCode;
     if (summary || progressMode == "json") { // in text mode a failure is the one `mkb:` line below
         progress.onEvent(finished);
