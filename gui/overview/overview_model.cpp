@@ -4,6 +4,7 @@
 #include "core/analysis/ladder.h"
 #include "core/analysis/transfer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string_view>
@@ -41,8 +42,13 @@ QString signedPercent(const std::optional<double>& value) {
     return value ? QString::asprintf("%+.1f%%", *value * 100.0) : QStringLiteral("—");
 }
 
-/// ΔGM with its 95% CI: "+1.2% [−0.4%, +2.9%]"; the point alone when there is no interval (one resolved comparison).
-QString withInterval(const std::optional<double>& value, const std::optional<analysis::Interval>& interval) {
+/// ΔGM with its 95% CI: "+1.2% [−0.4%, +2.9%]"; "+1.2% […]" while the interval is computed; the point alone when
+/// there is no interval (one resolved comparison).
+QString withInterval(const std::optional<double>& value, const std::optional<analysis::Interval>& interval,
+                     bool pending) {
+    if (value && pending) {
+        return signedPercent(value) + QStringLiteral(" […]");
+    }
     if (!value || !interval) {
         return signedPercent(value);
     }
@@ -59,13 +65,25 @@ QString score(const std::optional<double>& value, bool signedValue = false) {
 
 } // namespace
 
-std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
-                                      const analysis::AnalysisSettings& settings) {
-    // Groups are views into comparisons (keys and members alike): nothing is copied per comparison.
-    std::map<std::pair<std::string_view, std::string_view>, analysis::ComparisonView> groups;
+namespace {
+
+/// The comparisons by (model, direction), sorted so: views into comparisons (keys and members alike), nothing is
+/// copied per comparison.
+using Groups = std::map<std::pair<std::string_view, std::string_view>, analysis::ComparisonView>;
+
+Groups groupsOf(const std::vector<analysis::Comparison>& comparisons) {
+    Groups groups;
     for (const analysis::Comparison& comparison : comparisons) {
         groups[{comparison.model, comparison.direction}].push_back(&comparison);
     }
+    return groups;
+}
+
+} // namespace
+
+std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
+                                      const analysis::AnalysisSettings& settings, OverviewIntervals intervals) {
+    const Groups groups = groupsOf(comparisons);
     std::vector<OverviewRow> rows;
     rows.reserve(groups.size());
     for (const auto& [key, group] : groups) {
@@ -73,13 +91,19 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         row.model = std::string(key.first);
         row.direction = std::string(key.second);
         const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings);
-        const analysis::TransferSummary summary = analysis::transferSummary(group, settings);
+        // Deferred: transferSummary's parts but its interval (the same functions it is made of).
+        const analysis::TransferSummary summary =
+            intervals == OverviewIntervals::Computed
+                ? analysis::transferSummary(group, settings)
+                : analysis::TransferSummary{analysis::outcomeCounts(group, settings),
+                                            analysis::deltaGeometricMean(group, settings), std::nullopt};
         row.comparisons = metrics.comparisons;
         row.resolved = metrics.all.resolved;
         row.transferRate = summary.outcomes.helpedShare;
         row.harmRate = summary.outcomes.harmedShare;
         row.deltaGeometricMean = summary.deltaGeometricMean;
         row.deltaGeometricMeanCi = summary.deltaGeometricMeanCi;
+        row.deltaGeometricMeanCiPending = intervals == OverviewIntervals::Deferred;
         row.judgedPaired = summary.outcomes.paired;
         row.fellBack = summary.outcomes.fellBack;
         row.withinNoise = summary.outcomes.withinNoise;
@@ -94,6 +118,22 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
+                                                                 const analysis::AnalysisSettings& settings) {
+    std::vector<std::optional<analysis::Interval>> intervals;
+    for (const auto& [key, group] : groupsOf(comparisons)) {
+        intervals.push_back(analysis::deltaGeometricMeanCi(group, settings));
+    }
+    return intervals;
+}
+
+void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::optional<analysis::Interval>>& intervals) {
+    for (std::size_t i = 0; i < rows.size() && i < intervals.size(); ++i) {
+        rows[i].deltaGeometricMeanCi = intervals[i];
+        rows[i].deltaGeometricMeanCiPending = false;
+    }
 }
 
 std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings) {
@@ -162,6 +202,24 @@ void OverviewModel::setRows(std::vector<OverviewRow> rows) {
     endResetModel();
 }
 
+void OverviewModel::setIntervals(const std::vector<OverviewRow>& rows) {
+    const bool sameGroups = std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(),
+                                       [](const OverviewRow& left, const OverviewRow& right) {
+                                           return left.model == right.model && left.direction == right.direction;
+                                       });
+    if (!sameGroups) {
+        setRows(rows);
+        return;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        rows_[i].deltaGeometricMeanCi = rows[i].deltaGeometricMeanCi;
+        rows_[i].deltaGeometricMeanCiPending = rows[i].deltaGeometricMeanCiPending;
+    }
+    if (!rows_.empty()) {
+        emit dataChanged(index(0, DeltaGmColumn), index(int(rows_.size()) - 1, DeltaGmColumn));
+    }
+}
+
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
@@ -171,6 +229,9 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole) {
         return QVariant::fromValue(index.column() >= ComparisonsColumn ? Qt::AlignRight | Qt::AlignVCenter
                                                                        : Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    if (role == Qt::ToolTipRole && index.column() == DeltaGmColumn && row.deltaGeometricMeanCiPending) {
+        return tr("The 95% bootstrap interval is being computed");
     }
     if (role != Qt::DisplayRole && role != SortRole) {
         return {};
@@ -188,7 +249,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case TransferRateColumn:
         return display ? percent(row.transferRate) : numberOf(row.transferRate);
     case DeltaGmColumn:
-        return display ? withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi)
+        return display ? withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi, row.deltaGeometricMeanCiPending)
                        : numberOf(row.deltaGeometricMean);
     case HarmRateColumn:
         return display ? percent(row.harmRate) : numberOf(row.harmRate);

@@ -24,7 +24,8 @@ struct OverviewRow {
     std::optional<double> transferRate; // T
     std::optional<double> deltaGeometricMean;
     std::optional<analysis::Interval> deltaGeometricMeanCi; // its 95% bootstrap CI; nullopt below two resolved
-    std::optional<double> harmRate;                         // H
+    bool deltaGeometricMeanCiPending = false; // the CI is still being computed (OverviewIntervals::Deferred)
+    std::optional<double> harmRate;           // H
     std::optional<double> baseScore;
     std::optional<double> skillScore;
     std::optional<double> lift;
@@ -50,9 +51,22 @@ std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis:
 /// calibration of <device>"; empty when there is nothing to say.
 std::string calibrationLine(const report::CalibrationSummary& summary);
 
+/// Whether overviewRows computes the ΔGM intervals, or leaves them pending for overviewIntervals: a bootstrap of
+/// 1,000 resamples per row is most of the rows' cost, so a window shows the table first and fills the intervals in.
+enum class OverviewIntervals { Computed, Deferred };
+
 /// One row per (model, direction) present in comparisons, sorted by model then direction.
 std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
-                                      const analysis::AnalysisSettings& settings);
+                                      const analysis::AnalysisSettings& settings,
+                                      OverviewIntervals intervals = OverviewIntervals::Computed);
+
+/// The ΔGM interval of each of overviewRows' rows, in their order: analysis::deltaGeometricMeanCi over the row's
+/// group, the interval analysis::transferSummary gives it.
+std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
+                                                                 const analysis::AnalysisSettings& settings);
+
+/// Fills rows' pending intervals with overviewIntervals' result for the same comparisons and settings.
+void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::optional<analysis::Interval>>& intervals);
 
 /// Per-family lift (S skill − S base) and harm rate H, for the overview's bar charts.
 struct FamilyBars {
@@ -84,6 +98,9 @@ public:
     };
     explicit OverviewModel(QObject* parent = nullptr);
     void setRows(std::vector<OverviewRow> rows);
+    /// Takes in the ΔGM intervals of the same rows (fillIntervals), updating only that column; rows of other groups
+    /// replace the model's instead.
+    void setIntervals(const std::vector<OverviewRow>& rows);
     const std::vector<OverviewRow>& rows() const { return rows_; }
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

@@ -123,12 +123,18 @@ void OverviewView::setProjectData(ProjectData* data) {
         connect(data_, &ProjectData::summaryLoaded, this, &OverviewView::refresh); // shown before the trials are in
         connect(data_, &ProjectData::loaded, this, &OverviewView::refresh);
         connect(data_, &ProjectData::settingsChanged, this, &OverviewView::refresh);
+        connect(data_, &ProjectData::overviewIntervalsLoaded, this, [this] {
+            if (boundary_->currentData().toString().isEmpty()) { // a chosen boundary's rows hold their intervals
+                model_->setIntervals(data_->overviewRows());
+            }
+        });
     }
     refresh();
 }
 
 void OverviewView::refresh() {
-    // ProjectData computes the rows and bars with the data (off the GUI thread): showing them costs no analysis.
+    // ProjectData computes the rows and bars with the data (off the GUI thread): showing them costs no analysis (the
+    // ΔGM intervals fill in when they arrive, overviewIntervalsLoaded).
     static const std::vector<analysis::Comparison> none;
     static const FamilyBars noBars;
     const std::vector<analysis::Comparison>& all = data_ ? data_->comparisons() : none;

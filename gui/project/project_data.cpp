@@ -1,6 +1,6 @@
 // ProjectData: each load opens its own Store in a worker thread (a Store is single-threaded) and hands its results
 // back to the GUI thread in two stages, the comparisons and the overview first, then the trials; only the newest load
-// is taken in.
+// is taken in. The overview's ΔGM intervals are computed by a worker of their own once its rows are in.
 #include "gui/project/project_data.h"
 
 #include <QCoreApplication>
@@ -33,9 +33,9 @@ struct ProjectData::Summary {
 namespace {
 
 /// The comparisons over trials with their attempts built once, in one vector the comparisons share.
-std::vector<analysis::Comparison> comparisonsOf(const std::vector<TrialRecord>& trials) {
+std::shared_ptr<const std::vector<analysis::Comparison>> comparisonsOf(const std::vector<TrialRecord>& trials) {
     const auto attempts = std::make_shared<const std::vector<analysis::Attempt>>(analysis::attemptsFromTrials(trials));
-    return analysis::buildComparisons(trials, attempts);
+    return std::make_shared<const std::vector<analysis::Comparison>>(analysis::buildComparisons(trials, attempts));
 }
 
 } // namespace
@@ -86,7 +86,8 @@ void ProjectData::startLoad() {
             }
             auto summary = std::make_shared<Summary>();
             summary->comparisons = std::move(attempts->comparisons);
-            summary->overviewRows = gui::overviewRows(summary->comparisons, settings);
+            // The intervals follow from another worker (startIntervals): the table shows without waiting for them.
+            summary->overviewRows = gui::overviewRows(summary->comparisons, settings, OverviewIntervals::Deferred);
             summary->familyBars = gui::familyBars(summary->comparisons, settings);
             summary->settingsRevision = settingsRevision;
             Result<report::CalibrationSummary> calibration = report::calibrationSummary(**store);
@@ -125,11 +126,12 @@ void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summar
         return; // superseded
     }
     summaryTicket_ = ticket;
-    comparisons_ = std::move(summary->comparisons);
+    comparisons_ = std::make_shared<const std::vector<analysis::Comparison>>(std::move(summary->comparisons));
     calibration_ = std::move(summary->calibration);
     if (summary->settingsRevision == settingsRevision_) {
         overviewRows_ = std::move(summary->overviewRows);
         familyBars_ = std::move(summary->familyBars);
+        startIntervals();
     } else {
         computeOverview(); // the settings changed while loading
     }
@@ -191,17 +193,29 @@ void ProjectData::setSettings(const analysis::AnalysisSettings& settings) {
 }
 
 void ProjectData::computeOverview() {
-    overviewRows_ = gui::overviewRows(comparisons_, settings_);
-    familyBars_ = gui::familyBars(comparisons_, settings_);
+    overviewRows_ = gui::overviewRows(*comparisons_, settings_, OverviewIntervals::Deferred);
+    familyBars_ = gui::familyBars(*comparisons_, settings_);
+    startIntervals();
+}
+
+void ProjectData::startIntervals() {
+    using Intervals = std::vector<std::optional<analysis::Interval>>;
+    intervals_.run<Intervals>(
+        this, [comparisons = comparisons_, settings = settings_] { return overviewIntervals(*comparisons, settings); },
+        [this](Intervals& intervals) {
+            fillIntervals(overviewRows_, intervals);
+            emit overviewIntervalsLoaded();
+        });
 }
 
 bool ProjectData::waitUntilIdle(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    while ((isLoading() || runningThreads_ > 0) && !deadline.hasExpired()) {
+    const auto busy = [this] { return isLoading() || runningThreads_ > 0 || intervalsPending(); };
+    while (busy() && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(2);
     }
-    return !isLoading() && runningThreads_ == 0;
+    return !busy();
 }
 
 } // namespace mkb::gui

@@ -41,13 +41,17 @@ public:
     /// Every live (not archived) trial of the store, ordered by id.
     const std::vector<TrialRecord>& trials() const { return trials_; }
     /// analysis::buildComparisons over trials(): every comparison, resolved or not.
-    const std::vector<analysis::Comparison>& comparisons() const { return comparisons_; }
+    const std::vector<analysis::Comparison>& comparisons() const { return *comparisons_; }
     /// The trial with that id, or nullptr (a binary search when trials() ascend by id, as the store loads them).
     const TrialRecord* trial(std::int64_t trialId) const;
 
     /// The overview's rows and family bars over comparisons() for settings(): computed with the data (off the GUI
-    /// thread when loading) and again when the settings change, so showing the overview costs no analysis.
+    /// thread when loading) and again when the settings change, so showing the overview costs no analysis. The rows'
+    /// ΔGM intervals (a bootstrap per row, most of the rows' cost) come after them, from a worker thread
+    /// (overviewIntervalsLoaded); until then a row's deltaGeometricMeanCiPending is true.
     const std::vector<OverviewRow>& overviewRows() const { return overviewRows_; }
+    /// Whether the ΔGM intervals of overviewRows() are still being computed.
+    bool intervalsPending() const { return intervals_.isJobRunning(); }
     const FamilyBars& familyBars() const { return familyBars_; }
     /// The live calibrations matched to the devices and graders of the live re-timings (report::calibrationSummary),
     /// read with the summary; empty when the data came from setTrials.
@@ -58,7 +62,8 @@ public:
     /// Replaces the settings and emits settingsChanged() (the data stays; views recompute).
     void setSettings(const analysis::AnalysisSettings& settings);
 
-    /// Test and tool helper: spins the event loop until no load is running or timeoutMs passed; true when idle.
+    /// Test and tool helper: spins the event loop until no load is running and the overview's intervals are in, or
+    /// timeoutMs passed; true when idle.
     bool waitUntilIdle(int timeoutMs = 10000);
 
     /// Replaces the data directly (tests, or a caller that already holds the trials); emits loaded().
@@ -69,6 +74,9 @@ signals:
     /// The first stage of a load arrived: comparisons(), overviewRows() and familyBars() hold the new data, while
     /// trials() still hold the previous load's (loaded() follows when they are in too).
     void summaryLoaded();
+    /// The ΔGM intervals of overviewRows() arrived (after summaryLoaded, setTrials or setSettings); only the
+    /// intervals changed.
+    void overviewIntervalsLoaded();
     /// A load finished and its data replaced the previous data.
     void loaded();
     /// A load failed; the previous data is kept.
@@ -82,11 +90,15 @@ private:
     void takeSummary(int ticket, const std::shared_ptr<Summary>& summary);
     void takeResult(int ticket, const std::shared_ptr<LoadResult>& result);
     void computeOverview();
+    /// Computes the ΔGM intervals of overviewRows_ on a worker thread; a newer start supersedes it.
+    void startIntervals();
 
     QString storePath_;
     std::vector<TrialRecord> trials_;
     bool trialsSortedById_ = true;
-    std::vector<analysis::Comparison> comparisons_;
+    // Shared with the worker that computes the overview's intervals; replaced, never changed, by a load.
+    std::shared_ptr<const std::vector<analysis::Comparison>> comparisons_ =
+        std::make_shared<const std::vector<analysis::Comparison>>();
     std::vector<OverviewRow> overviewRows_;
     FamilyBars familyBars_;
     report::CalibrationSummary calibration_;
@@ -95,6 +107,7 @@ private:
     QString lastError_;
     int generation_ = 0;
     JobTracker loads_;       // only the newest load is taken in
+    JobTracker intervals_;   // only the intervals of the newest overviewRows_ are taken in
     int summaryTicket_ = 0;  // the load whose summary (comparisons, overview) was taken in last
     int runningThreads_ = 0; // loads whose threads have not yet finished
 };

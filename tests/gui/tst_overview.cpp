@@ -79,6 +79,7 @@ private slots:
     void initTestCase();
     void tableShowsGroupMetrics();
     void modelPassesTheTester();
+    void deltaGmCellFillsInItsIntervalWhenItArrives();
     void familyChartsHoldLiftAndHarm();
     void clickingRowFiltersComparisons();
     void calibrationLineNamesTheRetimedDevicesCalibration();
@@ -144,6 +145,36 @@ void OverviewTest::modelPassesTheTester() {
     data_.reload();
     QVERIFY(data_.waitUntilIdle());
     QCOMPARE(view.model()->rowCount(), 4);
+}
+
+void OverviewTest::deltaGmCellFillsInItsIntervalWhenItArrives() {
+    ProjectData data;
+    OverviewView view;
+    QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.setProjectData(&data); // the view refreshes on summaryLoaded before the lambda below runs
+    const auto deltaGmOf = [&](int row) {
+        return view.model()->index(row, OverviewModel::DeltaGmColumn).data().toString();
+    };
+    QString atSummary, tipAtSummary;
+    connect(&data, &ProjectData::summaryLoaded, this, [&] {
+        atSummary = deltaGmOf(1);
+        tipAtSummary = view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).toString();
+    });
+    QSignalSpy reset(view.model(), &QAbstractItemModel::modelReset);
+    data.setStorePath(storePath_);
+    QVERIFY(data.waitUntilIdle());
+    QCOMPARE(atSummary, QStringLiteral("+41.4% […]")); // the point first, its interval pending
+    QVERIFY(!tipAtSummary.isEmpty());
+    QCOMPARE(deltaGmOf(1), QStringLiteral("+41.4% [+0.0%, +100.0%]"));
+    QVERIFY(view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).isNull());
+    const int resetsAfterLoad = reset.count();
+    data.reload(); // the same rows again: only their intervals' column changes when the intervals come
+    QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
+    QVERIFY(data.waitUntilIdle());
+    QVERIFY(reset.count() > resetsAfterLoad);
+    QVERIFY(!changed.isEmpty());
+    QCOMPARE(changed.last().at(0).value<QModelIndex>().column(), int(OverviewModel::DeltaGmColumn));
+    QCOMPARE(changed.last().at(1).value<QModelIndex>().column(), int(OverviewModel::DeltaGmColumn));
 }
 
 void OverviewTest::familyChartsHoldLiftAndHarm() {
