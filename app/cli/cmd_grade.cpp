@@ -5,12 +5,11 @@
 
 #include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
-#include "core/grading/device_probe.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
+#include "core/grading/kernel_grading.h"
 #include "core/grading/report_text.h"
-#include "core/protocol/arms.h"
-#include "core/store/store.h"
+#include "core/io/manual_trial.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -53,65 +52,6 @@ exit codes: 0 passed, 1 graded and failed, 2 bad command line, 3 missing kernel,
 )";
 
 std::atomic<bool>& interrupted = interruptRequested();
-
-Status saveManualTrial(Store& store, const Problem& problem, const std::string& dsl, const std::string& kernelSource,
-                       const Verdict& verdict, const std::string& graderFingerprint) {
-    const std::string model = "manual";
-    return store.transaction([&]() -> Status {
-        if (auto stored = store.upsertProblem(problem); !stored) {
-            return stored.error();
-        }
-        if (auto ensured = store.ensureModel(model, "manual", "{}"); !ensured) {
-            return ensured.error();
-        }
-        Coordinate coordinate{problem.number, 1, soloArm(dsl)};
-        TrialFilter filter;
-        filter.model = model;
-        filter.suite = problem.suite;
-        auto live = store.loadTrials(filter);
-        if (!live) {
-            return live.error();
-        }
-        for (const TrialRecord& trial : *live) {
-            if (trial.problemNumber == problem.number && trial.replicate == 1 && trial.arm == coordinate.arm.name()) {
-                if (Status archived = store.archiveTrial(trial.id); !archived) {
-                    return archived;
-                }
-            }
-        }
-        TrialRecord trial;
-        trial.model = model;
-        trial.suite = problem.suite;
-        trial.problemNumber = problem.number;
-        trial.problemSlug = problem.slug;
-        trial.family = problem.family;
-        trial.replicate = 1;
-        trial.arm = coordinate.arm.name();
-        trial.dsl = dsl;
-        trial.coordinate = formatCoordinate(coordinate);
-        trial.problemFingerprint = problem.fingerprint;
-        trial.graderFingerprint = graderFingerprint;
-        auto trialId = store.insertTrial(trial);
-        if (!trialId) {
-            return trialId.error();
-        }
-        SubmissionRecord submission;
-        submission.trialId = *trialId;
-        submission.index = 0;
-        submission.kernelSource = kernelSource;
-        submission.verdict = verdict;
-        submission.evalSeconds = verdict.evalSeconds;
-        if (auto added = store.addSubmission(submission); !added) {
-            return added.error();
-        }
-        TrialOutcome outcome;
-        outcome.status = verdict.infrastructureError ? TrialStatus::InfrastructureError : TrialStatus::Finished;
-        outcome.verdict = verdict;
-        outcome.error = verdict.error;
-        outcome.timedOut = verdict.timedOut;
-        return store.finishTrial(*trialId, outcome);
-    });
-}
 
 int runGrade(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
@@ -194,25 +134,14 @@ int runGrade(const std::vector<std::string>& rawArgs) {
     settings.boundary = *boundary;
     GradeRequest request = makeGradeRequest(*problem, kernelPath, *dsl, *descriptor, device, settings);
 
-    std::unique_ptr<Store> store;
-    fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    bool storeNamed = args.option("store").has_value() || args.has("save");
-    if (storeNamed || fs::exists(storePath, ec)) {
-        auto opened = Store::open(storePath, args.has("save") ? OpenMode::CreateIfMissing : OpenMode::Inspect);
-        if (!opened) {
-            return fail(kExitStore, opened.error().message);
-        }
-        store = std::move(opened).value();
-        auto devices = store->devices();
-        if (!devices) {
-            return fail(kExitStore, devices.error().message);
-        }
-        request.peaksJson = latestPeaksFor(*devices, device, currentHostName());
+    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    auto opened =
+        openGradingStore(storePath, args.option("store").has_value() || args.has("save"), args.has("save"), request);
+    if (!opened) {
+        return fail(kExitStore, opened.error().message);
     }
+    const std::unique_ptr<Store> store = std::move(opened).value();
 
-    GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
-    GraderProcess grader(launch);
     installInterruptHandler();
     bool showStages = !args.has("json") && ::isatty(STDERR_FILENO);
     StageCallback onStage = [&](const std::string& stage) {
@@ -220,10 +149,10 @@ int runGrade(const std::vector<std::string>& rawArgs) {
             std::cerr << "mkb grade: " << stage << "...\n";
         }
     };
-    Verdict verdict = grader.grade(request, onStage, &interrupted);
-    // Recorded with the boundary, so a verdict under one boundary never passes for one under the other.
-    std::string graderFingerprint = fingerprintWithBoundary(grader.hello().graderFingerprint, settings.boundary);
-    grader.stop();
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.option("python"));
+    const KernelGrading graded = gradeKernelFile(request, launch, onStage, &interrupted);
+    const Verdict& verdict = graded.verdict;
     if (interrupted.load()) {
         return fail(kExitInterrupted, "grading interrupted; nothing was saved");
     }
@@ -239,7 +168,8 @@ int runGrade(const std::vector<std::string>& rawArgs) {
     }
 
     if (args.has("save")) {
-        if (Status saved = saveManualTrial(*store, *problem, *dsl, *kernelSource, verdict, graderFingerprint); !saved) {
+        if (Status saved = saveManualTrial(*store, *problem, *dsl, *kernelSource, verdict, graded.graderFingerprint);
+            !saved) {
             return fail(kExitStore,
                         "the verdict could not be saved in " + storePath.string() + ": " + saved.error().message);
         }
