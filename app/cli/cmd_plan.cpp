@@ -6,8 +6,8 @@
 #include "core/catalog/dsl_registry.h"
 #include "core/grading/boundary.h"
 #include "core/grading/grader_fingerprint.h"
+#include "core/protocol/plan_history.h"
 #include "core/protocol/planner.h"
-#include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -252,24 +252,13 @@ int runPlan(const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage, valid.error().message);
     }
 
-    std::vector<TrialRecord> history;
-    std::error_code ec;
-    const bool storeExists = fs::exists(options->storePath, ec);
-    if (storeExists) {
-        Result<std::unique_ptr<Store>> store = Store::open(options->storePath, OpenMode::ReadExisting);
-        if (!store) {
-            return fail(kExitStore, store.error().message);
-        }
-        TrialFilter filter;
-        filter.model = options->model;
-        Result<std::vector<TrialRecord>> trials = (*store)->loadTrials(filter);
-        if (!trials) {
-            return fail(kExitStore, trials.error().message);
-        }
-        history = std::move(trials).value();
+    Result<PlanHistory> history = loadPlanHistory(options->storePath, options->model);
+    if (!history) {
+        return fail(kExitStore, history.error().message);
     }
+    const bool storeExists = history->storeExists;
 
-    const Plan plan = makePlan(request, history, contextFromTrials(history));
+    const Plan plan = makePlan(request, history->trials, contextFromTrials(history->trials));
     if (options->json) {
         std::cout << planToJson(plan, *options, storeExists).dump(2) << '\n';
     } else {
