@@ -6,12 +6,11 @@
 #include "app/cli/run_selection.h"
 
 #include "core/catalog/catalog.h"
-#include "core/grading/device_probe.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/retime_request.h"
 #include "core/protocol/calibration_run.h"
-#include "core/store/store.h"
+#include "core/protocol/calibration_store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -164,23 +163,8 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     }
 
     const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    auto opened = Store::open(storePath, OpenMode::CreateIfMissing);
-    if (!opened) {
-        return fail(kExitStore, opened.error().message);
-    }
-    Store& store = **opened;
-    std::string peaks;
-    if (auto devices = store.devices(); devices) {
-        peaks = latestPeaksFor(*devices, device, currentHostName());
-    }
-
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.option("python"));
-    GraderProcess grader(launch);
-    if (Status started = grader.start(); !started) {
-        return fail(kExitInfrastructure, "calibrate: the grader could not start: " + started.error().message);
-    }
-    installInterruptHandler();
     CalibrationJob job;
     job.problems = std::move(problems);
     job.dsls = dsls;
@@ -189,7 +173,6 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         job.solutionsDir = fs::path(*args.option("solutions"));
     }
     job.device = device;
-    job.peaksJson = peaks;
     job.replicates = *replicates;
     job.slowdown = *slowdown;
     job.delta = *delta;
@@ -201,28 +184,41 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);
     };
-    Result<CalibrationRun> run = runCalibration(job, grader, printLine, &interruptRequested());
-    grader.stop();
-    if (!run) {
-        return fail(kExitBadInput, run.error().message);
+    CalibrationCallbacks callbacks;
+    callbacks.graderStarted = [] { installInterruptHandler(); };
+    callbacks.progress = printLine;
+    const CalibrationStoreRun outcome =
+        calibrateStore(storePath, launch, std::move(job), callbacks, &interruptRequested());
+    if (outcome.failedAt && *outcome.failedAt != CalibrationStage::Storing) {
+        switch (*outcome.failedAt) {
+        case CalibrationStage::OpeningStore:
+            return fail(kExitStore, outcome.error);
+        case CalibrationStage::StartingGrader:
+            return fail(kExitInfrastructure, outcome.error);
+        case CalibrationStage::Calibrating:
+        case CalibrationStage::Storing:
+            break;
+        }
+        return fail(kExitBadInput, outcome.error);
     }
-    if (run->cancelled) {
+    const CalibrationRun& run = *outcome.run;
+    if (run.cancelled) {
         return fail(kExitInterrupted, "calibrate: interrupted; nothing was stored");
     }
-    if (!run->anyControl()) {
-        return fail(run->infrastructure > 0 ? kExitInfrastructure : kExitFailed,
+    if (!run.anyControl()) {
+        return fail(run.infrastructure > 0 ? kExitInfrastructure : kExitFailed,
                     "calibrate: no solution of the selection could be calibrated (see above)");
     }
     std::printf("\n");
-    for (const std::string& line : calibrationSummaryLines(run->record, *delta)) {
+    for (const std::string& line : calibrationSummaryLines(run.record, *delta)) {
         printLine(line);
     }
-    auto stored = store.insertCalibration(run->record);
-    if (!stored) {
-        return fail(kExitStore, "calibrate: " + stored.error().message);
+    if (!outcome.storedId) {
+        return fail(kExitStore, outcome.error);
     }
-    std::printf("stored as calibration #%lld in %s\n", static_cast<long long>(*stored), storePath.string().c_str());
-    return run->infrastructure > 0 ? kExitInfrastructure : kExitOk;
+    std::printf("stored as calibration #%lld in %s\n", static_cast<long long>(*outcome.storedId),
+                storePath.string().c_str());
+    return run.infrastructure > 0 ? kExitInfrastructure : kExitOk;
 }
 
 const bool registered =
