@@ -3,9 +3,9 @@
 #include "app/cli/command.h"
 
 #include "core/grading/device_probe.h"
+#include "core/grading/device_probe_run.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
-#include "core/store/store.h"
 #include "core/util/paths.h"
 
 #include <nlohmann/json.hpp>
@@ -41,24 +41,13 @@ int runProbe(const ParsedArgs& args) {
     }
     std::filesystem::path storePath =
         args.option("store") ? std::filesystem::path(*args.option("store")) : defaultStorePath();
-    auto store = Store::open(storePath, OpenMode::CreateIfMissing);
-    if (!store) {
-        return fail(kExitStore, store.error().message);
-    }
-
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.option("python"));
-    GraderProcess grader(launch);
-    auto probe = grader.probe(device);
-    grader.stop();
-    if (!probe) {
-        return fail(kExitInfrastructure, "probing " + device + " failed: " + probe.error().message);
+    const DeviceProbeRun run = probeDeviceIntoStore(storePath, launch, device);
+    if (run.failedAt) {
+        return fail(*run.failedAt == ProbeStage::Probing ? kExitInfrastructure : kExitStore, run.error);
     }
-    DeviceRecord record = deviceRecordFromProbe(*probe, currentHostName());
-    auto saved = (*store)->saveDevice(record);
-    if (!saved) {
-        return fail(kExitStore, "the probe of " + device + " could not be saved: " + saved.error().message);
-    }
+    const std::optional<DeviceProbe>& probe = run.probe;
 
     if (args.has("json")) {
         std::cout << probe->json << '\n';
