@@ -9,6 +9,9 @@ Rules, checked over the C++ sources (.h, .hpp, .cpp, .cc) of core/, app/ and gui
   diff view and every metric diff through core/analysis/linediff.
 - A GUI view (gui/**/*_view.cpp, *_view.h) does not include the store (core/store/store.h): it shows plain records
   that core loads (io::loadTransferCase, io skill annotations), as hotspot's result pages do.
+- A CLI verb (app/cli/cmd_*.cpp) parses its arguments, calls core and prints: it names no grader session
+  (GraderProcess, GraderPool) and includes no store internals (a core/store/ header other than store.h); starting
+  graders, suite loops and store bookkeeping live in core (core/grading, core/protocol, core/io).
 - A source file over 600 lines carries, within its first 15 lines, a comment line starting with the marker
   `// Longer than 600 lines because` followed by the reason; a Python file of core/ (the grader) carries the same
   sentence, `Longer than 600 lines because …`, in its docstring.
@@ -36,6 +39,9 @@ BEING_SPLIT_UNDER_ISSUE_15: set[str] = set()  # empty since the splits of issue 
 SQLITE_USE = re.compile(r"\bsqlite3_\w*|[<\"]sqlite3\.h[>\"]")
 STORE_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/store\.h[>\"]")
 DTL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]dtl/")
+GRADER_SESSION = re.compile(r"\b(GraderProcess|GraderPool)\b")
+STORE_INTERNAL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/(?!store\.h[>\"])[^>\"]+[>\"]")
+CLI_VERB = re.compile(r"^app/cli/cmd_\w+\.cpp$")
 QT_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](Qt\w*/|Q[A-Z]\w*(\.h)?[>\"])")
 
 
@@ -67,6 +73,15 @@ def problems_in(root: Path, allowed_long: set = frozenset()) -> list:
                 if STORE_INCLUDE.search(line):
                     found.append(f"{name}:{number}: a GUI view includes the store; load plain records through a "
                                  "core function (core/io) and hand them to the view")
+        if CLI_VERB.match(name):
+            for number, line in enumerate(lines, 1):
+                session = GRADER_SESSION.search(line)
+                if session:
+                    found.append(f"{name}:{number}: a CLI verb names `{session.group(0)}`; start the grader in a "
+                                 "core function (core/grading, core/protocol) and call that")
+                if STORE_INTERNAL_INCLUDE.search(line):
+                    found.append(f"{name}:{number}: a CLI verb includes the store's internals; go through "
+                                 "mkb::Store (core/store/store.h) or a core function")
         if name.startswith("core/"):
             for number, line in enumerate(lines, 1):
                 if QT_INCLUDE.search(line):
@@ -143,6 +158,17 @@ class RulesOnSmallTrees(unittest.TestCase):
         found = problems_in(root)
         self.assertEqual(len(found), 1)
         self.assertIn("gui/inspector/inspector_view.cpp:2: a GUI view includes the store", found[0])
+
+    def test_a_cli_verb_starting_a_grader_or_including_store_internals_is_reported_and_core_is_not(self):
+        root = self.tree({"app/cli/cmd_grade.cpp": "// Grades.\nGraderProcess grader(launch);\n",
+                          "app/cli/cmd_suite.cpp": "auto pool = std::make_unique<GraderPool>(devices, launch);\n",
+                          "app/cli/cmd_db.cpp": '#include "core/store/store.h"\n#include "core/store/statement.h"\n',
+                          "app/cli/run_on_slurm.cpp": "GraderProcess grader(launch);\n",
+                          "core/grading/kernel_grading.cpp": "GraderProcess grader(launch);\n"})
+        found = problems_in(root)
+        self.assertEqual(sorted(line.split(":")[0] + ":" + line.split(":")[1] for line in found),
+                         ["app/cli/cmd_db.cpp:2", "app/cli/cmd_grade.cpp:2", "app/cli/cmd_suite.cpp:1"])
+        self.assertIn("a CLI verb names `GraderPool`", next(line for line in found if "cmd_suite" in line))
 
     def test_a_long_file_needs_the_marker_near_its_top(self):
         body = "int x;\n" * (MAX_LINES + 1)
