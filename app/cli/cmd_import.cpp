@@ -2,7 +2,7 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
-#include "core/catalog/catalog.h"
+#include "core/io/import_families.h"
 #include "core/io/import_summary_text.h"
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
@@ -62,14 +62,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
     for (const std::string& dir : args->all("problems")) {
         suiteRoots.emplace_back(dir);
     }
-    if (!suiteRoots.empty()) {
-        Catalog catalog = loadCatalog(suiteRoots);
-        for (const Problem& problem : catalog.problems) {
-            char number[8];
-            std::snprintf(number, sizeof number, "%02d", problem.number);
-            options.familyByProblem[std::string(number) + "_" + problem.slug] = problem.family;
-        }
-    }
+    options.familyByProblem = familiesByProblem(suiteRoots);
     const std::filesystem::path folder = args->positionals[0];
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec)) {
