@@ -127,7 +127,7 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     for (const std::string& suite : args.all("suite")) {
         suites.emplace_back(suite);
     }
-    std::vector<Problem> problems; // the union of every --problems glob, each problem once, in catalog order
+    std::vector<Problem> problems; // the union of every --problems glob, each problem once, in number order
     std::vector<std::string> globs = args.all("problems");
     if (globs.empty()) {
         globs.push_back("*");
@@ -138,17 +138,8 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         if (selected.empty()) {
             return fail(selectionError.exitCode, selectionError.message);
         }
-        for (Problem& problem : selected) {
-            bool known = false;
-            for (const Problem& other : problems) {
-                known = known || other.number == problem.number;
-            }
-            if (!known) {
-                problems.push_back(std::move(problem));
-            }
-        }
+        addProblemsOnce(problems, std::move(selected));
     }
-    std::sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) { return a.number < b.number; });
     std::vector<fs::path> dslDirs;
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);

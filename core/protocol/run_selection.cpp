@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace mkb {
@@ -53,6 +54,17 @@ Result<ProblemSelection> selectRunProblems(const std::vector<fs::path>& suites, 
     }
     selection.malformedLeftOut = catalog.issues.size();
     return selection;
+}
+
+void addProblemsOnce(std::vector<Problem>& into, std::vector<Problem> more) {
+    for (Problem& problem : more) {
+        const bool known =
+            std::any_of(into.begin(), into.end(), [&](const Problem& other) { return other.number == problem.number; });
+        if (!known) {
+            into.push_back(std::move(problem));
+        }
+    }
+    std::sort(into.begin(), into.end(), [](const Problem& a, const Problem& b) { return a.number < b.number; });
 }
 
 namespace {

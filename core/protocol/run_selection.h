@@ -28,6 +28,10 @@ std::string noProblemMatched(const Catalog& catalog, const std::string& glob, co
 Result<ProblemSelection> selectRunProblems(const std::vector<std::filesystem::path>& suites, const std::string& glob,
                                            const std::string& verb);
 
+/// Adds the problems of `more` that `into` lacks (compared by number) and keeps `into` in number order: the union of
+/// several --problems globs, each problem once.
+void addProblemsOnce(std::vector<Problem>& into, std::vector<Problem> more);
+
 /// The DSL's descriptor as data and as JSON: <dir>/<id>.json from the extra folders first, then resources/dsls/.
 /// Descriptors from extra folders that the registry's strict checks refuse (test DSLs such as cpusim, whose
 /// adapter only the grader knows) are read leniently: id, display name, prompt, doc pack and compliance lists.

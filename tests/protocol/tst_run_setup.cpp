@@ -1,7 +1,9 @@
-// Tests of what `mkb run` settles around runProtocol (core/protocol/run_setup.h) and of the history `mkb plan`
-// reads (core/protocol/plan_history.h): the run's end as its run_finished event, the default workspace folder, the
-// test devices' re-timing, and stores that a dry run or a plan must not create.
+// Tests of what `mkb run` settles around runProtocol (core/protocol/run_setup.h), of the history `mkb plan` reads
+// (core/protocol/plan_history.h) and of the union of --problems globs (core/protocol/run_selection.h): the run's end
+// as its run_finished event, the default workspace folder, the test devices' re-timing, stores that a dry run or a
+// plan must not create, and each problem once.
 #include "core/protocol/plan_history.h"
+#include "core/protocol/run_selection.h"
 #include "core/protocol/run_setup.h"
 
 #include <QTemporaryDir>
@@ -131,6 +133,23 @@ private slots:
         QVERIFY(*created != nullptr);
         QVERIFY(fs::exists(path));
         QCOMPARE(settings.peaksJson, std::string()); // never probed
+    }
+
+    void severalGlobsSelectEachProblemOnceInNumberOrder() {
+        const auto problem = [](int number, const std::string& slug) {
+            Problem made;
+            made.number = number;
+            made.slug = slug;
+            return made;
+        };
+        std::vector<Problem> problems;
+        addProblemsOnce(problems, {problem(7, "paged"), problem(2, "gemm")});
+        addProblemsOnce(problems, {problem(2, "gemm again"), problem(1, "softmax")});
+        QCOMPARE(problems.size(), std::size_t(3));
+        QCOMPARE(problems[0].number, 1);
+        QCOMPARE(problems[1].number, 2);
+        QCOMPARE(problems[1].slug, std::string("gemm")); // the first glob's copy stays
+        QCOMPARE(problems[2].number, 7);
     }
 
     void aPlanWithoutAStoreHasNoHistoryAndCreatesNoFile() {
