@@ -300,7 +300,9 @@ void MainWindow::chooseAndCreateProject() {
 
 void MainWindow::refreshProblems() {
     // The catalog is read from disk and the stored problems from the project: a worker does both, with its own
-    // Store (a Store is single-threaded); only the newest listing is shown.
+    // Store (a Store is single-threaded); only the newest listing is shown. It only reads, after loadProject's writer
+    // opened (and migrated) the file: a reader skips the page-by-page check, which would compete with the overview's
+    // load for the CPU.
     const std::vector<std::filesystem::path> roots = suiteRoots_;
     const std::filesystem::path project = projectPath_.toStdString();
     listingJobs_.run<ProblemsListing>(
@@ -309,7 +311,7 @@ void MainWindow::refreshProblems() {
             std::unique_ptr<Store> store;
             std::string storeError;
             if (!project.empty()) {
-                auto opened = Store::open(project, OpenMode::MustExist);
+                auto opened = Store::open(project, OpenMode::ReadExisting);
                 if (opened) {
                     store = std::move(opened.value());
                 } else {
