@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 namespace mkb::cli {
 namespace {
@@ -180,17 +179,7 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);
     }
-    std::map<std::string, Result<std::string>> descriptors;
-    job.dslDescriptor = [&](const std::string& id) -> Result<std::string> {
-        auto found = descriptors.find(id);
-        if (found == descriptors.end()) {
-            auto dsl = loadRunDsl(id, dslDirs);
-            found = descriptors
-                        .emplace(id, dsl ? Result<std::string>(dsl->descriptorJson) : Result<std::string>(dsl.error()))
-                        .first;
-        }
-        return found->second;
-    };
+    job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
 
     const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
     GraderLaunch launch;

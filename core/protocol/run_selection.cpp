@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 namespace mkb {
@@ -139,6 +142,26 @@ Result<RunDsl> loadRunDsl(const std::string& id, const std::vector<fs::path>& ex
     }
     dsl.descriptor = lenientDescriptor(id, parseJsonInputOrDiscarded(*json), file);
     return dsl;
+}
+
+std::function<Result<std::string>(const std::string&)> cachedDescriptorLookup(std::vector<fs::path> extraDirs) {
+    struct Cache {
+        std::mutex mutex;
+        std::map<std::string, Result<std::string>> byId;
+    };
+    auto cache = std::make_shared<Cache>();
+    return [cache, extraDirs = std::move(extraDirs)](const std::string& id) -> Result<std::string> {
+        const std::lock_guard<std::mutex> lock(cache->mutex);
+        auto& descriptors = cache->byId;
+        auto found = descriptors.find(id);
+        if (found == descriptors.end()) {
+            auto dsl = loadRunDsl(id, extraDirs);
+            found = descriptors
+                        .emplace(id, dsl ? Result<std::string>(dsl->descriptorJson) : Result<std::string>(dsl.error()))
+                        .first;
+        }
+        return found->second;
+    };
 }
 
 } // namespace mkb

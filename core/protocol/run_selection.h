@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,10 @@ void addProblemsOnce(std::vector<Problem>& into, std::vector<Problem> more);
 /// Descriptors from extra folders that the registry's strict checks refuse (test DSLs such as cpusim, whose
 /// adapter only the grader knows) are read leniently: id, display name, prompt, doc pack and compliance lists.
 Result<RunDsl> loadRunDsl(const std::string& id, const std::vector<std::filesystem::path>& extraDirs);
+
+/// A lookup of each DSL's descriptor JSON by id through loadRunDsl, each id loaded once (the answer, error included,
+/// is kept): what RetimeJob::dslDescriptor takes.
+std::function<Result<std::string>(const std::string&)>
+cachedDescriptorLookup(std::vector<std::filesystem::path> extraDirs);
 
 } // namespace mkb

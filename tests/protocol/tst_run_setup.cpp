@@ -1,7 +1,7 @@
 // Tests of what `mkb run` settles around runProtocol (core/protocol/run_setup.h), of the history `mkb plan` reads
 // (core/protocol/plan_history.h) and of the union of --problems globs (core/protocol/run_selection.h): the run's end
 // as its run_finished event, the default workspace folder, the test devices' re-timing, stores that a dry run or a
-// plan must not create, and each problem once.
+// plan must not create, each problem once, and each DSL descriptor loaded once.
 #include "core/protocol/plan_history.h"
 #include "core/protocol/run_selection.h"
 #include "core/protocol/run_setup.h"
@@ -150,6 +150,30 @@ private slots:
         QCOMPARE(problems[1].number, 2);
         QCOMPARE(problems[1].slug, std::string("gemm")); // the first glob's copy stays
         QCOMPARE(problems[2].number, 7);
+    }
+
+    void aDescriptorIsLoadedOnceAndItsErrorKept() {
+        QTemporaryDir dir;
+        const fs::path folder(dir.path().toStdString());
+        const fs::path file = folder / "toydsl.json";
+        {
+            QFile out(QString::fromStdString(file.string()));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(R"({"id": "toydsl", "display_name": "Toy DSL"})");
+        }
+        const auto lookup = cachedDescriptorLookup({folder});
+        auto first = lookup("toydsl");
+        QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
+        QVERIFY(first->find("Toy DSL") != std::string::npos);
+        fs::remove(file); // a second look does not read the folder again
+        auto second = lookup("toydsl");
+        QVERIFY(second.ok());
+        QCOMPARE(*second, *first);
+        auto unknown = lookup("nodsl");
+        QVERIFY(!unknown.ok());
+        QVERIFY2(unknown.error().message.find("nodsl") != std::string::npos, unknown.error().message.c_str());
+        // A fresh lookup reads the folder again and finds the file gone.
+        QVERIFY(!cachedDescriptorLookup({folder})("toydsl").ok());
     }
 
     void aPlanWithoutAStoreHasNoHistoryAndCreatesNoFile() {
