@@ -2,6 +2,7 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
+#include "core/io/export_models.h"
 #include "core/io/mkb_results_export.h"
 #include "core/io/repair_pairs.h"
 #include "core/store/store.h"
@@ -58,11 +59,11 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
     if (auto model = args.option("model")) {
         models.push_back(*model);
     } else {
-        auto trials = store.loadTrials({}, TrialDetail::Lean);
-        if (!trials) {
-            return fail(kExitStore, trials.error().message);
+        auto live = liveModels(store);
+        if (!live) {
+            return fail(kExitStore, live.error().message);
         }
-        models = modelsOf(*trials);
+        models = std::move(live).value();
         if (models.empty()) {
             return fail(kExitBadInput, "the store " + store.path().string() + " holds no live trial to export");
         }
