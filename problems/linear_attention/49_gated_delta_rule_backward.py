@@ -10,7 +10,7 @@ import torch
 # with G = dL/dS_t, r = beta (k G), u = v - a k S_{t-1}: dv = r, dk = beta G u - a S_{t-1} r, dbeta = (k G) . u,
 # dg = a (<G, S_{t-1}> - r . (k S_{t-1})), and dL/dS_{t-1} = a (G - k^T r) + q_{t-1}^T do_{t-1} / sqrt(128).
 # 2 sequences of 1024 tokens.
-# Eager estimate on an H200: ~150 ms (two Python loops over 1024 steps, about 25 small kernels per step).
+# Eager on an H200: 769 ms measured (two Python loops over 1024 steps, about 25 small kernels per step).
 BATCH = 2
 SEQ_LEN = 1024
 HEADS = 32

@@ -61,8 +61,11 @@ def _gdn_backward(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, do_ptr, states_ptr, dq_p
         dk = beta * tl.sum(grad * u[None, :], 1) - a * tl.sum(prev * r[None, :], 1)
         tl.store(dk_ptr + row.to(tl.int64) * KEY_DIM + kd, dk)
         tl.store(dbeta_ptr + row, tl.sum(k_grad * u, 0))
-        tl.store(dg_ptr + row, a * (tl.sum(tl.sum(grad * prev, 1), 0) - tl.sum(r * k_prev, 0)))
-        grad = a * (grad - k[:, None] * r[None, :])
+        # dg = a (<G, S_{t-1}> - r . (k S_{t-1})) = a <G - k^T r, S_{t-1}>: one sum over the matrix that also
+        # carries G back, instead of the difference of two large sums (that difference cancels in float32).
+        kept = grad - k[:, None] * r[None, :]
+        tl.store(dg_ptr + row, a * tl.sum(tl.sum(kept * prev, 1), 0))
+        grad = a * kept
 
 
 @triton.jit
