@@ -1,6 +1,7 @@
 // The suite check as the generated markdown suite table (docs/suite.md); it names no path of the machine it ran on.
 #include "core/grading/suite_report.h"
 
+#include "core/catalog/problem_meta.h"
 #include "core/util/shell_words.h"
 
 #include <cmath>
@@ -123,22 +124,24 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
             << " problems checked; not yet checked: " << report.unchecked.size() << " (continue with --resume)\n";
     }
     out << "\n";
-    out << "| problem | family | tags | eager ms |";
+    out << "| problem | family | category | tags | eager ms |";
     for (const std::string& dsl : report.dsls) {
         out << " " << displayDsl(dsl) << " speedup | " << displayDsl(dsl) << " IOU / MFU |";
     }
-    out << " validation |\n|---|---|---|---:|";
+    out << " validation |\n|---|---|---|---|---:|";
     for (std::size_t i = 0; i < report.dsls.size(); ++i) {
         out << "---:|---:|";
     }
     out << "---|\n";
+    bool iouAboveOne = false;
     for (const ProblemCheck& check : report.problems) {
         std::string tags;
         for (const std::string& tag : check.problem.meta.tags) {
             tags += (tags.empty() ? "" : ", ") + tag;
         }
         const ProblemValidation& v = check.validation;
-        out << "| " << cell(check.problem.name()) << " | " << cell(check.problem.family) << " | " << cell(tags) << " | "
+        out << "| " << cell(check.problem.name()) << " | " << cell(check.problem.family) << " | "
+            << cell(categoryOrUncategorised(check.problem.meta.category)) << " | " << cell(tags) << " | "
             << (v.eagerMedianMs ? formatFigure("%.3f", *v.eagerMedianMs) : "–") << " |";
         for (const std::string& dsl : report.dsls) {
             const SolutionCheck* found = nullptr;
@@ -155,6 +158,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
                 out << " fail (" << cell(found->verdict->stage) << ") | – |";
             } else {
                 const auto& roofline = found->verdict->roofline;
+                iouAboveOne = iouAboveOne || (roofline && roofline->iou && *roofline->iou > 1.0);
                 out << " " << formatFigure("%.2fx", found->verdict->speedupVsEager) << " | "
                     << (roofline ? ratioOrDash(roofline->iou) + " / " + ratioOrDash(roofline->mfu) : "– / –") << " |";
             }
@@ -170,6 +174,11 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
                           std::to_string(check.flakiness->gradings) + " gradings correct";
         }
         out << " " << cell(validation) << " |\n";
+    }
+    if (iouAboveOne) {
+        out << "\nIOU counts the bytes MKB_META[\"bytes\"] names, else every input and output byte once. Above 1, a "
+               "kernel moved fewer bytes from memory than that count: it reads only the part of an input it needs "
+               "(a gather from a large cache), or the L2 cache serves its repeated reads.\n";
     }
     out << "\n" << suiteSummary(report) << "\n";
     bool anyIssue = !report.catalogIssues.empty();

@@ -164,15 +164,15 @@ private slots:
         QVERIFY(table.contains(QRegularExpression("- date: \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\n")));
         QVERIFY(table.contains(QRegularExpression("- grader fingerprint: `[0-9a-f]{64}`\n")));
         QVERIFY(table.contains("- command: `mkb suite check --suite "));
-        QVERIFY(
-            table.contains("| problem | family | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
-        QVERIFY2(
-            table.contains(QRegularExpression(
-                "\\| checks/01_vector_add \\| checks \\| elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean, "
-                "2/2 gradings correct \\|")),
-            qPrintable(table));
-        QVERIFY(table.contains(QRegularExpression("\\| checks/02_ignored_bias \\| checks \\|  \\| [0-9.]+ \\| [0-9.]+x "
-                                                  "\\| – / – \\| 1 issue, 2/2 gradings correct \\|")));
+        QVERIFY(table.contains(
+            "| problem | family | category | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
+        QVERIFY2(table.contains(QRegularExpression("\\| checks/01_vector_add \\| checks \\| uncategorised \\| "
+                                                   "elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean, "
+                                                   "2/2 gradings correct \\|")),
+                 qPrintable(table));
+        QVERIFY(table.contains(
+            QRegularExpression("\\| checks/02_ignored_bias \\| checks \\| uncategorised \\|  \\| [0-9.]+ \\| [0-9.]+x "
+                               "\\| – / – \\| 1 issue, 2/2 gradings correct \\|")));
         QVERIFY(table.contains("| missing | – | clean |"));
         QVERIFY(table.contains("\n## Issues\n"));
         QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
@@ -222,6 +222,38 @@ private slots:
                                 "--problems 'reduction/*'`"),
                  qPrintable(table));
         QVERIFY2(table.contains("- reduction/09_bad.py: no Model class\n"), qPrintable(table));
+    }
+
+    void tableNamesTheCategoryAndExplainsAnIouAboveOne() {
+        // "suite table: a column names each problem's KernelBench-X category; an IOU above 1 gets a sentence saying
+        // what it means, and a table without one does not"
+        mkb::SuiteCheckReport report;
+        report.dsls = {"triton"};
+        mkb::ProblemCheck check;
+        check.problem.family = "kv_cache";
+        check.problem.number = 14;
+        check.problem.slug = "paged_kv_gather";
+        check.problem.meta.category = "Index";
+        mkb::SolutionCheck solution;
+        solution.dsl = "triton";
+        solution.present = true;
+        mkb::Verdict verdict;
+        verdict.passed = true;
+        verdict.speedupVsEager = 2.06;
+        verdict.roofline = mkb::Roofline{};
+        verdict.roofline->iou = 0.91;
+        solution.verdict = verdict;
+        check.solutions = {solution};
+        report.problems = {check};
+        const std::string footnote = "Above 1, a kernel moved fewer bytes from memory than that count";
+        QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| kv_cache/14_paged_kv_gather | kv_cache | Index |  | – | 2.06x | 0.91 / – |"),
+                 qPrintable(table));
+        QVERIFY2(!table.contains(QString::fromStdString(footnote)), qPrintable(table));
+        report.problems[0].solutions[0].verdict->roofline->iou = 1.46;
+        table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| 2.06x | 1.46 / – |"), qPrintable(table));
+        QVERIFY2(table.contains(QString::fromStdString(footnote)), qPrintable(table));
     }
 
     void pooledFlakinessCountsEachGradingsDraws() {
