@@ -4,7 +4,10 @@ import torch
 
 # vLLM-style paged cache for Llama-3-8B: 8 KV heads of dim 128, pages of 16 token slots, 4096 pages in the pool
 # (65536 slots). A chunked-prefill step brings 4096 new tokens whose slots are scattered across the pool; every
-# other slot keeps its previous content.
+# other slot keeps its previous content. The outputs are the updated caches, so a solution copies both pools as the
+# reference's clone does, and that copy (268 MB each way) bounds both: torch's clone of a contiguous tensor is one
+# device-to-device memcpy at the copy's full bandwidth, so a solution's copy kernel cannot beat eager here; the
+# shipped ones run at 0.82-0.89x of eager on an H200 with their copies at 0.91-0.93 of the measured peak bandwidth.
 NUM_TOKENS = 4096
 KV_HEADS = 8
 HEAD_DIM = 128
