@@ -6,6 +6,7 @@
 #include "core/grading/grader_fingerprint.h"
 #include "core/util/paths.h"
 #include "core/util/sha256.h"
+#include "core/util/utc_time.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,15 +28,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string utcStamp() {
-    std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
-    return text;
-}
 
 bool fileExists(const fs::path& path) {
     std::error_code ec;
@@ -432,7 +424,7 @@ private:
     /// One job array of the runnable entries that are neither in flight nor already tried by this invocation.
     Status submit(const Plan& plan) {
         Batch batch;
-        batch.name = "b-" + utcStamp() + "-" + std::to_string(::getpid()) + "-" + std::to_string(++batchCounter_);
+        batch.name = "b-" + utcNowCompact() + "-" + std::to_string(::getpid()) + "-" + std::to_string(++batchCounter_);
         batch.runArgs = cluster_.runArgs;
         for (const PlanEntry& entry : plan.entries) {
             const bool runnable = startsAttempt(entry.status) || entry.status == PlanStatus::Skip;

@@ -2,6 +2,7 @@
 #include "core/cluster/shard_merge.h"
 
 #include "core/util/text.h"
+#include "core/util/utc_time.h"
 
 #include <algorithm>
 #include <ctime>
@@ -11,15 +12,6 @@ namespace mkb::cluster {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string nowIsoUtc() {
-    std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
 
 Status moveInto(const fs::path& file, const fs::path& dir) {
     std::error_code ec;
@@ -50,7 +42,7 @@ Result<MergedShard> fileShard(Store& store, const Shard& shard, std::int64_t inv
         if (*live && (*live)->origin != trial.origin &&
             (!shard.replacesTrialId || (*live)->id != *shard.replacesTrialId)) {
             trial.archived = true;
-            trial.archivedAt = nowIsoUtc();
+            trial.archivedAt = utcNowIso();
             result.history = true;
         }
         auto filed = fileTrial(store, trial, shard.outcome, shard.submissions);

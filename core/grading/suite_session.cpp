@@ -7,6 +7,7 @@
 #include "core/grading/suite_report.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
+#include "core/util/utc_time.h"
 
 #include <algorithm>
 #include <ctime>
@@ -18,15 +19,6 @@ namespace mkb {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string utcNow() {
-    std::time_t now = std::time(nullptr);
-    std::tm parts{};
-    ::gmtime_r(&now, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    return text;
-}
 
 SuiteCheckRun stopped(SuiteCheckRun run, SuiteCheckStage stage, std::string error) {
     run.failedAt = stage;
@@ -101,7 +93,7 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
     report.drawsPerGrading = options.settings.correctnessDraws;
     report.device = options.device;
     report.boundary = options.settings.boundary;
-    report.date = utcNow();
+    report.date = utcNowIso();
     report.command = job.command;
     report.commandWords = job.commandWords;
     report.suiteRoot = root;

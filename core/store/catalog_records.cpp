@@ -2,6 +2,7 @@
 #include "core/store/store.h"
 
 #include "core/store/store_impl.h"
+#include "core/util/utc_time.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,7 +73,7 @@ Result<std::int64_t> Store::upsertProblem(const Problem& problem) {
             "saving problem " + problem.suite + "/" + problem.code())
         .bind(problem.suite, problem.number, problem.slug, problem.family, problem.title, problem.path.string(),
               nlohmann::json(problem.meta.tags).dump(), metaJson(problem.meta), problem.source, problem.fingerprint,
-              nowUtc())
+              utcNowIso())
         .returnedId();
 }
 
@@ -130,7 +131,7 @@ Result<std::int64_t> Store::ensureModel(const std::string& name, const std::stri
                 "ON CONFLICT (name) DO UPDATE SET driver = excluded.driver, settings_json = excluded.settings_json "
                 "RETURNING id",
                 "saving model '" + name + "'")
-        .bind(name, driver, settingsJson.empty() ? std::string("{}") : settingsJson, nowUtc())
+        .bind(name, driver, settingsJson.empty() ? std::string("{}") : settingsJson, utcNowIso())
         .returnedId();
 }
 

@@ -3,6 +3,7 @@
 #include "core/store/store.h"
 
 #include "core/store/store_impl.h"
+#include "core/util/utc_time.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -203,7 +204,7 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
     }
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
-        const std::string now = nowUtc();
+        const std::string now = utcNowIso();
         if (Result<int> archived = impl_
                                        ->query("UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 "
                                                "AND model = ? AND suite = ? AND problem_number = ? AND replicate = ? "
@@ -274,7 +275,7 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
         json{{"slowdown", record.slowdown}, {"methods", methods}, {"detail", detail}}.dump();
     std::int64_t id = 0;
     Status written = transaction([&]() -> Status {
-        const std::string now = nowUtc();
+        const std::string now = utcNowIso();
         if (Result<int> archived = impl_
                                        ->query("UPDATE calibrations SET archived = 1, archived_at = ? WHERE "
                                                "archived = 0 AND device_name = ? AND device = ? AND "

@@ -4,6 +4,7 @@
 
 #include "core/store/statement.h"
 #include "core/store/store.h"
+#include "core/util/utc_time.h"
 
 #include <sqlite3.h>
 
@@ -21,17 +22,8 @@ namespace store_detail {
 
 namespace fs = std::filesystem;
 
-inline std::string nowUtc() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm parts{};
-    gmtime_r(&now, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    return text;
-}
-
 inline std::string orNow(const std::string& timestamp) {
-    return timestamp.empty() ? nowUtc() : timestamp;
+    return timestamp.empty() ? utcNowIso() : timestamp;
 }
 
 inline std::string quoted(const fs::path& path) {

@@ -6,6 +6,7 @@
 #include "core/store/trial_columns.h"
 #include "core/store/verdict_columns.h"
 #include "core/util/sha256.h"
+#include "core/util/utc_time.h"
 
 #include <string>
 
@@ -22,7 +23,7 @@ Result<std::int64_t> Store::insertTrial(const TrialRecord& trial) {
                 impl_
                     ->query("INSERT INTO models (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                             operation)
-                    .bind(trial.model, nowUtc())
+                    .bind(trial.model, utcNowIso())
                     .run();
             !ensured) {
             return ensured.error();
@@ -149,7 +150,7 @@ Status Store::archiveTrial(std::int64_t trialId) {
     const std::string operation = "archiving trial #" + std::to_string(trialId);
     Result<int> changed =
         impl_->query("UPDATE trials SET archived = 1, archived_at = ? WHERE id = ? AND archived = 0", operation)
-            .bind(nowUtc(), trialId)
+            .bind(utcNowIso(), trialId)
             .run();
     if (!changed) {
         return changed.error();
