@@ -21,6 +21,11 @@ static bool wroteSkill(const TrialRecord& trial) {
 
 Attempt attemptFromTrial(const TrialRecord& trial) {
     Attempt attempt;
+    fillAttemptFromTrial(trial, attempt);
+    return attempt;
+}
+
+void fillAttemptFromTrial(const TrialRecord& trial, Attempt& attempt) {
     attempt.trialId = trial.id;
     attempt.model = trial.model;
     attempt.problemNumber = trial.problemNumber;
@@ -58,7 +63,6 @@ Attempt attemptFromTrial(const TrialRecord& trial) {
             attempt.speedupCiHigh = verdict.speedupCiHigh;
         }
     }
-    return attempt;
 }
 
 void addSubmission(Attempt& attempt, const SubmissionRecord& submission) {

@@ -62,6 +62,9 @@ struct alignas(64) Attempt {
 /// The attempt's view of one trial. Running, errored and interrupted trials are not graded; skipped ones keep
 /// skipped = true. Submissions are attached by the caller (see attemptsFromTrials).
 Attempt attemptFromTrial(const TrialRecord& trial);
+/// attemptFromTrial(trial) written into a default-constructed attempt where it lies: a bulk loader that emplaces its
+/// attempts saves moving the large record once per trial.
+void fillAttemptFromTrial(const TrialRecord& trial, Attempt& attempt);
 
 /// The trial becomes an attempt (and fills a comparison's arm): it is not archived and holds a verdict (Finished or
 /// Skipped).

@@ -15,6 +15,29 @@ void reserveAttempts(std::vector<analysis::Attempt>& attempts, std::size_t count
     adviseHugePages(attempts.data(), count * sizeof(analysis::Attempt));
 }
 
+/// AttemptLoadOptions::category asked once per run of trials of one problem (number and slug): trials come in id
+/// order, a problem's arms and replicates mostly next to each other, and the answer depends on the problem alone.
+class ProblemCategory {
+public:
+    explicit ProblemCategory(const std::function<std::string(const TrialRecord&)>& ask) : ask_(ask) {}
+    const std::string& of(const TrialRecord& trial) {
+        if (!asked_ || trial.problemNumber != number_ || trial.problemSlug != slug_) {
+            category_ = ask_(trial);
+            number_ = trial.problemNumber;
+            slug_ = trial.problemSlug;
+            asked_ = true;
+        }
+        return category_;
+    }
+
+private:
+    const std::function<std::string(const TrialRecord&)>& ask_;
+    bool asked_ = false;
+    int number_ = 0;
+    std::string slug_;
+    std::string category_;
+};
+
 } // namespace
 
 Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& options) {
@@ -25,20 +48,22 @@ Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& opti
     LoadedAttempts loaded;
     auto attempts = std::make_shared<std::vector<analysis::Attempt>>();
     reserveAttempts(*attempts, *count);
+    ProblemCategory category{options.category};
     Status read = store.visitTrials(options.filter, options.columns, [&](const TrialRecord& trial) {
         if (options.keep && !options.keep(trial)) {
             return;
         }
         ++loaded.trials;
         if (analysis::fillsArm(trial)) {
-            attempts->push_back(analysis::attemptFromTrial(trial));
+            analysis::Attempt& attempt = attempts->emplace_back();
+            analysis::fillAttemptFromTrial(trial, attempt);
             if (options.category) {
-                attempts->back().category = options.category(trial);
+                attempt.category = category.of(trial);
             }
         } else {
             loaded.armless.push_back(trial);
             if (options.category) {
-                loaded.armless.back().category = options.category(trial);
+                loaded.armless.back().category = category.of(trial);
             }
         }
     });

@@ -37,7 +37,8 @@ struct AttemptLoadOptions {
     /// Keeps a trial in the selection; every trial when empty.
     std::function<bool(const TrialRecord&)> keep;
     /// The KernelBench-X category of a kept trial's problem, set on its attempt (or armless copy) before comparisons
-    /// are built; every attempt stays uncategorised when empty.
+    /// are built; every attempt stays uncategorised when empty. Asked once per run of consecutive kept trials of one
+    /// problem (same number and slug), whose answer the others reuse.
     std::function<std::string(const TrialRecord&)> category;
 };
 

@@ -36,7 +36,7 @@ void readFullTrial(const Statement& row, TrialRecord& trial) {
         trial.skillWritten = !trimmed(*trial.skillText).empty();
     }
     if (!row.isNull(skill + 1)) {
-        trial.finalVerdict = readVerdict(row, skill + 2, VerdictView::Full);
+        readVerdictInto(row, skill + 2, VerdictView::Full, trial.finalVerdict.emplace());
     }
 }
 
@@ -96,7 +96,7 @@ Status scanTrials(Store::Impl& impl, const TrialFilter& filter, const BulkColumn
         readTrialColumns(row, 2, columns.trials, trial);
         trial.lean = true;
         if (const Statement* verdict = verdictOf.rowOf(trial.id)) {
-            trial.finalVerdict = readVerdict(*verdict, 1, columns.verdicts);
+            readVerdictInto(*verdict, 1, columns.verdicts, trial.finalVerdict.emplace());
         } else {
             trial.finalVerdict.reset();
         }

@@ -212,11 +212,15 @@ void bindVerdict(Statement& statement, int first, const Verdict& verdict) {
 
 Verdict readVerdict(const Statement& row, int first, VerdictView view) {
     Verdict verdict;
+    readVerdictInto(row, first, view, verdict);
+    return verdict;
+}
+
+void readVerdictInto(const Statement& row, int first, VerdictView view, Verdict& verdict) {
     int column = first;
     for (const VerdictColumn* read : verdictColumnsOf(view)) {
         read->read(row, column++, verdict);
     }
-    return verdict;
 }
 
 } // namespace mkb::store_detail

@@ -41,5 +41,8 @@ std::string verdictPlaceholders();
 void bindVerdict(Statement& statement, int first, const Verdict& verdict);
 /// Reads the columns of view starting at result column first; the fields of other columns keep their defaults.
 Verdict readVerdict(const Statement& row, int first, VerdictView view);
+/// readVerdict into a default-constructed verdict where it lies (optional::emplace()): a bulk reader saves moving the
+/// large record once per row.
+void readVerdictInto(const Statement& row, int first, VerdictView view, Verdict& verdict);
 
 } // namespace mkb::store_detail
