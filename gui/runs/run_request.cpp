@@ -1,6 +1,8 @@
 // Turns a RunRequest into `mkb run` arguments and finds the mkb program to run them with.
 #include "gui/runs/run_request.h"
 
+#include "core/grading/grader_pool.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -10,6 +12,18 @@
 #include <QStandardPaths>
 
 namespace mkb::gui {
+
+QString runDevicesProblem(const QString& devices, const QString& executor) {
+    if (devices.trimmed().isEmpty()) {
+        return {};
+    }
+    if (executor.trimmed() == QLatin1String("slurm")) {
+        return QCoreApplication::translate("RunRequest", "--devices applies to the local executor only: each Slurm "
+                                                         "job holds one GPU; clear the Devices field");
+    }
+    auto listed = parseDeviceList(devices.trimmed().toStdString(), visibleCudaDeviceCount());
+    return listed ? QString() : QString::fromStdString(listed.error().message);
+}
 
 QString runRequestProblem(const RunRequest& request) {
     if (request.model.trimmed().isEmpty()) {
@@ -41,6 +55,14 @@ QString runRequestProblem(const RunRequest& request) {
         return QCoreApplication::translate("RunRequest", "a Slurm run needs a shared folder that this host and every "
                                                          "node see at the same path (--shared DIR)");
     }
+    if (!request.devices.trimmed().isEmpty() && !request.device.trimmed().isEmpty()) {
+        return QCoreApplication::translate("RunRequest",
+                                           "give either one device (--device) or the devices (--devices), "
+                                           "not both");
+    }
+    if (QString devices = runDevicesProblem(request.devices, executor); !devices.isEmpty()) {
+        return devices;
+    }
     if (!request.driverSettingsJson.trimmed().isEmpty()) {
         QJsonParseError error;
         const QJsonDocument settings = QJsonDocument::fromJson(request.driverSettingsJson.toUtf8(), &error);
@@ -67,7 +89,9 @@ QStringList mkbRunArguments(const RunRequest& request, const QString& storePath,
     for (const QString& dir : request.dslDirs) {
         args << QStringLiteral("--dsl-dir") << dir;
     }
-    if (!request.device.trimmed().isEmpty()) {
+    if (!request.devices.trimmed().isEmpty()) {
+        args << QStringLiteral("--devices") << request.devices.trimmed(); // mkb run parses it, as for the CLI
+    } else if (!request.device.trimmed().isEmpty()) {
         args << QStringLiteral("--device") << request.device.trimmed();
     }
     if (!request.python.trimmed().isEmpty()) {
@@ -130,6 +154,8 @@ RunRequest runRequestFromArguments(const QStringList& arguments) {
             request.dslDirs << value;
         } else if (option == QLatin1String("--device")) {
             request.device = value;
+        } else if (option == QLatin1String("--devices")) {
+            request.devices = value;
         } else if (option == QLatin1String("--python")) {
             request.python = value;
         } else if (option == QLatin1String("--wall-clock")) {

@@ -18,6 +18,7 @@ struct RunRequest {
     QStringList suites;  // --suite (repeatable); empty = the shipped suite
     QStringList dslDirs; // --dsl-dir (repeatable)
     QString device;      // --device; empty = mkb's default (cuda:0)
+    QString devices;     // --devices: "all" or a comma list (cuda:0,cuda:2); empty = the one device above
     QString python;      // --python; empty = $MKB_PYTHON, else python3
     double wallClockSeconds = 2400;
     int submissions = 10;
@@ -35,8 +36,13 @@ struct RunRequest {
 /// A one-line reason the request cannot be run ("the model needs a name"), or "" when it is complete.
 QString runRequestProblem(const RunRequest& request);
 
+/// Why `devices` cannot be graded on (core's own parseDeviceList message, as `mkb run --devices` says it), or ""
+/// when it names devices or is empty; a list with the Slurm executor is refused, as mkb run refuses it.
+QString runDevicesProblem(const QString& devices, const QString& executor);
+
 /// The arguments after `mkb`: run --model … --store STORE --progress json; --driver-config only when
-/// driverConfigFile is not empty; --boundary B; --executor slurm --shared DIR [--partition P] for a Slurm run.
+/// driverConfigFile is not empty; --devices LIST instead of --device when devices is set; --boundary B; --executor
+/// slurm --shared DIR [--partition P] for a Slurm run.
 QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile);
 
 /// The request that mkbRunArguments would have turned into these arguments (options it does not know are ignored);

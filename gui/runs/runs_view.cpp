@@ -66,6 +66,13 @@ RunsView::RunsView(QWidget* parent)
     status_->setObjectName(QStringLiteral("runStatusLabel"));
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notes_ = new QLabel(this);
+    notes_->setObjectName(QStringLiteral("runNotesLabel"));
+    notes_->setWordWrap(true);
+    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notes_->setToolTip(tr("What mkb run said about the run itself, e.g. a device that left the rotation (its "
+                          "gradings went to the other devices)"));
+    notes_->hide();
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("runProgressBar"));
     progress_->setRange(0, 1);
@@ -106,6 +113,7 @@ RunsView::RunsView(QWidget* parent)
     followedLayout->setContentsMargins(0, 0, 0, 0);
     followedLayout->addLayout(buttons);
     followedLayout->addWidget(status_);
+    followedLayout->addWidget(notes_);
     followedLayout->addWidget(progress_);
     followedLayout->addWidget(table_, 1);
 
@@ -177,6 +185,7 @@ bool RunsView::setStorePath(const QString& storePath) {
     storePath_ = storePath;
     model_->clear();
     log_->clear();
+    clearNotes();
     progress_->setRange(0, 1);
     progress_->setValue(0);
     status_->setText(storePath.isEmpty() ? tr("No project open.") : tr("No run followed in this project."));
@@ -208,6 +217,7 @@ bool RunsView::setStorePath(const QString& storePath) {
                     replayingLastRun_ = false;
                     model_->clear();
                     log_->clear();
+                    clearNotes();
                     followLiveRun(*live);
                     updateButtons();
                 });
@@ -256,6 +266,7 @@ QString RunsView::startRun() {
     if (problem.isEmpty()) {
         model_->clear();
         log_->clear();
+        clearNotes();
         const QStringList args = mkbRunArguments(chosen, storePath_, configFile);
         problem = session_->start(locateMkb(), args, storePath_);
         if (problem.isEmpty()) {
@@ -283,6 +294,7 @@ QString RunsView::resumeRun() {
     replayingLastRun_ = false;
     ++storeLookup_;
     model_->clear();
+    clearNotes();
     const QString problem = session_->resume();
     if (problem.isEmpty()) {
         appendLog(QStringLiteral("$ mkb %1\n").arg(session_->arguments().join(QLatin1Char(' '))));
@@ -308,6 +320,18 @@ void RunsView::takeEvent(const ProgressEvent& event) {
                       .arg(QString::fromStdString(event.coordinate), QString::fromStdString(event.status),
                            message.isEmpty() ? QString() : QStringLiteral(": ") + message));
     }
+    if (event.kind == ProgressEventKind::Note) {
+        // A device that left the rotation, said once by mkb run: one line in the log, and kept under the status.
+        const QString note = QString::fromStdString(event.message);
+        appendLog(QStringLiteral("note: %1\n").arg(note));
+        notes_->setText(notes_->text().isEmpty() ? note : notes_->text() + QLatin1Char('\n') + note);
+        notes_->show();
+    }
+}
+
+void RunsView::clearNotes() {
+    notes_->clear();
+    notes_->hide();
 }
 
 void RunsView::runEndedHere(int exitCode, const QString& status, const QString& message) {
@@ -330,7 +354,7 @@ void RunsView::runEndedHere(int exitCode, const QString& status, const QString& 
 void RunsView::updateButtons() {
     updateJobColumns(); // called whenever a run starts, is attached or ends
     const bool following = session_->state() == RunSession::State::Following;
-    startButton_->setEnabled(!following && !storePath_.isEmpty());
+    startButton_->setEnabled(!following && !storePath_.isEmpty() && devicesProblem_.isEmpty());
     cancelButton_->setEnabled(following);
     resumeButton_->setEnabled(!following && !session_->arguments().isEmpty());
 }

@@ -55,6 +55,11 @@ public:
     QTableView* trialsTable() const { return table_; }
     QPlainTextEdit* logPane() const { return log_; }
     QLabel* statusLabel() const { return status_; }
+    /// One line per `note` event of the followed run (a device that left the rotation); hidden while there is none.
+    QLabel* notesLabel() const { return notes_; }
+    QLineEdit* devicesEdit() const { return devicesEdit_; }
+    /// Why the Devices field cannot be graded on (core's message), or what it means; Start waits for a valid list.
+    QLabel* devicesNote() const { return devicesNote_; }
     QPushButton* startButton() const { return startButton_; }
     QPushButton* cancelButton() const { return cancelButton_; }
     QPushButton* resumeButton() const { return resumeButton_; }
@@ -73,6 +78,8 @@ private:
     QWidget* buildForm();
     void driverChosen();
     void executorChosen();
+    void devicesChanged();
+    void clearNotes();
     void updateJobColumns();
     void followLiveRun(const LiveRun& live);
     void takeEvent(const ProgressEvent& event);
@@ -98,6 +105,10 @@ private:
     QDoubleSpinBox* gradeTimeoutSpin_ = nullptr;
     QSpinBox* timingDrawsSpin_ = nullptr;
     QLineEdit* deviceEdit_ = nullptr;
+    QLineEdit* devicesEdit_ = nullptr;
+    QPushButton* allDevicesButton_ = nullptr;
+    QLabel* devicesNote_ = nullptr;
+    QString devicesProblem_; // runDevicesProblem of the Devices field; Start is disabled while it is not ""
     QLineEdit* pythonEdit_ = nullptr;
     QLineEdit* suitesEdit_ = nullptr;
     QLineEdit* dslDirsEdit_ = nullptr;
@@ -111,6 +122,7 @@ private:
     QPushButton* cancelButton_ = nullptr;
     QPushButton* resumeButton_ = nullptr;
     QLabel* status_ = nullptr;
+    QLabel* notes_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QTableView* table_ = nullptr;
     QPlainTextEdit* log_ = nullptr;

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -117,6 +118,22 @@ QWidget* RunsView::buildForm() {
     deviceEdit_ = new QLineEdit(where);
     deviceEdit_->setObjectName(QStringLiteral("runDeviceEdit"));
     deviceEdit_->setPlaceholderText(QStringLiteral("cuda:0"));
+    devicesEdit_ = new QLineEdit(where);
+    devicesEdit_->setObjectName(QStringLiteral("runDevicesEdit"));
+    devicesEdit_->setPlaceholderText(tr("one device (above); all; or cuda:0,cuda:2"));
+    devicesEdit_->setToolTip(tr("Grade on several devices at once (mkb run --devices): all = every visible GPU, or a "
+                                "comma list. One grader server per device; a device that fails leaves the rotation "
+                                "and its gradings run on the others. Empty: the one device above."));
+    allDevicesButton_ = new QPushButton(tr("All GPUs"), where);
+    allDevicesButton_->setObjectName(QStringLiteral("runAllDevicesButton"));
+    allDevicesButton_->setToolTip(tr("Every GPU this host shows (mkb run --devices all)"));
+    auto* devicesRow = new QHBoxLayout;
+    devicesRow->addWidget(devicesEdit_, 1);
+    devicesRow->addWidget(allDevicesButton_);
+    devicesNote_ = new QLabel(where);
+    devicesNote_->setObjectName(QStringLiteral("runDevicesNote"));
+    devicesNote_->setWordWrap(true);
+    devicesNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pythonEdit_ = new QLineEdit(where);
     pythonEdit_->setObjectName(QStringLiteral("runPythonEdit"));
     pythonEdit_->setPlaceholderText(tr("$MKB_PYTHON, else python3"));
@@ -148,6 +165,8 @@ QWidget* RunsView::buildForm() {
                                   "kernel contributes to the outputs. strict: all arithmetic in the DSL."));
     whereForm->addRow(tr("&Boundary:"), boundaryCombo_);
     whereForm->addRow(tr("De&vice:"), deviceEdit_);
+    whereForm->addRow(tr("Devic&es:"), devicesRow);
+    whereForm->addRow(devicesNote_);
     whereForm->addRow(tr("P&ython:"), pythonEdit_);
     whereForm->addRow(tr("C&oncurrency:"), concurrencySpin_);
     whereForm->addRow(tr("Grade &timeout:"), gradeTimeoutSpin_);
@@ -183,6 +202,8 @@ QWidget* RunsView::buildForm() {
 
     connect(driverCombo_, &QComboBox::currentTextChanged, this, &RunsView::driverChosen);
     connect(executorCombo_, &QComboBox::currentTextChanged, this, &RunsView::executorChosen);
+    connect(devicesEdit_, &QLineEdit::textChanged, this, &RunsView::devicesChanged);
+    connect(allDevicesButton_, &QPushButton::clicked, this, [this] { devicesEdit_->setText(QStringLiteral("all")); });
     executorChosen();
     return form;
 }
@@ -191,6 +212,31 @@ void RunsView::executorChosen() {
     const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
     partitionEdit_->setEnabled(slurm);
     sharedEdit_->setEnabled(slurm);
+    devicesChanged();
+}
+
+void RunsView::devicesChanged() {
+    // As mkb run refuses --devices with --executor slurm, the form offers it for a local run only.
+    const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
+    const QString devices = devicesEdit_->text().trimmed();
+    devicesEdit_->setEnabled(!slurm);
+    allDevicesButton_->setEnabled(!slurm);
+    deviceEdit_->setEnabled(slurm || devices.isEmpty());
+    devicesProblem_ = slurm ? QString() : runDevicesProblem(devices, executorCombo_->currentText());
+    if (slurm) {
+        devicesNote_->setText(tr("A Slurm run grades each trial on the one GPU its job holds; Devices applies to the "
+                                 "local executor."));
+    } else if (!devicesProblem_.isEmpty()) {
+        devicesNote_->setText(tr("Devices: %1").arg(devicesProblem_));
+    } else if (!devices.isEmpty()) {
+        devicesNote_->setText(tr("One grader server per device; the Device field is not used."));
+    } else {
+        devicesNote_->clear();
+    }
+    devicesNote_->setVisible(!devicesNote_->text().isEmpty());
+    if (startButton_) {
+        updateButtons();
+    }
 }
 
 void RunsView::driverChosen() {
@@ -215,7 +261,9 @@ RunRequest RunsView::request() const {
     request.replicates = replicatesSpin_->value();
     request.suites = listField(suitesEdit_);
     request.dslDirs = listField(dslDirsEdit_);
-    request.device = deviceEdit_->text();
+    const bool slurm = executorCombo_->currentText() == QLatin1String("slurm");
+    request.devices = slurm ? QString() : devicesEdit_->text().trimmed();
+    request.device = request.devices.isEmpty() ? deviceEdit_->text() : QString();
     request.python = pythonEdit_->text();
     request.wallClockSeconds = wallClockSpin_->value();
     request.submissions = submissionsSpin_->value();
@@ -242,6 +290,7 @@ void RunsView::setRequest(const RunRequest& request) {
     suitesEdit_->setText(request.suites.join(QLatin1Char(';')));
     dslDirsEdit_->setText(request.dslDirs.join(QLatin1Char(';')));
     deviceEdit_->setText(request.device);
+    devicesEdit_->setText(request.devices);
     pythonEdit_->setText(request.python);
     wallClockSpin_->setValue(request.wallClockSeconds);
     submissionsSpin_->setValue(request.submissions);
