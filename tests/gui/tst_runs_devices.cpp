@@ -1,6 +1,6 @@
 // Tests of the Runs view's several devices: the Devices field as `mkb run --devices` (checked by core's
 // parseDeviceList, refused with Slurm), a note event of the run shown as one line, and a run on the cpu:0,cpu:1 test
-// devices followed to its end with verdicts graded on both.
+// devices followed to its end with verdicts graded on both, and one whose cpu:0 server is killed showing its note.
 #include "support/cli_files.h"
 #include "support/testpaths.h"
 
@@ -25,7 +25,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+#include <fstream>
 #include <set>
+#include <sstream>
+
+#include <sys/types.h>
 
 using namespace mkb;
 using namespace mkb::gui;
@@ -61,6 +66,40 @@ std::multiset<std::string> verdictDevices(const QString& store) {
 QString valueAfter(const QStringList& args, const QString& option) {
     const qsizetype at = args.indexOf(option);
     return at >= 0 && at + 1 < args.size() ? args[at + 1] : QString();
+}
+
+/// The grader server that mkb (pid `parent`) started for a pool device: its direct child whose environment names the
+/// device (MKB_POOL_DEVICE), so the test can kill nothing but its own run's server; -1 when there is none.
+pid_t poolServerOf(pid_t parent, const std::string& device) {
+    const QStringList entries = QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        bool numeric = false;
+        const pid_t pid = static_cast<pid_t>(entry.toInt(&numeric));
+        if (!numeric || pid <= 1) {
+            continue;
+        }
+        std::ifstream statFile("/proc/" + entry.toStdString() + "/stat");
+        const std::string stat((std::istreambuf_iterator<char>(statFile)), std::istreambuf_iterator<char>());
+        const std::size_t close = stat.rfind(')');
+        if (close == std::string::npos) {
+            continue;
+        }
+        std::istringstream fields(stat.substr(close + 1));
+        std::string state;
+        long ppid = 0;
+        fields >> state >> ppid;
+        if (ppid != parent) {
+            continue;
+        }
+        std::ifstream environFile("/proc/" + entry.toStdString() + "/environ");
+        std::string variable;
+        while (std::getline(environFile, variable, '\0')) {
+            if (variable == "MKB_POOL_DEVICE=" + device) {
+                return pid;
+            }
+        }
+    }
+    return -1;
 }
 
 } // namespace
@@ -101,7 +140,7 @@ private slots:
         qputenv("MKB_STORE", dir_.filePath("never-used.sqlite").toUtf8());
         qputenv("XDG_RUNTIME_DIR", dir_.path().toUtf8()); // the cpu:N device locks of this test's own
         QVERIFY2(!locateMkb().isEmpty(), "mkb was not found (MKB_CLI, beside the test, PATH)");
-        const QString written = mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add"});
+        const QString written = mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax"});
         QVERIFY2(written.isEmpty(), qPrintable(written));
     }
 
@@ -237,6 +276,37 @@ private slots:
             QVERIFY2(device == "cpu:0" || device == "cpu:1", device.c_str());
         }
         QVERIFY2(devices.count("cpu:0") > 0 && devices.count("cpu:1") > 0, "both devices graded");
+        QTRY_VERIFY_WITH_TIMEOUT(!findLiveRun(store).has_value(), 30000);
+    }
+
+    void aDeviceLostDuringTheRunShowsItsNoteAndTheRunCompletes() {
+        const QString store = newStore();
+        RunsView view;
+        view.session()->setPollIntervalMs(50);
+        QVERIFY(!view.setStorePath(store));
+        view.setRequest(twoDeviceRequest("p0[12]"));
+        QSignalSpy ended(&view, &RunsView::runEnded);
+        bool killed = false;
+        // Once the first counted submission is reported, cpu:0's grader server is killed, as a device that fails.
+        auto connection = connect(view.session(), &RunSession::runEvent, this, [&](const ProgressEvent& event) {
+            if (!killed && event.kind == ProgressEventKind::Submission) {
+                const pid_t server = poolServerOf(static_cast<pid_t>(view.session()->pid()), "cpu:0");
+                killed = server > 0 && ::kill(server, SIGKILL) == 0;
+            }
+        });
+        QCOMPARE(view.startRun(), QString());
+        QVERIFY2(ended.wait(kRunTimeoutMs), qPrintable(view.logPane()->toPlainText()));
+        disconnect(connection);
+        QVERIFY2(killed, qPrintable(view.logPane()->toPlainText()));
+        QVERIFY2(ended.front().at(0).toInt() == 0, qPrintable(view.logPane()->toPlainText()));
+        QCOMPARE(view.trialsModel()->countInState("finished"), 8);
+
+        // One line, under the status and in the log, from core's parser of the run's own note event.
+        QVERIFY(view.notesLabel()->isVisibleTo(&view));
+        const QString note = view.notesLabel()->text();
+        QVERIFY2(note.startsWith("device cpu:0 left the rotation: ") && !note.contains('\n'), qPrintable(note));
+        QCOMPARE(view.logPane()->toPlainText().count("left the rotation"), 1);
+        QVERIFY(verdictDevices(store).count("cpu:1") > 0);
         QTRY_VERIFY_WITH_TIMEOUT(!findLiveRun(store).has_value(), 30000);
     }
 };
