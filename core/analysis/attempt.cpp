@@ -116,7 +116,7 @@ std::vector<Attempt> attemptsFromTrials(const std::vector<TrialRecord>& trials,
     attempts.reserve(trials.size());
     for (const TrialRecord& trial : trials) {
         if (fillsArm(trial)) {
-            attempts.push_back(attemptFromTrial(trial));
+            fillAttemptFromTrial(trial, attempts.emplace_back());
         }
     }
     attachSubmissions(attempts, submissions);

@@ -48,7 +48,7 @@ const std::vector<VerdictColumn>& verdictColumnTable() {
          [](const S& r, int i, V& v) { v.complianceRule = r.text(i); }},
         // Every metric load reads it: comparisons never pair attempts graded under different boundaries.
         {"boundary", kEveryMetric, [](S& s, int i, const V& v) { s.bind(i, boundaryOrLegacy(v.boundary)); },
-         [](const S& r, int i, V& v) { v.boundary = boundaryOrLegacy(r.text(i)); }},
+         [](const S& r, int i, V& v) { v.boundary = boundaryOrLegacy(r.view(i)); }},
         {"kernel_median_ms", kLean, [](S& s, int i, const V& v) { s.bind(i, v.kernelMedianMs); },
          [](const S& r, int i, V& v) { v.kernelMedianMs = r.optionalReal(i); }},
         {"eager_median_ms", kLean, [](S& s, int i, const V& v) { s.bind(i, v.eagerMedianMs); },
@@ -142,7 +142,8 @@ const std::vector<VerdictColumn>& verdictColumnTable() {
          [](const S& r, int i, V& v) { v.evalSeconds = r.real(i); }},
         {"device_name", kDetail, [](S& s, int i, const V& v) { s.bind(i, v.deviceName); },
          [](const S& r, int i, V& v) { v.deviceName = r.text(i); }},
-        {"device", kDetail, [](S& s, int i, const V& v) { s.bind(i, v.device); },
+        // Not a metrics column: no metric reads it, and a metrics load reads a text column per verdict for nothing.
+        {"device", kLean, [](S& s, int i, const V& v) { s.bind(i, v.device); },
          [](const S& r, int i, V& v) { v.device = r.text(i); }},
         {"speedup_ci_low", kEveryMetric, [](S& s, int i, const V& v) { s.bind(i, v.speedupCiLow); },
          [](const S& r, int i, V& v) { v.speedupCiLow = r.optionalReal(i); }},
