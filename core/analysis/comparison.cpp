@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string_view>
@@ -68,6 +69,9 @@ struct TrialKey {
     const std::string* arm = nullptr;
     const std::string* dsl = nullptr;
     bool fillsArm = false; // live and holding a verdict (Finished or Skipped)
+    // The boundary its arm is graded under (Comparison::armsShareBoundary's), null when it has none; only set where
+    // the attempt is at hand (keyOf(const Attempt&)).
+    const std::string* boundary = nullptr;
 };
 
 TrialKey keyOf(const TrialRecord& trial) {
@@ -77,8 +81,56 @@ TrialKey keyOf(const TrialRecord& trial) {
 
 /// attemptsFromTrials keeps exactly the trials that fill an arm.
 TrialKey keyOf(const Attempt& attempt) {
-    return TrialKey{attempt.trialId,   &attempt.model,    attempt.problemNumber, &attempt.problemSlug, &attempt.family,
-                    &attempt.category, attempt.replicate, &attempt.arm,          &attempt.dsl,         true};
+    return TrialKey{attempt.trialId,
+                    &attempt.model,
+                    attempt.problemNumber,
+                    &attempt.problemSlug,
+                    &attempt.family,
+                    &attempt.category,
+                    attempt.replicate,
+                    &attempt.arm,
+                    &attempt.dsl,
+                    true,
+                    !attempt.skipped && !attempt.boundary.empty() ? &attempt.boundary : nullptr};
+}
+
+/// Boundaries interned as small numbers while the trials are read in order, so that a comparison's boundary check
+/// reads no attempt: its three arms lie far apart in a vector of large records, and reading them once per comparison
+/// cost the 100,000-trial load about 8 ms of cache misses.
+class BoundaryIds {
+public:
+    static constexpr int kNone = -1;
+    int of(const std::string* boundary) {
+        if (!boundary) {
+            return kNone;
+        }
+        for (std::size_t i = 0; i < seen_.size(); ++i) {
+            if (seen_[i] == *boundary) {
+                return static_cast<int>(i);
+            }
+        }
+        seen_.push_back(*boundary);
+        return static_cast<int>(seen_.size() - 1);
+    }
+
+private:
+    std::vector<std::string> seen_; // a handful: "legacy", "mkb", "strict"
+};
+
+/// Comparison::armsShareBoundary over interned boundaries: every arm that has one has the same.
+bool idsShareBoundary(std::initializer_list<int> ids) {
+    int first = BoundaryIds::kNone;
+    for (int id : ids) {
+        if (id == BoundaryIds::kNone) {
+            continue;
+        }
+        if (first == BoundaryIds::kNone) {
+            first = id;
+        } else if (id != first) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /// The index of the trial's arm in problem.arms; a new arm (or a known arm written in another DSL) is parsed for the
@@ -111,17 +163,24 @@ std::optional<std::size_t> findArm(const ProblemTrials& problem, const std::stri
 }
 
 /// The cells of buildComparisons over count trials: keyAt(i) views trial i, attemptOf(i) gives its shared attempt
-/// (asked once per filled slot).
+/// (asked once per filled slot). With keyedBoundaries, each key's boundary is its attempt's and the boundary check is
+/// taken from the keys; otherwise from the arms (Comparison::noteBoundaryCheck).
 template <typename KeyAt, typename AttemptOf>
-std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyAt, const AttemptOf& attemptOf) {
+std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyAt, const AttemptOf& attemptOf,
+                                            bool keyedBoundaries = false) {
     std::vector<ProblemTrials> problems;
     std::unordered_map<ProblemKey, std::size_t, ProblemKeyHash> problemAt; // index into problems
     ProblemTrials* current = nullptr; // trials usually come in runs of one problem: skip the map lookup then
     TrialKey currentTrial;
     std::vector<std::int64_t> idOf(count, 0);
+    BoundaryIds boundaryIds;
+    std::vector<int> boundaryIdOf(keyedBoundaries ? count : 0, BoundaryIds::kNone);
     for (std::size_t index = 0; index < count; ++index) {
         const TrialKey trial = keyAt(index);
         idOf[index] = trial.id;
+        if (keyedBoundaries) {
+            boundaryIdOf[index] = boundaryIds.of(trial.boundary);
+        }
         if (!current || currentTrial.problemNumber != trial.problemNumber || *currentTrial.model != *trial.model) {
             auto [found, inserted] =
                 problemAt.try_emplace(ProblemKey{*trial.model, trial.problemNumber}, problems.size());
@@ -178,7 +237,9 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
     std::vector<std::shared_ptr<const Attempt>> attempts(count); // one shared attempt per filling trial
     for (std::size_t problemIndex : problemOrder) {
         ProblemTrials& problem = problems[problemIndex];
+        int boundaryId = BoundaryIds::kNone; // the keyed boundary of the arm attemptFor last returned
         auto attemptFor = [&](int replicate, std::optional<std::size_t> arm) -> std::shared_ptr<const Attempt> {
+            boundaryId = BoundaryIds::kNone;
             if (!arm) {
                 return nullptr;
             }
@@ -189,6 +250,9 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
             std::shared_ptr<const Attempt>& attempt = attempts[found->second];
             if (!attempt) {
                 attempt = attemptOf(found->second);
+            }
+            if (keyedBoundaries && attempt) {
+                boundaryId = boundaryIdOf[found->second];
             }
             return attempt;
         };
@@ -209,9 +273,17 @@ std::vector<Comparison> assembleComparisons(std::size_t count, const KeyAt& keyA
                 comparison.targetDsl = targetDsl;
                 comparison.direction = direction;
                 comparison.source = attemptFor(replicate, sourceArm);
+                const int sourceBoundary = boundaryId;
                 comparison.base = attemptFor(replicate, baseArm);
+                const int baseBoundary = boundaryId;
                 comparison.skill = attemptFor(replicate, skillArm);
-                comparison.noteBoundaryCheck();
+                if (keyedBoundaries) {
+                    comparison.boundaryCheck = Comparison::BoundaryCheck{
+                        comparison.source.get(), comparison.base.get(), comparison.skill.get(),
+                        idsShareBoundary({sourceBoundary, baseBoundary, boundaryId})};
+                } else {
+                    comparison.noteBoundaryCheck();
+                }
             }
         }
     }
@@ -297,7 +369,8 @@ std::vector<Comparison> buildComparisons(const std::shared_ptr<const std::vector
                 return nullptr; // not reached: an armless trial fills no slot
             }
             return std::shared_ptr<const Attempt>(attempts, &filled[entry]);
-        });
+        },
+        /*keyedBoundaries=*/true);
 }
 
 // The boundary of an arm that holds a verdict, else null; a skipped skill arm was never graded and has none of its

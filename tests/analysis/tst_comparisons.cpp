@@ -227,6 +227,38 @@ private slots:
         QVERIFY(!fromParts[6].resolved());
     }
 
+    // comparisons: built from attempts and armless trials, each notes the boundary check its arms give, mixed
+    // boundaries and a skipped skill arm (which has none) included
+    void comparisonsFromAttemptsNoteTheBoundaryCheckTheirArmsGive() {
+        std::vector<TrialRecord> trials{
+            finishedTrial(1, 3, 1, "solo_triton", "triton", true, 1.5),
+            finishedTrial(2, 3, 1, "solo_cuda", "cuda", true, 1.0),
+            finishedTrial(3, 3, 1, "triton2cuda_skill", "cuda", true, 2.0),
+            finishedTrial(4, 3, 2, "solo_triton", "triton", true, 1.2),
+            finishedTrial(5, 3, 2, "solo_cuda", "cuda", true, 1.1),
+            skippedTrial(6, 3, 2, "triton2cuda_skill", "cuda"),
+            finishedTrial(7, 3, 1, "cuda2triton_skill", "triton", true, 1.3),
+        };
+        trials[1].finalVerdict->boundary = "strict"; // replicate 1: the cuda solo alone is strict
+        trials[3].finalVerdict->boundary = "mkb";    // replicate 2: both solos mkb
+        trials[4].finalVerdict->boundary = "mkb";
+        const auto attempts = std::make_shared<const std::vector<Attempt>>(attemptsFromTrials(trials));
+        const std::vector<Comparison> comparisons = buildComparisons(attempts, {});
+        QCOMPARE(comparisons.size(), std::size_t(4)); // 2 directions × 2 replicates
+        int shared = 0;
+        for (const Comparison& comparison : comparisons) {
+            QVERIFY(comparison.boundaryCheck.source == comparison.source.get());
+            QVERIFY(comparison.boundaryCheck.base == comparison.base.get());
+            QVERIFY(comparison.boundaryCheck.skill == comparison.skill.get());
+            QCOMPARE(comparison.boundaryCheck.same, comparison.armsShareBoundary());
+            shared += comparison.boundaryCheck.same ? 1 : 0;
+        }
+        QCOMPARE(shared, 2);                     // replicate 2 in both directions
+        QVERIFY(comparisons[0].notComparable()); // cuda2triton, replicate 1: legacy, strict, legacy
+        QVERIFY(comparisons[3].resolved());      // triton2cuda, replicate 2: mkb, mkb, skipped
+        QCOMPARE(comparisons[3].boundary(), std::string("mkb"));
+    }
+
     // comparisons: attempts that are not the trials' own are ignored, and the arms built from the trials
     void comparisonsOverForeignAttemptsFallBackToTheTrials() {
         const std::vector<TrialRecord> trials{finishedTrial(1, 1, 1, "solo_triton", "triton", true, 1.0),
