@@ -2,6 +2,7 @@
 // parseDeviceList, refused with Slurm), a note event of the run shown as one line, and a run on the cpu:0,cpu:1 test
 // devices followed to its end with verdicts graded on both, and one whose cpu:0 server is killed showing its note.
 #include "support/cli_files.h"
+#include "support/store_reads.h"
 #include "support/testpaths.h"
 
 #include "core/grading/grader_pool.h"
@@ -38,29 +39,10 @@ using namespace mkb::gui;
 namespace {
 
 using mkbtest::qpath;
+using mkbtest::verdictDevices;
 using mkbtest::writeText;
 
 constexpr int kRunTimeoutMs = 240000;
-
-/// Every device that graded a verdict of the store: the final verdicts and the submissions.
-std::multiset<std::string> verdictDevices(const QString& store) {
-    std::multiset<std::string> devices;
-    auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
-    if (!opened) {
-        return devices;
-    }
-    auto trials = (*opened)->loadTrials();
-    for (const TrialRecord& trial : trials ? *trials : std::vector<TrialRecord>{}) {
-        if (trial.finalVerdict && trial.finalVerdict->stage != "no_kernel") {
-            devices.insert(trial.finalVerdict->device);
-        }
-        auto submissions = (*opened)->submissions(trial.id);
-        for (const SubmissionRecord& submission : submissions ? *submissions : std::vector<SubmissionRecord>{}) {
-            devices.insert(submission.verdict.device);
-        }
-    }
-    return devices;
-}
 
 /// The value after `option` in mkb run's arguments, "" when the option is absent.
 QString valueAfter(const QStringList& args, const QString& option) {

@@ -3,6 +3,7 @@
 // losing every device stops the run keeping what finished, and --device alone keeps working.
 #include "core/store/store.h"
 #include "support/cli_files.h"
+#include "support/store_reads.h"
 #include "support/testpaths.h"
 
 #include <QDir>
@@ -27,6 +28,7 @@ namespace {
 
 using mkbtest::events;
 using mkbtest::readText;
+using mkbtest::verdictDevices;
 using mkbtest::writeText;
 QString path(const std::filesystem::path& p) {
     return mkbtest::qpath(p);
@@ -81,26 +83,6 @@ std::vector<TrialRecord> liveTrials(const QString& store) {
     }
     auto trials = (*opened)->loadTrials();
     return trials ? *trials : std::vector<TrialRecord>{};
-}
-
-/// Every device that graded a verdict of the store: final verdicts and submissions.
-std::multiset<std::string> verdictDevices(const QString& store) {
-    std::multiset<std::string> devices;
-    auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
-    if (!opened) {
-        return devices;
-    }
-    auto trials = (*opened)->loadTrials();
-    for (const TrialRecord& trial : trials ? *trials : std::vector<TrialRecord>{}) {
-        if (trial.finalVerdict && trial.finalVerdict->stage != "no_kernel") {
-            devices.insert(trial.finalVerdict->device);
-        }
-        auto submissions = (*opened)->submissions(trial.id);
-        for (const SubmissionRecord& submission : submissions ? *submissions : std::vector<SubmissionRecord>{}) {
-            devices.insert(submission.verdict.device);
-        }
-    }
-    return devices;
 }
 
 } // namespace
