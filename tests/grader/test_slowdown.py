@@ -39,7 +39,9 @@ def grade_slowed(slowdown: object, problem_path: str = ADD, kernel: str = GOOD, 
 
 class SlowdownTest(unittest.TestCase):
     def test_a_slowed_copys_median_is_one_plus_s_times_its_own(self) -> None:
-        slowdown = 1.0
+        # s = 3: the delay is three quarters of a slowed call, so the check holds however much the tiny CPU kernel's
+        # own time moves between warm-up and timing on a busy machine (it moved 0.6x its warm-up median in CI).
+        slowdown = 3.0
         verdict = grade_slowed(slowdown)
         self.assertTrue(verdict["passed"], verdict["error"])
         self.assertEqual(verdict["slowdown"], slowdown)
@@ -49,7 +51,7 @@ class SlowdownTest(unittest.TestCase):
         # A busy delay inside the timed region: no timed call can be shorter than it.
         self.assertGreaterEqual(verdict["kernel_median_ms"], delay_ms)
         ratio = verdict["kernel_median_ms"] / own_ms
-        self.assertTrue(0.8 * (1 + slowdown) < ratio < 1.3 * (1 + slowdown), (ratio, verdict["kernel_median_ms"], own_ms))
+        self.assertTrue(slowdown + 0.2 < ratio < 1.3 * (1 + slowdown), (ratio, verdict["kernel_median_ms"], own_ms))
 
     def test_a_plain_grading_records_no_slowdown(self) -> None:
         verdict = gradertest.grade(ADD, GOOD, **SETTINGS)
