@@ -2,6 +2,7 @@
 // parseDeviceList, refused with Slurm), a note event of the run shown as one line, and a run on the cpu:0,cpu:1 test
 // devices followed to its end with verdicts graded on both, and one whose cpu:0 server is killed showing its note.
 #include "support/cli_files.h"
+#include "support/process_signals.h"
 #include "support/store_reads.h"
 #include "support/testpaths.h"
 
@@ -14,7 +15,6 @@
 #include "gui/runs/runs_view.h"
 
 #include <QComboBox>
-#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,9 +27,7 @@
 #include <QTest>
 
 #include <csignal>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <sys/types.h>
 
@@ -38,6 +36,7 @@ using namespace mkb::gui;
 
 namespace {
 
+using mkbtest::poolServerOf;
 using mkbtest::qpath;
 using mkbtest::verdictDevices;
 using mkbtest::writeText;
@@ -48,40 +47,6 @@ constexpr int kRunTimeoutMs = 240000;
 QString valueAfter(const QStringList& args, const QString& option) {
     const qsizetype at = args.indexOf(option);
     return at >= 0 && at + 1 < args.size() ? args[at + 1] : QString();
-}
-
-/// The grader server that mkb (pid `parent`) started for a pool device: its direct child whose environment names the
-/// device (MKB_POOL_DEVICE), so the test can kill nothing but its own run's server; -1 when there is none.
-pid_t poolServerOf(pid_t parent, const std::string& device) {
-    const QStringList entries = QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString& entry : entries) {
-        bool numeric = false;
-        const pid_t pid = static_cast<pid_t>(entry.toInt(&numeric));
-        if (!numeric || pid <= 1) {
-            continue;
-        }
-        std::ifstream statFile("/proc/" + entry.toStdString() + "/stat");
-        const std::string stat((std::istreambuf_iterator<char>(statFile)), std::istreambuf_iterator<char>());
-        const std::size_t close = stat.rfind(')');
-        if (close == std::string::npos) {
-            continue;
-        }
-        std::istringstream fields(stat.substr(close + 1));
-        std::string state;
-        long ppid = 0;
-        fields >> state >> ppid;
-        if (ppid != parent) {
-            continue;
-        }
-        std::ifstream environFile("/proc/" + entry.toStdString() + "/environ");
-        std::string variable;
-        while (std::getline(environFile, variable, '\0')) {
-            if (variable == "MKB_POOL_DEVICE=" + device) {
-                return pid;
-            }
-        }
-    }
-    return -1;
 }
 
 } // namespace
@@ -273,7 +238,7 @@ private slots:
         auto connection = connect(view.session(), &RunSession::runEvent, this, [&](const ProgressEvent& event) {
             if (!killed && event.kind == ProgressEventKind::Submission) {
                 const pid_t server = poolServerOf(static_cast<pid_t>(view.session()->pid()), "cpu:0");
-                killed = server > 0 && ::kill(server, SIGKILL) == 0;
+                killed = mkb::signalProcess(server, SIGKILL);
             }
         });
         QCOMPARE(view.startRun(), QString());

@@ -3,10 +3,10 @@
 // losing every device stops the run keeping what finished, and --device alone keeps working.
 #include "core/store/store.h"
 #include "support/cli_files.h"
+#include "support/process_signals.h"
 #include "support/store_reads.h"
 #include "support/testpaths.h"
 
-#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,9 +16,7 @@
 #include <QtTest>
 
 #include <csignal>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <sys/types.h>
 
@@ -27,6 +25,7 @@ using namespace mkb;
 namespace {
 
 using mkbtest::events;
+using mkbtest::poolServerOf;
 using mkbtest::readText;
 using mkbtest::verdictDevices;
 using mkbtest::writeText;
@@ -39,41 +38,6 @@ struct CliRun {
     QString out;
     QString err;
 };
-
-/// The grader server that `parent` started for a pool device: its child whose environment names the device. Only a
-/// direct child of our own mkb process is ever returned, so the test can kill nothing else.
-pid_t poolServerOf(pid_t parent, const std::string& device) {
-    QDir proc("/proc");
-    for (const QString& entry : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool numeric = false;
-        const pid_t pid = static_cast<pid_t>(entry.toInt(&numeric));
-        if (!numeric || pid <= 1) {
-            continue;
-        }
-        std::ifstream statFile("/proc/" + entry.toStdString() + "/stat");
-        std::string stat((std::istreambuf_iterator<char>(statFile)), std::istreambuf_iterator<char>());
-        const std::size_t close = stat.rfind(')');
-        if (close == std::string::npos) {
-            continue;
-        }
-        std::istringstream fields(stat.substr(close + 1));
-        std::string state;
-        long ppid = 0;
-        fields >> state >> ppid;
-        if (ppid != parent) {
-            continue;
-        }
-        std::ifstream environFile("/proc/" + entry.toStdString() + "/environ");
-        std::string environ((std::istreambuf_iterator<char>(environFile)), std::istreambuf_iterator<char>());
-        std::istringstream variables(environ);
-        for (std::string variable; std::getline(variables, variable, '\0');) {
-            if (variable == "MKB_POOL_DEVICE=" + device) {
-                return pid;
-            }
-        }
-    }
-    return -1;
-}
 
 std::vector<TrialRecord> liveTrials(const QString& store) {
     auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
@@ -169,7 +133,7 @@ class DevicesCliTest : public QObject {
             out += QString::fromUtf8(process.readAllStandardOutput());
             if (!events(out, "submission").isEmpty()) {
                 const pid_t server = poolServerOf(static_cast<pid_t>(process.processId()), device);
-                if (server > 0 && ::kill(server, SIGKILL) == 0) {
+                if (mkb::signalProcess(server, SIGKILL)) {
                     killed = true;
                 }
             }
