@@ -259,10 +259,13 @@ std::optional<Interval> deltaCiOf(std::vector<double> ratios) {
 }
 
 template <typename Comparisons>
-TransferSummary transferSummaryIn(const Comparisons& comparisons, const AnalysisSettings& settings) {
+TransferSummary transferSummaryIn(const Comparisons& comparisons, const AnalysisSettings& settings,
+                                  SummaryInterval interval) {
     std::vector<double> ratios = resolvedRatios(comparisons, settings);
     TransferSummary summary{outcomeCountsIn(comparisons, settings), deltaOf(ratios), {}};
-    summary.deltaGeometricMeanCi = deltaCiOf(std::move(ratios));
+    if (interval == SummaryInterval::Computed) {
+        summary.deltaGeometricMeanCi = deltaCiOf(std::move(ratios));
+    }
     return summary;
 }
 
@@ -293,12 +296,14 @@ std::optional<Interval> deltaGeometricMeanCi(const ComparisonView& comparisons, 
     return deltaCiOf(resolvedRatios(comparisons, settings));
 }
 
-TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return transferSummaryIn(comparisons, settings);
+TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings,
+                                SummaryInterval interval) {
+    return transferSummaryIn(comparisons, settings, interval);
 }
 
-TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings) {
-    return transferSummaryIn(comparisons, settings);
+TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings,
+                                SummaryInterval interval) {
+    return transferSummaryIn(comparisons, settings, interval);
 }
 
 std::array<StandingRow, 3> outcomesBySourceStanding(const std::vector<Comparison>& comparisons,

@@ -106,8 +106,13 @@ std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, cons
 std::optional<Interval> deltaGeometricMeanCi(const std::vector<Comparison>& comparisons,
                                              const AnalysisSettings& settings = {});
 std::optional<Interval> deltaGeometricMeanCi(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
-TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
-TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
+/// Whether transferSummary computes ΔGM's bootstrap interval, its costly part, or leaves it unset for a caller that
+/// computes it later with deltaGeometricMeanCi (the workbench's overview, whose rows show before their intervals).
+enum class SummaryInterval { Computed, Deferred };
+TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {},
+                                SummaryInterval interval = SummaryInterval::Computed);
+TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings = {},
+                                SummaryInterval interval = SummaryInterval::Computed);
 
 /// Outcome counts for the resolved comparisons in each source standing; always three rows: above, same, below.
 struct StandingRow {

@@ -91,12 +91,10 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         row.model = std::string(key.first);
         row.direction = std::string(key.second);
         const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings);
-        // Deferred: transferSummary's parts but its interval (the same functions it is made of).
         const analysis::TransferSummary summary =
-            intervals == OverviewIntervals::Computed
-                ? analysis::transferSummary(group, settings)
-                : analysis::TransferSummary{analysis::outcomeCounts(group, settings),
-                                            analysis::deltaGeometricMean(group, settings), std::nullopt};
+            analysis::transferSummary(group, settings,
+                                      intervals == OverviewIntervals::Computed ? analysis::SummaryInterval::Computed
+                                                                               : analysis::SummaryInterval::Deferred);
         row.comparisons = metrics.comparisons;
         row.resolved = metrics.all.resolved;
         row.transferRate = summary.outcomes.helpedShare;

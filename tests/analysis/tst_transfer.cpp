@@ -126,6 +126,24 @@ private slots:
         MKB_NEAR_OPT(summary.deltaGeometricMean, 0.005848751047341283);
     }
 
+    // outcome: a summary with its interval deferred has the same counts and ΔGM and no interval; the interval is
+    // deltaGeometricMeanCi's, as a computed summary carries it
+    void aDeferredSummaryLeavesOnlyTheIntervalForLater() {
+        const std::vector<Comparison> group = outcomeFixture();
+        const TransferSummary computed = transferSummary(group);
+        const TransferSummary deferred = transferSummary(group, {}, SummaryInterval::Deferred);
+        QVERIFY(computed.deltaGeometricMeanCi.has_value());
+        QVERIFY(!deferred.deltaGeometricMeanCi.has_value());
+        QCOMPARE(deferred.outcomes.helped, computed.outcomes.helped);
+        QCOMPARE(deferred.outcomes.harmed, computed.outcomes.harmed);
+        QCOMPARE(deferred.outcomes.neutral, computed.outcomes.neutral);
+        QCOMPARE(deferred.deltaGeometricMean, computed.deltaGeometricMean);
+        const std::optional<Interval> later = deltaGeometricMeanCi(group);
+        QVERIFY(later.has_value());
+        QCOMPARE(later->low, computed.deltaGeometricMeanCi->low);
+        QCOMPARE(later->high, computed.deltaGeometricMeanCi->high);
+    }
+
     // boundary: arms graded under different boundaries are never paired; the summary counts them as not comparable
     void armsUnderDifferentBoundariesAreNotComparableAndCounted() {
         auto under = [](Attempt attempt, const std::string& boundary) {
