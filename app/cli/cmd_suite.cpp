@@ -34,8 +34,8 @@ Validates a problem suite and its shipped solutions on one device, through one g
        and boolean outputs: any change); an input listed in MKB_META["insensitive"] may leave it unchanged;
      - eager time: the reference's median over the grading timing procedure must reach --eager-target-ms;
   2. every shipped solution <family>/_solutions/NN_slug.<dsl>.py of the chosen DSLs is graded once, fully;
-  3. the first DSL's passing solution is graded N-1 more times for correctness only (no warm-up, timing or
-     re-check draws) to show the tolerance is not flaky ("20/20").
+  3. every solution that passed is graded N-1 more times for correctness only (no warm-up, timing or re-check
+     draws) to show the tolerance is not flaky ("20/20" per solution).
 Prints a line per problem as it goes, each issue on its own line, and a summary. Peaks for IOU/MFU come from the
 store's latest probe of the device; where there is none, the device is probed first (and the probe saved).
 
@@ -43,7 +43,7 @@ options:
   --suite DIR          the suite root (default: the shipped problems)
   --problems GLOB      which problems (name, code, stem or family glob; default: all)
   --dsls A,B           the DSLs whose solutions are graded (default: triton,cuda)
-  --gradings N         gradings per problem for the flakiness check, the full one included (default 20; 1 = none
+  --gradings N         gradings per solution for the flakiness check, the full one included (default 20; 1 = none
                        extra, 0 = skip the check)
   --flakiness MODE     separate (default): each repeat is its own evaluation in a fresh child; pooled: the N-1
                        repeats run as one correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed,

@@ -1,4 +1,5 @@
-// Checking one problem of a suite through one grader session: validation, each solution graded, flakiness repeats.
+// Checking one problem of a suite through one grader session: validation, each solution graded, then repeated for
+// flakiness.
 #include "core/grading/suite_check.h"
 
 #include "core/catalog/catalog.h"
@@ -86,6 +87,51 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                                              options.device, settings, options.peaksJson),
                             {}, cancel);
     };
+    // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20").
+    auto repeatForFlakiness = [&](const SolutionCheck& solution) {
+        FlakinessCheck flakiness;
+        flakiness.dsl = solution.dsl;
+        flakiness.gradings = 1;
+        flakiness.held = correctnessHeld(*solution.verdict) ? 1 : 0;
+        GradeSettings correctnessOnly = options.settings;
+        correctnessOnly.warmupDraws = 0;
+        correctnessOnly.timingDraws = 0;
+        correctnessOnly.recheckDraws = 0;
+        correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
+        flakiness.pooled = options.pooledFlakiness;
+        flakiness.drawsPerGrading = options.settings.correctnessDraws;
+        if (options.pooledFlakiness) {
+            if (options.gradings > 1 && !(cancel && cancel->load())) {
+                const int repeats = options.gradings - 1;
+                GradeSettings pooled = correctnessOnly;
+                pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+                pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
+                say("flakiness " + solution.dsl + " 2-" + std::to_string(options.gradings) + "/" +
+                    std::to_string(options.gradings) + " pooled (" + std::to_string(pooled.correctnessDraws) +
+                    " draws)");
+                Verdict verdict = gradeOnce(solution, pooled);
+                creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
+                check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+            }
+            return flakiness;
+        }
+        for (int round = 1; round < options.gradings; ++round) {
+            if (cancel && cancel->load()) {
+                break;
+            }
+            say("flakiness " + solution.dsl + " " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
+            Verdict verdict = gradeOnce(solution, correctnessOnly);
+            ++flakiness.gradings;
+            check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+            if (correctnessHeld(verdict)) {
+                ++flakiness.held;
+            } else if (flakiness.failures.size() < 3) {
+                std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
+                flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " + shortGraderMessage(why));
+            }
+        }
+        return flakiness;
+    };
 
     for (const std::string& dsl : options.dsls) {
         if (cancel && cancel->load()) {
@@ -120,62 +166,20 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     }
 
     if (options.gradings >= 1) {
-        const SolutionCheck* chosen = nullptr;
-        for (const SolutionCheck& solution : check.solutions) {
-            if (solution.verdict && solution.verdict->passed) {
-                chosen = &solution;
+        // Every passing solution is repeated; with none there is nothing to repeat and the solutions' lines say why.
+        for (SolutionCheck& solution : check.solutions) {
+            if (cancel && cancel->load()) {
                 break;
             }
-        }
-        // With no passing solution there is nothing to repeat; the solutions' own lines already say why.
-        if (chosen) {
-            FlakinessCheck flakiness;
-            flakiness.dsl = chosen->dsl;
-            flakiness.gradings = 1;
-            flakiness.held = correctnessHeld(*chosen->verdict) ? 1 : 0;
-            GradeSettings correctnessOnly = options.settings;
-            correctnessOnly.warmupDraws = 0;
-            correctnessOnly.timingDraws = 0;
-            correctnessOnly.recheckDraws = 0;
-            correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
-            flakiness.pooled = options.pooledFlakiness;
-            flakiness.drawsPerGrading = options.settings.correctnessDraws;
-            if (options.pooledFlakiness) {
-                if (options.gradings > 1 && !(cancel && cancel->load())) {
-                    const int repeats = options.gradings - 1;
-                    GradeSettings pooled = correctnessOnly;
-                    pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
-                    pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
-                    say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) +
-                        " pooled (" + std::to_string(pooled.correctnessDraws) + " draws)");
-                    Verdict verdict = gradeOnce(*chosen, pooled);
-                    creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
-                    check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
-                }
-            } else {
-                for (int round = 1; round < options.gradings; ++round) {
-                    if (cancel && cancel->load()) {
-                        break;
-                    }
-                    say("flakiness " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
-                    Verdict verdict = gradeOnce(*chosen, correctnessOnly);
-                    ++flakiness.gradings;
-                    check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
-                    if (correctnessHeld(verdict)) {
-                        ++flakiness.held;
-                    } else if (flakiness.failures.size() < 3) {
-                        std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
-                        flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " +
-                                                     shortGraderMessage(why));
-                    }
+            if (solution.verdict && solution.verdict->passed) {
+                solution.flakiness = repeatForFlakiness(solution);
+                if (solution.flakiness->held != solution.flakiness->gradings) {
+                    const FlakinessCheck& flakiness = *solution.flakiness;
+                    check.problems.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
+                                             yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
+                                             (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
                 }
             }
-            if (flakiness.held != flakiness.gradings) {
-                check.problems.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
-                                         yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
-                                         (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
-            }
-            check.flakiness = std::move(flakiness);
         }
     }
     return check;

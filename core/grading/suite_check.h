@@ -1,5 +1,5 @@
-// Suite validation through one grader session: each problem validated, its shipped solutions graded, one solution
-// graded again for flakiness; the results as plain data (renderings: suite_report.h; the loop: suite_run.h).
+// Suite validation through one grader session: each problem validated, its shipped solutions graded, every passing
+// solution graded again for flakiness; the results as plain data (renderings: suite_report.h; the loop: suite_run.h).
 #pragma once
 
 #include "core/grading/grade_request.h"
@@ -23,19 +23,6 @@ namespace mkb {
 /// (timing_draws 0) ends in "timing did not complete", so `correct` alone cannot say it.
 bool correctnessHeld(const Verdict& verdict);
 
-/// One shipped solution of one DSL, graded once with full timing.
-struct SolutionCheck {
-    std::string dsl;
-    std::filesystem::path path;
-    bool present = false;
-    std::string sha256;  // of the solution file's bytes, when present
-    std::string problem; // one line when this solution could not be graded or failed ("" when it passed)
-    std::optional<Verdict> verdict;
-};
-
-/// SHA-256 of a solution file's bytes; "" when it cannot be read.
-std::string solutionFileSha256(const std::filesystem::path& path);
-
 /// The repeated correctness-only gradings of one solution ("20/20").
 struct FlakinessCheck {
     std::string dsl;
@@ -45,6 +32,20 @@ struct FlakinessCheck {
     bool pooled = false;               // the repeats' draws ran in one evaluation (SuiteCheckOptions::pooledFlakiness)
     int drawsPerGrading = 0;           // correctness draws that make up one grading
 };
+
+/// One shipped solution of one DSL, graded once with full timing, then (when it passed) repeated for flakiness.
+struct SolutionCheck {
+    std::string dsl;
+    std::filesystem::path path;
+    bool present = false;
+    std::string sha256;  // of the solution file's bytes, when present
+    std::string problem; // one line when this solution could not be graded or failed ("" when it passed)
+    std::optional<Verdict> verdict;
+    std::optional<FlakinessCheck> flakiness; // the repeats; none when it did not pass or repeats are off
+};
+
+/// SHA-256 of a solution file's bytes; "" when it cannot be read.
+std::string solutionFileSha256(const std::filesystem::path& path);
 
 /// Credits `gradings` pooled gradings of `drawsPerGrading` draws each from one correctness-only evaluation that ran
 /// gradings × drawsPerGrading draws: grading g holds when none of its draws is in verdict.failedDraws and the
@@ -56,9 +57,8 @@ void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGradi
 struct ProblemCheck {
     Problem problem;
     ProblemValidation validation;
-    std::vector<SolutionCheck> solutions; // in the order of SuiteCheckOptions::dsls
-    std::optional<FlakinessCheck> flakiness;
-    std::vector<std::string> problems; // every issue, one line each, naming the problem (and DSL where one applies)
+    std::vector<SolutionCheck> solutions; // in the order of SuiteCheckOptions::dsls, each with its flakiness repeats
+    std::vector<std::string> problems;    // every issue, one line each, naming the problem (and DSL where one applies)
     bool infrastructureError = false;
     bool reused = false; // taken from an earlier report (--resume) rather than checked in this run
     std::string device;  // the device it was checked on (--devices: the pool device); "" when not recorded
@@ -70,7 +70,7 @@ struct SuiteCheckOptions {
     std::vector<std::string> dsls = {"triton", "cuda"};
     std::map<std::string, std::string> descriptors;      // DSL id → descriptor JSON; a DSL missing here is reported
     std::map<std::string, std::string> descriptorErrors; // DSL id → why its descriptor could not be loaded
-    int gradings = 20;                                   // flakiness gradings per problem, the full grading included
+    int gradings = 20;                                   // flakiness gradings per solution, the full one included
     bool pooledFlakiness = false; // the gradings-1 repeats as one evaluation of (gradings-1) × correctness draws
     std::string device = "cuda:0";
     double eagerTargetMs = 0.05;
@@ -80,7 +80,7 @@ struct SuiteCheckOptions {
 };
 
 /// Checks one problem through the session: validate, grade each DSL's solution once, then gradings-1
-/// correctness-only gradings of the first DSL whose solution passed. `progress` hears short status words.
+/// correctness-only gradings of every solution that passed. `progress` hears short status words.
 ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const SuiteCheckOptions& options,
                           const std::function<void(const std::string&)>& progress = {},
                           const std::atomic<bool>* cancel = nullptr);

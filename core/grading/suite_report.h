@@ -14,6 +14,10 @@ std::string problemLine(const ProblemCheck& check, int gradings);
 /// The closing summary ("36 problems: 36 deterministic, 35 sensitive (1 issue: ...), ...").
 std::string suiteSummary(const SuiteCheckReport& report);
 
+/// The JSON report's "flakiness_scope": every passing solution is repeated, each solution's repeats beside its verdict.
+/// Reports without it repeated only the first DSL's solution and are not resumed.
+inline constexpr const char* kFlakinessEverySolution = "every_solution";
+
 /// Everything machine-readably: the grader's own validation and verdict objects inside.
 std::string suiteReportJson(const SuiteCheckReport& report);
 

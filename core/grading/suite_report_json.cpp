@@ -22,6 +22,12 @@ Json verdictObject(const Verdict& verdict) {
     return object;
 }
 
+Json flakinessObject(const FlakinessCheck& flakiness) {
+    return {{"dsl", flakiness.dsl},       {"gradings", flakiness.gradings},
+            {"correct", flakiness.held},  {"failures", flakiness.failures},
+            {"pooled", flakiness.pooled}, {"draws_per_grading", flakiness.drawsPerGrading}};
+}
+
 } // namespace
 
 std::string suiteReportJson(const SuiteCheckReport& report) {
@@ -38,6 +44,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["dsls"] = report.dsls;
     root["gradings"] = report.gradings;
     root["flakiness_mode"] = report.pooledFlakiness ? "pooled" : "separate";
+    root["flakiness_scope"] = kFlakinessEverySolution;
     root["eager_target_ms"] = report.eagerTargetMs;
     root["clean"] = report.clean();
     root["complete"] = report.unchecked.empty();
@@ -72,17 +79,10 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
             item["passed"] = solution.verdict && solution.verdict->passed;
             item["problem"] = solution.problem;
             item["verdict"] = solution.verdict ? verdictObject(*solution.verdict) : Json(nullptr);
+            item["flakiness"] = solution.flakiness ? flakinessObject(*solution.flakiness) : Json(nullptr);
             solutions.push_back(std::move(item));
         }
         entry["solutions"] = std::move(solutions);
-        if (check.flakiness) {
-            entry["flakiness"] = {
-                {"dsl", check.flakiness->dsl},       {"gradings", check.flakiness->gradings},
-                {"correct", check.flakiness->held},  {"failures", check.flakiness->failures},
-                {"pooled", check.flakiness->pooled}, {"draws_per_grading", check.flakiness->drawsPerGrading}};
-        } else {
-            entry["flakiness"] = nullptr;
-        }
         problems.push_back(std::move(entry));
     }
     root["problems"] = std::move(problems);

@@ -95,7 +95,7 @@ std::string flakinessMethod(const SuiteCheckReport& report) {
     if (report.gradings <= 1) {
         return "not checked";
     }
-    std::string first = "the full grading, then ";
+    std::string first = "each passing solution's full grading, then ";
     std::string repeats = std::to_string(report.gradings - 1);
     if (report.pooledFlakiness) {
         return first + repeats + " correctness-only gradings pooled into one evaluation (" + repeats + " x " +
@@ -169,9 +169,15 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         } else {
             validation = std::to_string(v.issues.size()) + (v.issues.size() == 1 ? " issue" : " issues");
         }
-        if (check.flakiness) {
-            validation += ", " + std::to_string(check.flakiness->held) + "/" +
-                          std::to_string(check.flakiness->gradings) + " gradings correct";
+        std::string repeats;
+        for (const SolutionCheck& solution : check.solutions) {
+            if (const auto& flakiness = solution.flakiness) {
+                repeats += (repeats.empty() ? "" : ", ") + displayDsl(flakiness->dsl) + " " +
+                           std::to_string(flakiness->held) + "/" + std::to_string(flakiness->gradings);
+            }
+        }
+        if (!repeats.empty()) {
+            validation += "; gradings correct: " + repeats;
         }
         out << " " << cell(validation) << " |\n";
     }

@@ -53,9 +53,16 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
             line << "FAIL (" << solution.verdict->stage << ")";
         }
     }
-    if (check.flakiness) {
-        line << "; flakiness " << check.flakiness->held << "/" << check.flakiness->gradings << " ("
-             << check.flakiness->dsl << (check.flakiness->pooled ? ", pooled" : "") << ")";
+    std::string repeats;
+    for (const SolutionCheck& solution : check.solutions) {
+        if (const auto& flakiness = solution.flakiness) {
+            repeats += (repeats.empty() ? "; flakiness " : ", ") + std::to_string(flakiness->held) + "/" +
+                       std::to_string(flakiness->gradings) + " (" + flakiness->dsl +
+                       (flakiness->pooled ? ", pooled" : "") + ")";
+        }
+    }
+    if (!repeats.empty()) {
+        line << repeats;
     } else if (gradings > 0) {
         line << "; flakiness not checked";
     }
@@ -71,7 +78,8 @@ std::string suiteSummary(const SuiteCheckReport& report) {
     int sensitive = 0;
     int eagerOk = 0;
     int eagerMeasured = 0;
-    int flakinessClean = 0;
+    int flakinessClean = 0; // solutions whose every repeat held
+    int solutionsTotal = 0;
     std::vector<std::string> sensitivityIssues;
     for (const ProblemCheck& check : report.problems) {
         const ProblemValidation& v = check.validation;
@@ -93,9 +101,12 @@ std::string suiteSummary(const SuiteCheckReport& report) {
             ++eagerMeasured;
             eagerOk += v.eagerOk == true ? 1 : 0;
         }
-        if (check.flakiness && check.flakiness->held == check.flakiness->gradings &&
-            check.flakiness->gradings == report.gradings) {
-            ++flakinessClean;
+        for (const SolutionCheck& solution : check.solutions) {
+            ++solutionsTotal;
+            if (solution.flakiness && solution.flakiness->held == solution.flakiness->gradings &&
+                solution.flakiness->gradings == report.gradings) {
+                ++flakinessClean;
+            }
         }
     }
     std::ostringstream out;
@@ -132,7 +143,8 @@ std::string suiteSummary(const SuiteCheckReport& report) {
         }
         firstDsl = false;
     }
-    out << "; flakiness " << report.gradings << "/" << report.gradings << " on " << flakinessClean << "/" << total;
+    out << "; flakiness " << report.gradings << "/" << report.gradings << " on " << flakinessClean << "/"
+        << solutionsTotal << " solutions";
     if (!report.catalogIssues.empty()) {
         out << "; " << report.catalogIssues.size() << " malformed problem file(s)";
     }

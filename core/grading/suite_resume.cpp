@@ -1,7 +1,9 @@
 // Resuming a suite check: reads an earlier --json report back into ProblemChecks and decides which still hold.
 #include "core/grading/suite_resume.h"
 
+#include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
+#include "core/grading/suite_report.h"
 #include "core/grading/verdict_json.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
@@ -41,6 +43,17 @@ std::vector<std::string> textsOf(const Json& object, const char* key) {
     return texts;
 }
 
+FlakinessCheck flakinessFromJson(const Json& object) {
+    FlakinessCheck repeat;
+    repeat.dsl = textOr(object, "dsl");
+    repeat.gradings = intOr(object, "gradings", 0);
+    repeat.held = intOr(object, "correct", 0);
+    repeat.failures = textsOf(object, "failures");
+    repeat.pooled = boolOr(object, "pooled", false);
+    repeat.drawsPerGrading = intOr(object, "draws_per_grading", 0);
+    return repeat;
+}
+
 } // namespace
 
 Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path) {
@@ -61,6 +74,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     earlier.dsls = textsOf(root, "dsls");
     earlier.gradings = intOr(root, "gradings", -1);
     earlier.pooledFlakiness = textOr(root, "flakiness_mode") == "pooled";
+    earlier.everySolutionRepeated = textOr(root, "flakiness_scope") == kFlakinessEverySolution;
     for (const Json& entry : root["problems"]) {
         std::string name = entry.is_object() ? textOr(entry, "name") : std::string();
         if (!name.empty()) {
@@ -86,6 +100,9 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     if (earlier.device != options.device || earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
         earlier.pooledFlakiness != options.pooledFlakiness) {
         return makeError("the device, DSLs or flakiness settings differ");
+    }
+    if (!earlier.everySolutionRepeated && options.gradings > 1) {
+        return makeError("its flakiness repeats covered one solution, not each");
     }
     const Json entry = Json::parse(found->second);
     if (textOr(entry, "problem_fingerprint") != problem.fingerprint) {
@@ -123,7 +140,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     for (const Json& item : *solutions) {
         SolutionCheck solution;
         solution.dsl = textOr(item, "dsl");
-        solution.path = textOr(item, "path");
+        solution.path = solutionPath(problem, solution.dsl); // where this checkout has it, not where the report was
         solution.present = boolOr(item, "present", false);
         solution.sha256 = textOr(item, "sha256");
         solution.problem = textOr(item, "problem");
@@ -138,6 +155,9 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
             }
             solution.verdict = *read;
         }
+        if (auto flakiness = item.find("flakiness"); flakiness != item.end() && flakiness->is_object()) {
+            solution.flakiness = flakinessFromJson(*flakiness);
+        }
         check.solutions.push_back(std::move(solution));
     }
     std::vector<std::string> dsls;
@@ -146,16 +166,6 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     }
     if (dsls != options.dsls) {
         return makeError("its solutions are not those of the chosen DSLs");
-    }
-    if (auto flakiness = entry.find("flakiness"); flakiness != entry.end() && flakiness->is_object()) {
-        FlakinessCheck repeat;
-        repeat.dsl = textOr(*flakiness, "dsl");
-        repeat.gradings = intOr(*flakiness, "gradings", 0);
-        repeat.held = intOr(*flakiness, "correct", 0);
-        repeat.failures = textsOf(*flakiness, "failures");
-        repeat.pooled = boolOr(*flakiness, "pooled", false);
-        repeat.drawsPerGrading = intOr(*flakiness, "draws_per_grading", 0);
-        check.flakiness = std::move(repeat);
     }
     return check;
 }

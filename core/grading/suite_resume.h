@@ -21,6 +21,7 @@ struct EarlierSuiteReport {
     std::vector<std::string> dsls;
     int gradings = 0;
     bool pooledFlakiness = false;
+    bool everySolutionRepeated = false;         // "flakiness_scope" is kFlakinessEverySolution
     std::map<std::string, std::string> entries; // problem name → its entry (JSON text)
 };
 
@@ -30,7 +31,8 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
 
 /// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, implementation boundary,
 /// device, DSLs, number of gradings and flakiness method, the same problem fingerprint, every solution file unchanged,
-/// and no infrastructure error. Otherwise an error saying in a few words why it must be checked again.
+/// and no infrastructure error. Solution files are looked up where this run's catalog has them, so a report carries
+/// over to another checkout of the same suite. Otherwise an error saying in a few words why it must be checked again.
 Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Problem& problem,
                                    const SuiteCheckOptions& options, const std::string& graderFingerprint);
 

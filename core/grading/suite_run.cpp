@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace mkb {
@@ -103,19 +104,28 @@ void nameDevice(ProblemCheck& check, const std::string& device) {
     }
 }
 
+/// report.unchecked: the selected problems the report does not hold, in selection order.
+void listUnchecked(const std::vector<const Problem*>& selected, SuiteCheckReport& report) {
+    std::set<std::string> held;
+    for (const ProblemCheck& check : report.problems) {
+        held.insert(check.problem.name());
+    }
+    report.unchecked.clear();
+    for (const Problem* problem : selected) {
+        if (!held.count(problem->name())) {
+            report.unchecked.push_back(problem->name());
+        }
+    }
+}
+
 } // namespace
 
 SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Problem*>& selected,
                                const SuiteCheckOptions& options, const std::vector<EarlierSuiteReport>& earlier,
                                SuiteCheckReport& report, const SuiteRunHooks& hooks, const std::atomic<bool>& cancel) {
     SuiteRunOutcome outcome;
-    auto remainingAfter = [&](std::size_t done) {
-        report.unchecked.clear();
-        for (std::size_t i = done; i < selected.size(); ++i) {
-            report.unchecked.push_back(selected[i]->name());
-        }
-    };
-    for (std::size_t index = 0; index < selected.size(); ++index) {
+    std::size_t index = 0;
+    for (; index < selected.size(); ++index) {
         const Problem* problem = selected[index];
         if (cancel.load()) {
             break;
@@ -128,6 +138,7 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
         };
         ProblemCheck check = reused ? std::move(*reused) : checkProblem(grader, *problem, options, stage, &cancel);
         if (cancel.load() && !check.reused) {
+            ++index; // cut short, and no earlier report holds it
             break;
         }
         if (!check.reused) {
@@ -140,7 +151,7 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
         if (hooks.onProblem) {
             hooks.onProblem(report.problems.back());
         }
-        remainingAfter(index + 1);
+        listUnchecked(selected, report);
         if (hooks.writeReports) {
             if (Status written = hooks.writeReports(report); !written) {
                 outcome.writeError = written.error();
@@ -148,7 +159,13 @@ SuiteRunOutcome runSuiteChecks(GraderProcess& grader, const std::vector<const Pr
             }
         }
     }
-    remainingAfter(report.problems.size());
+    for (; index < selected.size(); ++index) { // interrupted: what earlier reports hold stays in this one
+        if (std::optional<ProblemCheck> reused =
+                reusedCheck(*selected[index], options, earlier, report.graderFingerprint, outcome)) {
+            report.problems.push_back(std::move(*reused));
+        }
+    }
+    listUnchecked(selected, report);
     outcome.interrupted = cancel.load();
     return outcome;
 }
@@ -246,6 +263,12 @@ SuiteRunOutcome runSuiteChecksOnPool(GraderPool& pool, const std::vector<const P
     }
     for (std::thread& thread : threads) {
         thread.join();
+    }
+    for (; next < selected.size(); ++next) { // stopped early: what earlier reports hold stays in this one
+        if (std::optional<ProblemCheck> reused =
+                reusedCheck(*selected[next], options, earlier, report.graderFingerprint, outcome)) {
+            done.emplace(next, std::move(*reused));
+        }
     }
     publishLocked();
     outcome.interrupted = cancel.load();

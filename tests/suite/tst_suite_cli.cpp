@@ -1,5 +1,6 @@
-// `mkb suite check` on the CPU fixture suite: per-problem lines, exact issue reports, summary, JSON, table, exit codes.
-#include "support/process_signals.h"
+// `mkb suite check` on the CPU fixture suite: per-problem lines, exact issue reports, summary, JSON, table, exit codes
+// (resuming and interrupting: tst_suite_resume.cpp).
+#include "suite/suite_cli_run.h"
 #include "support/testpaths.h"
 
 #include "core/grading/suite_check.h"
@@ -16,47 +17,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <csignal>
-
-namespace {
-
-struct CliRun {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-CliRun runMkb(const QStringList& args, const QString& python = QString::fromStdString(mkbtest::testPython()),
-              const QMap<QString, QString>& extraEnv = {}) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("MKB_PYTHON", python);
-    for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it) {
-        env.insert(it.key(), it.value());
-    }
-    env.insert("MKB_STORE", "/nonexistent/mkb-suite-test/store.sqlite");
-    process.setProcessEnvironment(env);
-    process.start(QString::fromStdString(mkbtest::cliPath()), args);
-    process.waitForFinished(600000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
-}
-
-QString src(const char* relative) {
-    return QString::fromStdString((mkbtest::sourceDir() / relative).string());
-}
-
-QStringList issueLines(const QString& out) {
-    QStringList lines;
-    for (const QString& line : out.split('\n')) {
-        if (line.startsWith("  ! ")) {
-            lines << line.mid(4);
-        }
-    }
-    return lines;
-}
-
-} // namespace
+using namespace suitetest;
 
 class SuiteCliTest : public QObject {
     Q_OBJECT
@@ -64,12 +25,6 @@ class SuiteCliTest : public QObject {
     QTemporaryDir temp;
     CliRun whole; // the whole fixture suite, run once for the issue, JSON and table tests
 
-    QStringList cpuArgs(const QString& problems, const QString& gradings) const {
-        return {"suite",      "check",  "--suite",           src("tests/suite/fixtures/suite"),
-                "--dsls",     "cpusim", "--dsl-dir",         src("tests/fixtures/dsls"),
-                "--device",   "cpu",    "--eager-target-ms", "0",
-                "--gradings", gradings, "--problems",        problems};
-    }
     QString jsonPath() const { return temp.path() + "/suite.json"; }
     QString tablePath() const { return temp.path() + "/suite.md"; }
 
@@ -93,7 +48,7 @@ private slots:
         QVERIFY2(run.out.contains("1 problems: 1 deterministic, 1 sensitive, eager >= 0 us: 1/1; solutions: cpusim "
                                   "1/1 pass"),
                  qPrintable(run.out));
-        QVERIFY(run.out.contains("flakiness 3/3 on 1/1"));
+        QVERIFY(run.out.contains("flakiness 3/3 on 1/1 solutions"));
         QVERIFY(issueLines(run.out).isEmpty());
     }
 
@@ -121,7 +76,7 @@ private slots:
                                     "input 1 (bias"),
                  qPrintable(whole.out));
         QVERIFY(whole.out.contains("solutions: cpusim 3/4 pass"));
-        QVERIFY(whole.out.contains("1 missing; flakiness 2/2 on 3/4"));
+        QVERIFY(whole.out.contains("1 missing; flakiness 2/2 on 3/4 solutions"));
     }
 
     void jsonHoldsValidationsAndVerdicts() {
@@ -146,11 +101,12 @@ private slots:
         QJsonObject solved = problems[0].toObject()["solutions"].toArray()[0].toObject();
         QCOMPARE(solved["passed"].toBool(), true);
         QVERIFY(solved["verdict"].toObject()["speedup_vs_eager"].toDouble() > 0);
-        QCOMPARE(problems[0].toObject()["flakiness"].toObject()["correct"].toInt(), 2);
+        QCOMPARE(solved["flakiness"].toObject()["correct"].toInt(), 2);
+        QCOMPARE(root["flakiness_scope"].toString(), QString("every_solution"));
         QJsonObject missing = problems[3].toObject()["solutions"].toArray()[0].toObject();
         QCOMPARE(missing["present"].toBool(true), false);
         QVERIFY(missing["verdict"].isNull());
-        QVERIFY(problems[3].toObject()["flakiness"].isNull());
+        QVERIFY(missing["flakiness"].isNull());
     }
 
     void tableIsGeneratedMarkdown() {
@@ -167,12 +123,12 @@ private slots:
         QVERIFY(table.contains(
             "| problem | family | category | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
         QVERIFY2(table.contains(QRegularExpression("\\| checks/01_vector_add \\| checks \\| uncategorised \\| "
-                                                   "elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean, "
-                                                   "2/2 gradings correct \\|")),
+                                                   "elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean; "
+                                                   "gradings correct: cpusim 2/2 \\|")),
                  qPrintable(table));
         QVERIFY(table.contains(
             QRegularExpression("\\| checks/02_ignored_bias \\| checks \\| uncategorised \\|  \\| [0-9.]+ \\| [0-9.]+x "
-                               "\\| – / – \\| 1 issue, 2/2 gradings correct \\|")));
+                               "\\| – / – \\| 1 issue; gradings correct: cpusim 2/2 \\|")));
         QVERIFY(table.contains("| missing | – | clean |"));
         QVERIFY(table.contains("\n## Issues\n"));
         QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
@@ -272,15 +228,17 @@ private slots:
         QVERIFY(jsonFile.open(QIODevice::ReadOnly));
         QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
         QCOMPARE(root["flakiness_mode"].toString(), "pooled");
-        QJsonObject flakiness = root["problems"].toArray()[0].toObject()["flakiness"].toObject();
+        QJsonObject flakiness =
+            root["problems"].toArray()[0].toObject()["solutions"].toArray()[0].toObject()["flakiness"].toObject();
         QCOMPARE(flakiness["gradings"].toInt(), 4);
         QCOMPARE(flakiness["correct"].toInt(), 4);
         QCOMPARE(flakiness["pooled"].toBool(), true);
         QFile tableFile(table);
         QVERIFY(tableFile.open(QIODevice::ReadOnly));
-        QVERIFY(QString::fromUtf8(tableFile.readAll())
-                    .contains("- flakiness: the full grading, then 3 correctness-only gradings pooled into one "
-                              "evaluation (3 x 5 correctness draws"));
+        QVERIFY(
+            QString::fromUtf8(tableFile.readAll())
+                .contains("- flakiness: each passing solution's full grading, then 3 correctness-only gradings pooled "
+                          "into one evaluation (3 x 5 correctness draws"));
         QVERIFY(runMkb({"suite", "check", "--flakiness", "sometimes"})
                     .err.contains("--flakiness takes separate or "
                                   "pooled, not 'sometimes'"));
@@ -315,147 +273,38 @@ private slots:
         QCOMPARE(none.failures.size(), size_t(3));
     }
 
-    void resumeReusesUnchangedProblemsAndRechecksChangedOnes() {
-        // "suite check --resume: unchanged problems are reused without grading; a changed solution is checked again"
-        QTemporaryDir copy;
-        QVERIFY(copy.isValid());
-        const QString suite = copy.path() + "/suite";
-        QVERIFY(QProcess::execute("cp", {"-r", src("tests/suite/fixtures/suite"), suite}) == 0);
-        auto args = [&](const QString& json) {
-            QStringList list = cpuArgs("checks/0[12]*", "2");
-            list[3] = suite;
-            list << "--json" << json;
-            return list;
-        };
-        const QString first = copy.path() + "/first.json";
-        CliRun initial = runMkb(args(first));
-        QVERIFY2(initial.exitCode == 1, qPrintable(initial.out + initial.err)); // 02 has its insensitive input
-
-        const QString second = copy.path() + "/second.json";
-        CliRun resumed = runMkb(args(second) << "--resume" << first);
-        QVERIFY2(resumed.exitCode == 1, qPrintable(resumed.out + resumed.err));
-        QVERIFY2(resumed.out.contains(QRegularExpression("^ok    checks/01_vector_add: .*\\[reused\\]$",
-                                                         QRegularExpression::MultilineOption)),
-                 qPrintable(resumed.out));
-        QVERIFY(resumed.out.contains(
-            QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
-        QVERIFY(resumed.out.contains("resumed from " + first + ": 2 problems reused\n"));
-        QCOMPARE(issueLines(resumed.out), issueLines(initial.out));
-
-        QFile solution(suite + "/checks/_solutions/01_vector_add.cpusim.py");
-        QVERIFY(solution.open(QIODevice::Append));
-        solution.write("\n# edited\n");
-        solution.close();
-        CliRun again = runMkb(args(copy.path() + "/third.json") << "--resume" << second);
-        QVERIFY2(again.out.contains("resumed from " + second +
-                                    ": 1 problems reused; 1 checked again (the cpusim solution changed)"),
-                 qPrintable(again.out));
-        QVERIFY(again.out.contains(
-            QRegularExpression("^ok    checks/01_vector_add: .*\\(cpusim\\)$", QRegularExpression::MultilineOption)));
-        QVERIFY(again.out.contains(
-            QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
-
-        // Halves checked apart (as on two GPUs) merge into one report through a repeated --resume.
-        const QString half1 = copy.path() + "/half1.json";
-        const QString half2 = copy.path() + "/half2.json";
-        auto halfArgs = [&](const QString& problems, const QString& json) {
-            QStringList list = cpuArgs(problems, "2");
-            list[3] = suite;
-            list << "--json" << json;
-            return list;
-        };
-        runMkb(halfArgs("checks/01*", half1));
-        runMkb(halfArgs("checks/02*", half2));
-        const QString merged = copy.path() + "/merged.json";
-        CliRun joined = runMkb(args(merged) << "--resume" << half1 << "--resume" << half2);
-        QVERIFY2(joined.out.contains("resumed from " + half1 + ", " + half2 + ": 2 problems reused\n"),
-                 qPrintable(joined.out + joined.err));
-        QFile mergedFile(merged);
-        QVERIFY(mergedFile.open(QIODevice::ReadOnly));
-        QJsonObject mergedRoot = QJsonDocument::fromJson(mergedFile.readAll()).object();
-        QCOMPARE(mergedRoot["problems"].toArray().size(), 2);
-        QCOMPARE(mergedRoot["complete"].toBool(false), true);
-
-        CliRun broken = runMkb(args(copy.path() + "/fourth.json") << "--resume" << suite + "/checks/01_vector_add.py");
-        QCOMPARE(broken.exitCode, 3);
-        QVERIFY2(broken.err.contains("not a report of `mkb suite check --json`"), qPrintable(broken.err));
-    }
-
-    void resumeRefusesAReportOfTheOtherBoundary() {
-        // "suite check --boundary: the boundary is in the JSON, the table and the resume key"
-        const QString strictJson = temp.path() + "/strict.json";
-        const QString strictTable = temp.path() + "/strict.md";
-        CliRun strict = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
-                                                          << "strict"
-                                                          << "--json" << strictJson << "--table" << strictTable);
-        QVERIFY2(strict.exitCode == 0, qPrintable(strict.out + strict.err));
-        QVERIFY2(strict.out.contains("under boundary strict"), qPrintable(strict.out));
-        QFile strictFile(strictJson);
-        QVERIFY(strictFile.open(QIODevice::ReadOnly));
-        const QJsonObject root = QJsonDocument::fromJson(strictFile.readAll()).object();
-        QCOMPARE(root["boundary"].toString(), QString("strict"));
-        const QJsonObject verdict =
-            root["problems"].toArray()[0].toObject()["solutions"].toArray()[0].toObject()["verdict"].toObject();
-        QCOMPARE(verdict["boundary"].toString(), QString("strict"));
-        QFile table(strictTable);
-        QVERIFY(table.open(QIODevice::ReadOnly));
-        QVERIFY(QString::fromUtf8(table.readAll()).contains("- implementation boundary: strict ("));
-
-        // The default boundary is mkb: the strict report's check is not reused, and the reason says why.
-        const QString mkbJson = temp.path() + "/mkb.json";
-        CliRun mkb = runMkb(cpuArgs("checks/01*", "1") << "--json" << mkbJson << "--resume" << strictJson);
-        QVERIFY2(mkb.exitCode == 0, qPrintable(mkb.out + mkb.err));
-        QVERIFY2(mkb.out.contains("0 problems reused; 1 checked again (it was graded under boundary strict, this "
-                                  "check grades under mkb)"),
-                 qPrintable(mkb.out));
-        QVERIFY(!mkb.out.contains("[reused]"));
-        QFile mkbFile(mkbJson);
-        QVERIFY(mkbFile.open(QIODevice::ReadOnly));
-        QCOMPARE(QJsonDocument::fromJson(mkbFile.readAll()).object()["boundary"].toString(), QString("mkb"));
-
-        // Under its own boundary the report is reused.
-        CliRun again = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
-                                                         << "strict"
-                                                         << "--resume" << strictJson);
-        QVERIFY2(again.out.contains("1 problems reused"), qPrintable(again.out + again.err));
-
-        CliRun bad = runMkb(cpuArgs("checks/01*", "1") << "--boundary"
-                                                       << "legacy");
-        QCOMPARE(bad.exitCode, 2);
-        QVERIFY2(bad.err.contains("--boundary 'legacy' is not an implementation boundary"), qPrintable(bad.err));
-    }
-
-    void interruptLeavesAPartialReport() {
-        // "suite check: Ctrl+C after the first problem leaves a partial JSON and table naming what is left; exit 130"
-        const QString json = temp.path() + "/partial.json";
-        const QString table = temp.path() + "/partial.md";
-        QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("MKB_PYTHON", QString::fromStdString(mkbtest::testPython()));
-        env.insert("MKB_STORE", "/nonexistent/mkb-suite-test/store.sqlite");
-        process.setProcessEnvironment(env);
-        process.start(QString::fromStdString(mkbtest::cliPath()), cpuArgs("*", "3")
-                                                                      << "--json" << json << "--table" << table);
-        QByteArray out;
-        while (!out.contains("checks/01_vector_add:") && process.waitForReadyRead(120000)) {
-            out += process.readAllStandardOutput();
+    void everyPassingSolutionIsRepeated() {
+        // "suite check: every passing solution gets its own flakiness repeats, in the line, the JSON, the table and
+        // the summary (criterion: every shipped solution 20/20, not one per problem)"
+        QStringList args = cpuArgs("checks/01*", "3");
+        args[5] = "cpusim,cpusim_twin";
+        const QString json = temp.path() + "/twin.json";
+        const QString table = temp.path() + "/twin.md";
+        args << "--dsl-dir" << src("tests/suite/fixtures/twin_dsl") << "--flakiness"
+             << "pooled"
+             << "--json" << json << "--table" << table;
+        CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, pooled), 3/3 (cpusim_twin, pooled)"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("flakiness 3/3 on 2/2 solutions"), qPrintable(run.out));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonArray solutions = QJsonDocument::fromJson(jsonFile.readAll())
+                                         .object()["problems"]
+                                         .toArray()[0]
+                                         .toObject()["solutions"]
+                                         .toArray();
+        QCOMPARE(solutions.size(), 2);
+        for (const QJsonValue& solution : solutions) {
+            const QJsonObject flakiness = solution.toObject()["flakiness"].toObject();
+            QCOMPARE(flakiness["dsl"].toString(), solution.toObject()["dsl"].toString());
+            QCOMPARE(flakiness["gradings"].toInt(), 3);
+            QCOMPARE(flakiness["correct"].toInt(), 3);
         }
-        QVERIFY2(out.contains("checks/01_vector_add:"), out.constData());
-        QVERIFY(mkbtest::signalIfRunning(process, SIGINT));
-        QVERIFY(process.waitForFinished(120000));
-        const QString err = QString::fromUtf8(process.readAllStandardError());
-        QCOMPARE(process.exitCode(), 130);
-        QVERIFY2(err.contains("suite check interrupted after 1 of 4 problems; the partial report is in " + json),
-                 qPrintable(err));
-        QFile file(json);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
-        QCOMPARE(root["complete"].toBool(true), false);
-        QCOMPARE(root["problems"].toArray().size(), 1);
-        QCOMPARE(root["unchecked"].toArray().size(), 3);
-        QFile markdown(table);
-        QVERIFY(markdown.open(QIODevice::ReadOnly));
-        QVERIFY(QString::fromUtf8(markdown.readAll()).contains("- **partial**: 1 of 4 problems checked"));
+        QFile tableFile(table);
+        QVERIFY(tableFile.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(tableFile.readAll())
+                    .contains("| clean; gradings correct: cpusim 3/3, cpusim_twin 3/3 |"));
     }
 
     void stepsThatCannotRunAreNamedPerStepAndTheRestStillRuns() {
