@@ -8,7 +8,9 @@
 #include "core/grading/grader_pool.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/suite_report.h"
+#include "core/grading/suite_report_read.h"
 #include "core/grading/suite_session.h"
+#include "core/util/output_file.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 
@@ -24,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kSuiteHelp = R"(usage: mkb suite check [options]
+       mkb suite table REPORT [--suite DIR] [--output FILE]
 
 Validates a problem suite and its shipped solutions on one device, through one grader process:
   1. each problem (the grader's validate request; the problem's code runs only in the grader's sandboxed child):
@@ -72,6 +75,11 @@ options:
                        Repeatable: the reports of a suite split across GPUs (--problems) merge into one (the
                        first that holds a problem is used)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
+
+mkb suite table REPORT renders the markdown suite table of an earlier --json report again, without a grader or a
+GPU (after the table's format changed, say): to stdout, or to --output FILE. The report's problems are matched to
+the suite (--suite DIR, default the shipped problems); one whose problem or solution file changed since is refused
+(exit 3), as is a report that cannot be read. Paths of the machine that made the report are left out as in --table.
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
             3 unknown suite, DSL or empty selection, or --json/--table cannot be written, 4 store error,
@@ -239,12 +247,35 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     return run.report.anyInfrastructureError() ? kExitInfrastructure : kExitFailed;
 }
 
+int runTable(const ParsedArgs& args) {
+    if (args.positionals.size() != 2) {
+        return fail(kExitUsage, "mkb suite table takes one report: mkb suite table REPORT [--output FILE] (mkb suite "
+                                "--help)");
+    }
+    const fs::path suiteRoot = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
+    auto report = readSuiteReport(args.positionals[1], suiteRoot);
+    if (!report) {
+        return fail(kExitBadInput, "suite table: " + report.error().message);
+    }
+    const std::string table = suiteTableMarkdown(*report);
+    if (auto output = args.option("output")) {
+        if (Status written = writeOutputFile(*output, table, OutputRules{"--output", {fs::path(args.positionals[1])}});
+            !written) {
+            return fail(kExitBadInput, "suite table: " + written.error().message);
+        }
+        return kExitOk;
+    }
+    std::cout << table;
+    return kExitOk;
+}
+
 int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
                     "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
     spec.options.insert("boundary");
     spec.options.insert("devices");
+    spec.options.insert("output");
     spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
@@ -254,14 +285,18 @@ int runSuite(const std::vector<std::string>& rawArgs) {
         std::cout << kSuiteHelp;
         return kExitOk;
     }
+    if (!parsed->positionals.empty() && parsed->positionals[0] == "table") {
+        return runTable(*parsed);
+    }
     if (parsed->positionals.size() != 1 || parsed->positionals[0] != "check") {
-        return fail(kExitUsage, "mkb suite takes one action: check (mkb suite --help)");
+        return fail(kExitUsage, "mkb suite takes one action: check or table (mkb suite --help)");
     }
     return runCheck(*parsed, rawArgs);
 }
 
 const bool registered = registerCommand(
-    {"suite", "validate every problem and grade its shipped solutions (mkb suite check)", kSuiteHelp, runSuite});
+    {"suite", "validate every problem and grade its shipped solutions (mkb suite check), or render a report's table",
+     kSuiteHelp, runSuite});
 
 } // namespace
 } // namespace mkb::cli

@@ -33,6 +33,9 @@ Json flakinessObject(const FlakinessCheck& flakiness) {
 std::string suiteReportJson(const SuiteCheckReport& report) {
     Json root;
     root["command"] = report.command;
+    root["command_words"] = report.commandWords;
+    root["suite_root"] = report.suiteRoot.string();
+    root["store"] = report.storePath.string();
     root["date"] = report.date;
     root["device"] = report.device;
     root["device_name"] = report.deviceName;

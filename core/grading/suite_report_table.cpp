@@ -134,6 +134,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     }
     out << "---|\n";
     bool iouAboveOne = false;
+    bool mfuAboveOne = false;
     for (const ProblemCheck& check : report.problems) {
         std::string tags;
         for (const std::string& tag : check.problem.meta.tags) {
@@ -159,8 +160,15 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
             } else {
                 const auto& roofline = found->verdict->roofline;
                 iouAboveOne = iouAboveOne || (roofline && roofline->iou && *roofline->iou > 1.0);
+                // Above 1 the FLOPs ran on a unit the probe did not measure: no rate to divide by, no MFU.
+                std::string mfu = "–";
+                if (roofline && roofline->mfu && *roofline->mfu > 1.0) {
+                    mfuAboveOne = true;
+                } else if (roofline) {
+                    mfu = ratioOrDash(roofline->mfu);
+                }
                 out << " " << formatFigure("%.2fx", found->verdict->speedupVsEager) << " | "
-                    << (roofline ? ratioOrDash(roofline->iou) + " / " + ratioOrDash(roofline->mfu) : "– / –") << " |";
+                    << (roofline ? ratioOrDash(roofline->iou) + " / " + mfu : "– / –") << " |";
             }
         }
         std::string validation;
@@ -184,7 +192,14 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     if (iouAboveOne) {
         out << "\nIOU counts the bytes MKB_META[\"bytes\"] names, else every input and output byte once. Above 1, a "
                "kernel moved fewer bytes from memory than that count: it reads only the part of an input it needs "
-               "(a gather from a large cache), or the L2 cache serves its repeated reads.\n";
+               "(a gather from a large cache), or the L2 cache serves its repeated reads. Slightly above 1, its "
+               "traffic "
+               "is mostly reads, which memory serves a little faster than the copy the probe measures.\n";
+    }
+    if (mfuAboveOne) {
+        out << "\nMFU divides by the probed matrix rate of the inputs' dominant floating dtype. A kernel whose FLOPs "
+               "run on a unit the probe does not measure (the integer tensor cores of an int8 GEMM) comes out above "
+               "1 against that rate; its MFU is shown as –.\n";
     }
     out << "\n" << suiteSummary(report) << "\n";
     bool anyIssue = !report.catalogIssues.empty();

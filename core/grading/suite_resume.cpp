@@ -105,16 +105,36 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
         return makeError("its flakiness repeats covered one solution, not each");
     }
     const Json entry = Json::parse(found->second);
-    if (textOr(entry, "problem_fingerprint") != problem.fingerprint) {
-        return makeError("the problem file changed");
-    }
     if (boolOr(entry, "infrastructure_error", true)) {
         return makeError("it ended with an infrastructure error");
+    }
+    auto check = checkFromReport(earlier, problem);
+    if (!check) {
+        return check;
+    }
+    // A step that did not fit in memory says nothing about the problem: check it again (more memory may be free now).
+    for (const std::string& issue : check->validation.issues) {
+        if (issue.rfind("cannot check ", 0) == 0) {
+            return makeError("a validation step did not fit in memory then");
+        }
+    }
+    check->reused = true;
+    return check;
+}
+
+Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Problem& problem) {
+    auto found = earlier.entries.find(problem.name());
+    if (found == earlier.entries.end()) {
+        return makeError("not in the earlier report");
+    }
+    const Json entry = Json::parse(found->second);
+    if (textOr(entry, "problem_fingerprint") != problem.fingerprint) {
+        return makeError("the problem file changed");
     }
 
     ProblemCheck check;
     check.problem = problem;
-    check.reused = true;
+    check.infrastructureError = boolOr(entry, "infrastructure_error", true);
     check.device = textOr(entry, "device");
     check.problems = textsOf(entry, "issues");
     auto validation = entry.find("validation");
@@ -124,12 +144,6 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     auto parsed = validationFromJson(validation->dump());
     if (!parsed) {
         return makeError("its validation is unreadable");
-    }
-    // A step that did not fit in memory says nothing about the problem: check it again (more memory may be free now).
-    for (const std::string& issue : parsed->issues) {
-        if (issue.rfind("cannot check ", 0) == 0) {
-            return makeError("a validation step did not fit in memory then");
-        }
     }
     check.validation = *parsed;
     check.validation.json = validation->dump();
@@ -164,7 +178,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     for (const SolutionCheck& solution : check.solutions) {
         dsls.push_back(solution.dsl);
     }
-    if (dsls != options.dsls) {
+    if (dsls != earlier.dsls) {
         return makeError("its solutions are not those of the chosen DSLs");
     }
     return check;

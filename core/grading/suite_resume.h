@@ -29,6 +29,10 @@ struct EarlierSuiteReport {
 /// wrong with it.
 Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path);
 
+/// The earlier report's check of `problem` as it was recorded (infrastructure errors included), when the problem file
+/// and every solution file are still those it checked; otherwise an error saying in a few words what changed.
+Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Problem& problem);
+
 /// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, implementation boundary,
 /// device, DSLs, number of gradings and flakiness method, the same problem fingerprint, every solution file unchanged,
 /// and no infrastructure error. Solution files are looked up where this run's catalog has them, so a report carries

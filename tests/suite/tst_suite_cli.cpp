@@ -212,6 +212,95 @@ private slots:
         QVERIFY2(table.contains(QString::fromStdString(footnote)), qPrintable(table));
     }
 
+    void mfuAboveOneIsLeftOutWithItsReason() {
+        // "suite table: an MFU above 1 (FLOPs on a unit the probe did not measure, an int8 GEMM against the float32
+        // rate) is shown as – with a sentence saying why, never as a figure"
+        mkb::SuiteCheckReport report;
+        report.dsls = {"triton"};
+        mkb::ProblemCheck check;
+        check.problem.family = "quantization";
+        check.problem.number = 5;
+        check.problem.slug = "int8_w8a8_gemm";
+        mkb::SolutionCheck solution;
+        solution.dsl = "triton";
+        solution.present = true;
+        mkb::Verdict verdict;
+        verdict.passed = true;
+        verdict.speedupVsEager = 3.83;
+        verdict.roofline = mkb::Roofline{};
+        verdict.roofline->iou = 0.36;
+        verdict.roofline->mfu = 6.99;
+        solution.verdict = verdict;
+        check.solutions = {solution};
+        report.problems = {check};
+        const std::string reason = "its MFU is shown as –";
+        QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| 3.83x | 0.36 / – |"), qPrintable(table));
+        QVERIFY2(!table.contains("6.99"), qPrintable(table));
+        QVERIFY2(table.contains(QString::fromStdString(reason)), qPrintable(table));
+        report.problems[0].solutions[0].verdict->roofline->mfu = 0.67;
+        table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| 3.83x | 0.36 / 0.67 |"), qPrintable(table));
+        QVERIFY2(!table.contains(QString::fromStdString(reason)), qPrintable(table));
+    }
+
+    void tableRendersAgainFromTheReport() {
+        // "mkb suite table REPORT: the table of an earlier --json report, byte for byte what --table wrote, also from a
+        // report written before it recorded its command's words and store; --output writes it to a file"
+        QFile written(tablePath());
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QByteArray expected = written.readAll();
+        const QString suite = src("tests/suite/fixtures/suite");
+        CliRun rendered = runMkb({"suite", "table", jsonPath(), "--suite", suite});
+        QVERIFY2(rendered.exitCode == 0, qPrintable(rendered.err));
+        QCOMPARE(rendered.out.toUtf8(), expected);
+
+        QFile report(jsonPath());
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(report.readAll()).object();
+        for (const char* key : {"command_words", "store", "suite_root"}) {
+            QVERIFY2(root.contains(key), key);
+            root.remove(key);
+        }
+        const QString older = temp.path() + "/older-report.json";
+        QFile olderFile(older);
+        QVERIFY(olderFile.open(QIODevice::WriteOnly));
+        olderFile.write(QJsonDocument(root).toJson());
+        olderFile.close();
+        const QString output = temp.path() + "/rendered.md";
+        CliRun toFile = runMkb({"suite", "table", older, "--suite", suite, "--output", output});
+        QVERIFY2(toFile.exitCode == 0, qPrintable(toFile.err));
+        QFile renderedFile(output);
+        QVERIFY(renderedFile.open(QIODevice::ReadOnly));
+        QCOMPARE(renderedFile.readAll(), expected);
+    }
+
+    void tableRefusesAReportWhoseFilesChanged() {
+        // "mkb suite table: a problem file changed since the report, or an unreadable report, is one line and exit 3"
+        QTemporaryDir copy;
+        QVERIFY(copy.isValid());
+        const QString suite = copy.path() + "/suite";
+        QVERIFY(QProcess::execute("cp", {"-r", src("tests/suite/fixtures/suite"), suite}) == 0);
+        QStringList args = cpuArgs("checks/01*", "1");
+        args[3] = suite;
+        const QString json = copy.path() + "/report.json";
+        QVERIFY(runMkb(args << "--json" << json).exitCode == 0);
+        QFile problem(suite + "/checks/01_vector_add.py");
+        QVERIFY(problem.open(QIODevice::Append));
+        problem.write("\n# edited\n");
+        problem.close();
+        CliRun changed = runMkb({"suite", "table", json, "--suite", suite});
+        QCOMPARE(changed.exitCode, 3);
+        QVERIFY2(changed.err.contains("checks/01_vector_add: the problem file changed since the report was made; check "
+                                      "it again (mkb suite check --resume "),
+                 qPrintable(changed.err));
+        QCOMPARE(changed.err.trimmed().count('\n'), 0);
+        CliRun unreadable = runMkb({"suite", "table", suite + "/checks/01_vector_add.py", "--suite", suite});
+        QCOMPARE(unreadable.exitCode, 3);
+        QVERIFY2(unreadable.err.contains("not a report of `mkb suite check --json`"), qPrintable(unreadable.err));
+        QCOMPARE(runMkb({"suite", "table"}).exitCode, 2);
+    }
+
     void pooledFlakinessCountsEachGradingsDraws() {
         // "suite check --flakiness pooled: the repeats run as one evaluation; the line, JSON and table say so"
         QStringList args = cpuArgs("checks/01*", "4");
