@@ -4,6 +4,7 @@
 #include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
 #include "core/grading/suite_resume.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_input.h"
 #include "core/util/shell_words.h"
 #include "core/util/text.h"
@@ -14,23 +15,6 @@ namespace mkb {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string textOr(const Json& object, const char* key) {
-    auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::vector<std::string> textsOf(const Json& object, const char* key) {
-    std::vector<std::string> texts;
-    if (auto it = object.find(key); it != object.end() && it->is_array()) {
-        for (const Json& item : *it) {
-            if (item.is_string()) {
-                texts.push_back(item.get<std::string>());
-            }
-        }
-    }
-    return texts;
-}
 
 /// The value of `--name VALUE` or `--name=VALUE` among the words; "" when absent.
 std::string optionValue(const std::vector<std::string>& words, const std::string& name) {
@@ -64,29 +48,29 @@ Result<SuiteCheckReport> readSuiteReport(const std::filesystem::path& reportPath
     report.gradings = earlier->gradings;
     report.pooledFlakiness = earlier->pooledFlakiness;
     report.device = earlier->device;
-    report.deviceName = textOr(root, "device_name");
+    report.deviceName = jsonText(root, "device_name");
     report.graderFingerprint = earlier->graderFingerprint;
     report.boundary = earlier->boundary;
-    report.peaksNote = textOr(root, "peaks_note");
+    report.peaksNote = jsonText(root, "peaks_note");
     if (auto peaks = root.find("peaks"); peaks != root.end() && peaks->is_object()) {
         report.peaksJson = peaks->dump();
     }
-    report.date = textOr(root, "date");
-    report.command = textOr(root, "command");
+    report.date = jsonText(root, "date");
+    report.command = jsonText(root, "command");
     // Reports written before these fields existed: the words are the recorded command line's, the store its --store.
-    report.commandWords = textsOf(root, "command_words");
+    report.commandWords = jsonTexts(root, "command_words");
     if (report.commandWords.empty()) {
         report.commandWords = shellWords(report.command);
     }
-    const std::string store = textOr(root, "store");
+    const std::string store = jsonText(root, "store");
     report.storePath = store.empty() ? optionValue(report.commandWords, "--store") : store;
-    const std::string checkedRoot = textOr(root, "suite_root");
+    const std::string checkedRoot = jsonText(root, "suite_root");
     report.suiteRoot = checkedRoot.empty() ? suiteRoot : std::filesystem::path(checkedRoot);
     if (auto target = root.find("eager_target_ms"); target != root.end() && target->is_number()) {
         report.eagerTargetMs = target->get<double>();
     }
-    report.catalogIssues = textsOf(root, "catalog_issues");
-    report.unchecked = textsOf(root, "unchecked");
+    report.catalogIssues = jsonTexts(root, "catalog_issues");
+    report.unchecked = jsonTexts(root, "unchecked");
     for (const Json& entry : root["problems"]) {
         if (!entry.is_object() || !entry.contains("solutions") || !entry["solutions"].is_array()) {
             continue;
@@ -103,7 +87,7 @@ Result<SuiteCheckReport> readSuiteReport(const std::filesystem::path& reportPath
 
     const Catalog catalog = loadCatalog({suiteRoot});
     for (const Json& entry : root["problems"]) {
-        const std::string name = entry.is_object() ? textOr(entry, "name") : std::string();
+        const std::string name = entry.is_object() ? jsonText(entry, "name") : std::string();
         if (name.empty()) {
             continue;
         }

@@ -5,6 +5,7 @@
 #include "core/grading/boundary.h"
 #include "core/grading/suite_report.h"
 #include "core/grading/verdict_json.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
 
@@ -14,11 +15,6 @@ namespace mkb {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string textOr(const Json& object, const char* key) {
-    auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 bool boolOr(const Json& object, const char* key, bool fallback) {
     auto it = object.find(key);
@@ -30,25 +26,12 @@ int intOr(const Json& object, const char* key, int fallback) {
     return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
 }
 
-std::vector<std::string> textsOf(const Json& object, const char* key) {
-    std::vector<std::string> texts;
-    auto it = object.find(key);
-    if (it != object.end() && it->is_array()) {
-        for (const Json& item : *it) {
-            if (item.is_string()) {
-                texts.push_back(item.get<std::string>());
-            }
-        }
-    }
-    return texts;
-}
-
 FlakinessCheck flakinessFromJson(const Json& object) {
     FlakinessCheck repeat;
-    repeat.dsl = textOr(object, "dsl");
+    repeat.dsl = jsonText(object, "dsl");
     repeat.gradings = intOr(object, "gradings", 0);
     repeat.held = intOr(object, "correct", 0);
-    repeat.failures = textsOf(object, "failures");
+    repeat.failures = jsonTexts(object, "failures");
     repeat.pooled = boolOr(object, "pooled", false);
     repeat.drawsPerGrading = intOr(object, "draws_per_grading", 0);
     return repeat;
@@ -68,15 +51,15 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     }
     EarlierSuiteReport earlier;
     earlier.path = path;
-    earlier.graderFingerprint = textOr(root, "grader_fingerprint");
-    earlier.boundary = boundaryOrLegacy(textOr(root, "boundary"));
-    earlier.device = textOr(root, "device");
-    earlier.dsls = textsOf(root, "dsls");
+    earlier.graderFingerprint = jsonText(root, "grader_fingerprint");
+    earlier.boundary = boundaryOrLegacy(jsonText(root, "boundary"));
+    earlier.device = jsonText(root, "device");
+    earlier.dsls = jsonTexts(root, "dsls");
     earlier.gradings = intOr(root, "gradings", -1);
-    earlier.pooledFlakiness = textOr(root, "flakiness_mode") == "pooled";
-    earlier.everySolutionRepeated = textOr(root, "flakiness_scope") == kFlakinessEverySolution;
+    earlier.pooledFlakiness = jsonText(root, "flakiness_mode") == "pooled";
+    earlier.everySolutionRepeated = jsonText(root, "flakiness_scope") == kFlakinessEverySolution;
     for (const Json& entry : root["problems"]) {
-        std::string name = entry.is_object() ? textOr(entry, "name") : std::string();
+        std::string name = entry.is_object() ? jsonText(entry, "name") : std::string();
         if (!name.empty()) {
             earlier.entries[name] = entry.dump();
         }
@@ -128,15 +111,15 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
         return makeError("not in the earlier report");
     }
     const Json entry = Json::parse(found->second);
-    if (textOr(entry, "problem_fingerprint") != problem.fingerprint) {
+    if (jsonText(entry, "problem_fingerprint") != problem.fingerprint) {
         return makeError("the problem file changed");
     }
 
     ProblemCheck check;
     check.problem = problem;
     check.infrastructureError = boolOr(entry, "infrastructure_error", true);
-    check.device = textOr(entry, "device");
-    check.problems = textsOf(entry, "issues");
+    check.device = jsonText(entry, "device");
+    check.problems = jsonTexts(entry, "issues");
     auto validation = entry.find("validation");
     if (validation == entry.end() || !validation->is_object()) {
         return makeError("its validation is missing");
@@ -153,11 +136,11 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
     }
     for (const Json& item : *solutions) {
         SolutionCheck solution;
-        solution.dsl = textOr(item, "dsl");
+        solution.dsl = jsonText(item, "dsl");
         solution.path = solutionPath(problem, solution.dsl); // where this checkout has it, not where the report was
         solution.present = boolOr(item, "present", false);
-        solution.sha256 = textOr(item, "sha256");
-        solution.problem = textOr(item, "problem");
+        solution.sha256 = jsonText(item, "sha256");
+        solution.problem = jsonText(item, "problem");
         if (solution.present != std::filesystem::is_regular_file(solution.path) ||
             (solution.present && (solution.sha256.empty() || solutionFileSha256(solution.path) != solution.sha256))) {
             return makeError("the " + solution.dsl + " solution changed");

@@ -3,6 +3,7 @@
 
 #include "core/grading/gpu_lock.h"
 #include "core/grading/verdict_json.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_input.h"
 
 #include <nlohmann/json.hpp>
@@ -28,11 +29,6 @@ std::optional<bool> optionalBool(const Json& object, const char* key) {
         return std::nullopt;
     }
     return it->get<bool>();
-}
-
-std::string stringOr(const Json& object, const char* key, const std::string& fallback = "") {
-    auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
 std::string requestId(const char* prefix, long counter) {
@@ -68,16 +64,16 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
     }
     ProblemValidation validation;
     validation.clean = object["clean"].get<bool>();
-    validation.error = stringOr(object, "error");
+    validation.error = jsonText(object, "error");
     validation.deterministic = optionalBool(object, "deterministic");
-    validation.determinismNote = stringOr(object, "determinism_note");
+    validation.determinismNote = jsonText(object, "determinism_note");
     validation.nearZero = optionalBool(object, "near_zero");
     validation.sensitive = optionalBool(object, "sensitive");
     validation.eagerMedianMs = optionalNumber(object, "eager_median_ms");
     validation.eagerIqrMs = optionalNumber(object, "eager_iqr_ms");
     validation.eagerTargetMs = optionalNumber(object, "eager_target_ms").value_or(0.05);
     validation.eagerOk = optionalBool(object, "eager_ok");
-    validation.deviceName = stringOr(object, "device_name");
+    validation.deviceName = jsonText(object, "device_name");
     validation.seconds = optionalNumber(object, "seconds").value_or(0);
     for (const Json& issue : object["issues"]) {
         if (issue.is_string()) {
@@ -98,15 +94,15 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
             }
             InputSensitivity input;
             input.index = static_cast<int>(optionalNumber(entry, "index").value_or(0));
-            input.name = stringOr(entry, "name");
-            input.description = stringOr(entry, "description");
+            input.name = jsonText(entry, "name");
+            input.description = jsonText(entry, "description");
             input.tensor = optionalBool(entry, "tensor").value_or(false);
             input.changed = optionalBool(entry, "changed");
             input.exempt = optionalBool(entry, "exempt").value_or(false);
             input.maxDiff = optionalNumber(entry, "max_diff");
             input.allowance = optionalNumber(entry, "allowance");
-            input.note = stringOr(entry, "note");
-            input.skipped = stringOr(entry, "skipped");
+            input.note = jsonText(entry, "note");
+            input.skipped = jsonText(entry, "skipped");
             input.error = optionalBool(entry, "error").value_or(false);
             validation.inputs.push_back(std::move(input));
         }
@@ -163,7 +159,7 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
     if (message.value("type", "") == "error") {
         return failedValidation("the grader refused the validate request: " +
-                                shortGraderMessage(stringOr(message, "message", message.dump())));
+                                shortGraderMessage(jsonText(message, "message", message.dump())));
     }
     if (!message.contains("validation") || !message["validation"].is_object()) {
         return failedValidation("the grader's reply has no \"validation\" object; update the grader");

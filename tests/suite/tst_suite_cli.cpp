@@ -17,7 +17,37 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <optional>
+
 using namespace suitetest;
+
+namespace {
+
+/// A report of one problem whose Triton solution passed with this speedup and roofline, for the table's tests.
+mkb::SuiteCheckReport oneTritonRow(const char* family, int number, const char* slug, double speedup, double iou,
+                                   std::optional<double> mfu) {
+    mkb::Verdict verdict;
+    verdict.passed = true;
+    verdict.speedupVsEager = speedup;
+    verdict.roofline = mkb::Roofline{};
+    verdict.roofline->iou = iou;
+    verdict.roofline->mfu = mfu;
+    mkb::SolutionCheck solution;
+    solution.dsl = "triton";
+    solution.present = true;
+    solution.verdict = verdict;
+    mkb::ProblemCheck check;
+    check.problem.family = family;
+    check.problem.number = number;
+    check.problem.slug = slug;
+    check.solutions = {solution};
+    mkb::SuiteCheckReport report;
+    report.dsls = {"triton"};
+    report.problems = {check};
+    return report;
+}
+
+} // namespace
 
 class SuiteCliTest : public QObject {
     Q_OBJECT
@@ -183,24 +213,8 @@ private slots:
     void tableNamesTheCategoryAndExplainsAnIouAboveOne() {
         // "suite table: a column names each problem's KernelBench-X category; an IOU above 1 gets a sentence saying
         // what it means, and a table without one does not"
-        mkb::SuiteCheckReport report;
-        report.dsls = {"triton"};
-        mkb::ProblemCheck check;
-        check.problem.family = "kv_cache";
-        check.problem.number = 14;
-        check.problem.slug = "paged_kv_gather";
-        check.problem.meta.category = "Index";
-        mkb::SolutionCheck solution;
-        solution.dsl = "triton";
-        solution.present = true;
-        mkb::Verdict verdict;
-        verdict.passed = true;
-        verdict.speedupVsEager = 2.06;
-        verdict.roofline = mkb::Roofline{};
-        verdict.roofline->iou = 0.91;
-        solution.verdict = verdict;
-        check.solutions = {solution};
-        report.problems = {check};
+        mkb::SuiteCheckReport report = oneTritonRow("kv_cache", 14, "paged_kv_gather", 2.06, 0.91, std::nullopt);
+        report.problems[0].problem.meta.category = "Index";
         const std::string footnote = "Above 1, a kernel moved fewer bytes from memory than that count";
         QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
         QVERIFY2(table.contains("| kv_cache/14_paged_kv_gather | kv_cache | Index |  | – | 2.06x | 0.91 / – |"),
@@ -215,24 +229,7 @@ private slots:
     void mfuAboveOneIsLeftOutWithItsReason() {
         // "suite table: an MFU above 1 (FLOPs on a unit the probe did not measure, an int8 GEMM against the float32
         // rate) is shown as – with a sentence saying why, never as a figure"
-        mkb::SuiteCheckReport report;
-        report.dsls = {"triton"};
-        mkb::ProblemCheck check;
-        check.problem.family = "quantization";
-        check.problem.number = 5;
-        check.problem.slug = "int8_w8a8_gemm";
-        mkb::SolutionCheck solution;
-        solution.dsl = "triton";
-        solution.present = true;
-        mkb::Verdict verdict;
-        verdict.passed = true;
-        verdict.speedupVsEager = 3.83;
-        verdict.roofline = mkb::Roofline{};
-        verdict.roofline->iou = 0.36;
-        verdict.roofline->mfu = 6.99;
-        solution.verdict = verdict;
-        check.solutions = {solution};
-        report.problems = {check};
+        mkb::SuiteCheckReport report = oneTritonRow("quantization", 5, "int8_w8a8_gemm", 3.83, 0.36, 6.99);
         const std::string reason = "its MFU is shown as –";
         QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
         QVERIFY2(table.contains("| 3.83x | 0.36 / – |"), qPrintable(table));
