@@ -152,13 +152,14 @@ private slots:
         QVERIFY(table.contains("- command: `mkb suite check --suite "));
         QVERIFY(table.contains(
             "| problem | family | category | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
-        QVERIFY2(table.contains(QRegularExpression("\\| checks/01_vector_add \\| checks \\| uncategorised \\| "
-                                                   "elementwise \\| [0-9.]+ \\| [0-9.]+x \\| – / – \\| clean; "
-                                                   "gradings correct: cpusim 2/2 \\|")),
+        QVERIFY2(table.contains(QRegularExpression(
+                     "\\| checks/01_vector_add \\| checks \\| uncategorised \\| "
+                     "elementwise \\| [0-9.]+ \\| [0-9.]+x \\[[0-9.]+, [0-9.]+\\] \\| – / – \\| clean; "
+                     "gradings correct: cpusim 2/2 \\|")),
                  qPrintable(table));
-        QVERIFY(table.contains(
-            QRegularExpression("\\| checks/02_ignored_bias \\| checks \\| uncategorised \\|  \\| [0-9.]+ \\| [0-9.]+x "
-                               "\\| – / – \\| 1 issue; gradings correct: cpusim 2/2 \\|")));
+        QVERIFY(table.contains(QRegularExpression("\\| checks/02_ignored_bias \\| checks \\| uncategorised \\|  \\| "
+                                                  "[0-9.]+ \\| [0-9.]+x \\[[0-9.]+, [0-9.]+\\] "
+                                                  "\\| – / – \\| 1 issue; gradings correct: cpusim 2/2 \\|")));
         QVERIFY(table.contains("| missing | – | clean |"));
         QVERIFY(table.contains("\n## Issues\n"));
         QVERIFY(table.contains("- checks/04_unsolved_scale [cpusim]: missing solution "));
@@ -223,6 +224,11 @@ private slots:
         report.problems[0].solutions[0].verdict->roofline->iou = 1.46;
         table = QString::fromStdString(mkb::suiteTableMarkdown(report));
         QVERIFY2(table.contains("| 2.06x | 1.46 / – |"), qPrintable(table));
+        // With the grading's interval, the speedup carries it.
+        report.problems[0].solutions[0].verdict->speedupCiLow = 2.0;
+        report.problems[0].solutions[0].verdict->speedupCiHigh = 2.104;
+        table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| 2.06x [2.00, 2.10] | 1.46 / – |"), qPrintable(table));
         QVERIFY2(table.contains(QString::fromStdString(footnote)), qPrintable(table));
     }
 
