@@ -14,7 +14,9 @@
 #   tests/fixtures/dsls --device cpu --eager-target-ms 0 --gradings 2"); MKB_HEADERS, a folder with sqlite3.h and dtl/ for a host without them (bench/README.md; default
 #   .device-carry/hdr when it exists); MKB_SUITE_WORK, where this host keeps its partial reports and store between
 #   calls (default /tmp/mkb-suite).
-# The flags are those of the committed report; change them and every problem is checked again.
+# The flags are those of the committed report; change them and every problem is checked again. On a host with several
+# GPUs, MKB_SUITE_FLAGS="--dsls triton,cuda --flakiness pooled --timeout 120 --devices all" spreads the check over
+# them and reuses what any of them checked (a later one-GPU run reuses only what its own device checked).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)

@@ -70,8 +70,10 @@ options:
                        an interrupted run leaves a partial report that says which problems are left; a directory,
                        FIFO, device or the store itself is refused before any problem is checked, exit 3)
   --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
-                       solution files, grader, boundary, device, DSLs and flakiness settings are unchanged and
-                       that had no infrastructure error; check the rest (typically --resume R --json R).
+                       solution files, grader, boundary, DSLs and flakiness settings are unchanged, that was
+                       checked on this run's device (with --devices, on one of them) and that had no
+                       infrastructure error; check the rest (typically --resume R --json R). Solution files are
+                       looked up in this checkout, and an interrupted check keeps what the reports hold.
                        Repeatable: the reports of a suite split across GPUs (--problems) merge into one (the
                        first that holds a problem is used)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace mkb {
 namespace {
 
@@ -24,6 +26,19 @@ bool boolOr(const Json& object, const char* key, bool fallback) {
 int intOr(const Json& object, const char* key, int fallback) {
     auto it = object.find(key);
     return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
+/// True when `device` is `devices` or one of its comma-separated members (a pool: "cuda:0,cuda:1").
+bool amongDevices(const std::string& device, const std::string& devices) {
+    std::size_t start = 0;
+    while (start <= devices.size()) {
+        const std::size_t end = std::min(devices.find(',', start), devices.size());
+        if (devices.compare(start, end - start, device) == 0) {
+            return true;
+        }
+        start = end + 1;
+    }
+    return false;
 }
 
 FlakinessCheck flakinessFromJson(const Json& object) {
@@ -80,14 +95,17 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
         return makeError("it was graded under boundary " + earlier.boundary + ", this check grades under " +
                          options.settings.boundary);
     }
-    if (earlier.device != options.device || earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
+    if (earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
         earlier.pooledFlakiness != options.pooledFlakiness) {
-        return makeError("the device, DSLs or flakiness settings differ");
+        return makeError("the DSLs or flakiness settings differ");
     }
     if (!earlier.everySolutionRepeated && options.gradings > 1) {
         return makeError("its flakiness repeats covered one solution, not each");
     }
     const Json entry = Json::parse(found->second);
+    if (!amongDevices(jsonText(entry, "device", earlier.device), options.device)) {
+        return makeError("it was checked on another device");
+    }
     if (boolOr(entry, "infrastructure_error", true)) {
         return makeError("it ended with an infrastructure error");
     }

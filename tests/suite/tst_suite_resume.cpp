@@ -65,6 +65,27 @@ private slots:
                  qPrintable(rechecked.out + rechecked.err));
     }
 
+    void aPoolResumesWhatOneOfItsDevicesChecked() {
+        // "suite check --devices --resume: a problem checked on a device of this run's pool is reused (a report made on
+        // one GPU carries into a check over all of a host's GPUs); one checked on a device outside the pool is not"
+        auto args = [&](const QString& devices, const QString& json) {
+            QStringList list = cpuArgs("checks/01*", "2");
+            const qsizetype at = list.indexOf("--device");
+            list[at] = "--devices";
+            list[at + 1] = devices;
+            list << "--json" << json;
+            return list;
+        };
+        const QString pair = temp.path() + "/pair.json";
+        CliRun made = runMkb(args("cpu:0,cpu:1", pair));
+        QVERIFY2(made.exitCode == 0, qPrintable(made.out + made.err));
+        CliRun wider = runMkb(args("cpu:0,cpu:1,cpu:2", temp.path() + "/wider.json") << "--resume" << pair);
+        QVERIFY2(wider.out.contains(": 1 problems reused\n"), qPrintable(wider.out + wider.err));
+        CliRun elsewhere = runMkb(args("cpu:2,cpu:3", temp.path() + "/elsewhere.json") << "--resume" << pair);
+        QVERIFY2(elsewhere.out.contains("0 problems reused; 1 checked again (it was checked on another device)"),
+                 qPrintable(elsewhere.out + elsewhere.err));
+    }
+
     void resumeReusesUnchangedProblemsAndRechecksChangedOnes() {
         // "suite check --resume: unchanged problems are reused without grading; a changed solution is checked again"
         QTemporaryDir copy;
