@@ -4,6 +4,8 @@
 #include "core/catalog/problem_meta.h"
 #include "core/util/shell_words.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -52,6 +54,39 @@ std::string speedupCell(const Verdict& verdict) {
                 formatFigure("%.2f", *verdict.speedupCiHigh) + "]";
     }
     return text;
+}
+
+/// Problem names by their numbers, runs joined ("22–49", "03, 07–09"); a name without a number as it is.
+std::string numberRanges(const std::vector<std::string>& names) {
+    std::vector<int> numbers;
+    std::string others;
+    for (const std::string& name : names) {
+        const std::string stem = name.substr(name.rfind('/') + 1);
+        std::size_t digits = 0;
+        while (digits < stem.size() && digits < 6 && std::isdigit(static_cast<unsigned char>(stem[digits]))) {
+            ++digits;
+        }
+        if (digits > 0) {
+            numbers.push_back(std::stoi(stem.substr(0, digits)));
+        } else {
+            others += (others.empty() ? "" : ", ") + name;
+        }
+    }
+    std::sort(numbers.begin(), numbers.end());
+    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+    std::string text;
+    for (std::size_t i = 0; i < numbers.size();) {
+        std::size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) {
+            ++j;
+        }
+        text += (text.empty() ? "" : ", ") + formatFigure("%02.0f", numbers[i]);
+        if (j > i) {
+            text += "–" + formatFigure("%02.0f", numbers[j]);
+        }
+        i = j + 1;
+    }
+    return others.empty() ? text : (text.empty() ? others : text + ", " + others);
 }
 
 /// `text` with paths under the suite root made relative to it, and the store's path said as "the store".
@@ -132,7 +167,8 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     out << "- flakiness: " << flakinessMethod(report) << "\n";
     if (!report.unchecked.empty()) {
         out << "- **partial**: " << report.problems.size() << " of " << report.problems.size() + report.unchecked.size()
-            << " problems checked; not yet checked: " << report.unchecked.size() << " (continue with --resume)\n";
+            << " problems checked; not yet checked: " << report.unchecked.size() << " ("
+            << numberRanges(report.unchecked) << "; continue with --resume)\n";
     }
     out << "\n";
     out << "| problem | family | category | tags | eager ms |";

@@ -218,7 +218,9 @@ private slots:
         QCOMPARE(root["unchecked"].toArray().size(), 3);
         QFile markdown(table);
         QVERIFY(markdown.open(QIODevice::ReadOnly));
-        QVERIFY(QString::fromUtf8(markdown.readAll()).contains("- **partial**: 1 of 4 problems checked"));
+        QVERIFY(QString::fromUtf8(markdown.readAll())
+                    .contains("- **partial**: 1 of 4 problems checked; not yet checked: 3 (02–04; continue with "
+                              "--resume)"));
     }
 
     void interruptKeepsWhatTheResumedReportsHold() {
