@@ -9,7 +9,7 @@
 #   suite follows in catalog order, with at least the last 90 s of the budget. Every problem is checked whole or not
 #   at all: one cut short by the budget is left for the next call, and nothing already checked is lost (the reports
 #   are rewritten after every problem, and an interrupted check keeps what the resumed reports hold).
-# Environment: MKB_CLI, an mkb to use instead of building one; MKB_SUITE_FLAGS, the check's flags instead of the
+# Environment: MKB_CANDIDATES, candidate folders to grade first (below); MKB_CLI, an mkb to use instead of building one; MKB_SUITE_FLAGS, the check's flags instead of the
 #   committed report's (a dry run on the CPU: "--suite tests/suite/fixtures/suite --dsls cpusim --dsl-dir
 #   tests/fixtures/dsls --device cpu --eager-target-ms 0 --gradings 2"); MKB_HEADERS, a folder with sqlite3.h and dtl/ for a host without them (bench/README.md; default
 #   .device-carry/hdr when it exists); MKB_SUITE_WORK, where this host keeps its partial reports and store between
@@ -47,6 +47,24 @@ fi
 "$mkb" --version
 [ "$budget" = build ] && exit 0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+
+# Candidate solutions (bench/candidates/NN, MKB_CANDIDATES="21:cuda 53:triton") are graded beside the shipped ones
+# first, and the best ships when it clearly beats both (grade_candidates.py --ship). Each call starts from the
+# sender's tree again, so what an earlier call shipped is applied again here; commit the same copy where you work.
+for spec in ${MKB_CANDIDATES:-}; do
+  number=${spec%%:*} dsl=${spec#*:}
+  echo "=== candidates for p$number ($dsl, $(date +%T))"
+  python3 bench/candidates/grade_candidates.py --mkb "$mkb" --problem "p$number" --dsl "$dsl" --ship \
+    bench/candidates/"$number"/v*."$dsl".py 2>&1 | tee -a "$OUT/candidates.log"
+done
+if [ -f "$OUT/candidates.log" ]; then
+  sed -n 's/^ship: \(.*\) is now \(.*\) (CI low .*/\1 \2/p' "$OUT/candidates.log" >>"$work/shipped"
+fi
+if [ -s "$work/shipped" ]; then
+  while read -r from to; do
+    cp "$from" "$to" && echo "shipped: $from as $to"
+  done <"$work/shipped"
+fi
 
 # Every report this host or the repository holds; the first that holds a problem is used.
 resume=()
