@@ -247,6 +247,17 @@ private slots:
         QVERIFY2(!table.contains(QString::fromStdString(reason)), qPrintable(table));
     }
 
+    void partialTableNamesWhatIsLeftByNumberRanges() {
+        // "suite table: a partial table names the problems not yet checked, consecutive numbers as one range"
+        mkb::SuiteCheckReport report = oneTritonRow("kv_cache", 14, "paged_kv_gather", 2.06, 0.91, std::nullopt);
+        report.unchecked = {"moe/09_w", "attention/03_x", "moe/07_y", "kv_cache/08_z", "odd/unnumbered"};
+        const QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(
+            table.contains("- **partial**: 1 of 6 problems checked; not yet checked: 5 (03, 07–09, odd/unnumbered; "
+                           "continue with --resume)\n"),
+            qPrintable(table));
+    }
+
     void tableRendersAgainFromTheReport() {
         // "mkb suite table REPORT: the table of an earlier --json report, byte for byte what --table wrote, also from a
         // report written before it recorded its command's words and store; --output writes it to a file"
