@@ -240,8 +240,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         out << "\nIOU counts the bytes MKB_META[\"bytes\"] names, else every input and output byte once. Above 1, a "
                "kernel moved fewer bytes from memory than that count: it reads only the part of an input it needs "
                "(a gather from a large cache), or the L2 cache serves its repeated reads. Slightly above 1, its "
-               "traffic "
-               "is mostly reads, which memory serves a little faster than the copy the probe measures.\n";
+               "traffic is mostly reads, which memory serves a little faster than the copy the probe measures.\n";
     }
     if (mfuAboveOne) {
         out << "\nMFU divides by the probed matrix rate of the inputs' dominant floating dtype. A kernel whose FLOPs "

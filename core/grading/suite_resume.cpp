@@ -7,6 +7,7 @@
 #include "core/grading/verdict_json.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_input.h"
+#include "core/util/shell_words.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,19 @@ bool amongDevices(const std::string& device, const std::string& devices) {
     return false;
 }
 
+/// The value of `--name VALUE` or `--name=VALUE` among the words; "" when absent.
+std::string optionValue(const std::vector<std::string>& words, const std::string& name) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] == name && i + 1 < words.size()) {
+            return words[i + 1];
+        }
+        if (words[i].rfind(name + "=", 0) == 0) {
+            return words[i].substr(name.size() + 1);
+        }
+    }
+    return "";
+}
+
 FlakinessCheck flakinessFromJson(const Json& object) {
     FlakinessCheck repeat;
     repeat.dsl = jsonText(object, "dsl");
@@ -54,14 +68,14 @@ FlakinessCheck flakinessFromJson(const Json& object) {
 
 } // namespace
 
-Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path) {
+Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& path, const std::string& label) {
     auto text = readFile(path);
     if (!text) {
-        return makeError("--resume " + path.string() + ": " + text.error().message);
+        return makeError(label + " " + path.string() + ": " + text.error().message);
     }
     Json root = parseJsonInputOrDiscarded<Json>(*text);
     if (root.is_discarded() || !root.is_object() || !root.contains("problems") || !root["problems"].is_array()) {
-        return makeError("--resume " + path.string() +
+        return makeError(label + " " + path.string() +
                          ": not a report of `mkb suite check --json` (no JSON object with a \"problems\" list)");
     }
     EarlierSuiteReport earlier;
@@ -75,10 +89,41 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     earlier.everySolutionRepeated = jsonText(root, "flakiness_scope") == kFlakinessEverySolution;
     for (const Json& entry : root["problems"]) {
         std::string name = entry.is_object() ? jsonText(entry, "name") : std::string();
-        if (!name.empty()) {
-            earlier.entries[name] = entry.dump();
+        if (name.empty()) {
+            continue;
         }
+        if (!earlier.drawsPerGrading && entry.contains("solutions") && entry["solutions"].is_array()) {
+            for (const Json& solution : entry["solutions"]) {
+                auto repeat = solution.is_object() ? solution.find("flakiness") : solution.end();
+                if (repeat != solution.end() && repeat->is_object() && intOr(*repeat, "draws_per_grading", 0) > 0) {
+                    earlier.drawsPerGrading = intOr(*repeat, "draws_per_grading", 0);
+                    break;
+                }
+            }
+        }
+        if (!earlier.entries.count(name)) {
+            earlier.names.push_back(name);
+        }
+        earlier.entries[name] = entry.dump();
     }
+    earlier.deviceName = jsonText(root, "device_name");
+    earlier.date = jsonText(root, "date");
+    earlier.command = jsonText(root, "command");
+    earlier.commandWords = jsonTexts(root, "command_words");
+    if (earlier.commandWords.empty()) {
+        earlier.commandWords = shellWords(earlier.command);
+    }
+    earlier.storePath = jsonText(root, "store", optionValue(earlier.commandWords, "--store"));
+    earlier.suiteRoot = jsonText(root, "suite_root");
+    if (auto peaks = root.find("peaks"); peaks != root.end() && peaks->is_object()) {
+        earlier.peaksJson = peaks->dump();
+    }
+    earlier.peaksNote = jsonText(root, "peaks_note");
+    if (auto target = root.find("eager_target_ms"); target != root.end() && target->is_number()) {
+        earlier.eagerTargetMs = target->get<double>();
+    }
+    earlier.catalogIssues = jsonTexts(root, "catalog_issues");
+    earlier.unchecked = jsonTexts(root, "unchecked");
     return earlier;
 }
 
