@@ -7,6 +7,8 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 
 namespace mkb {
 namespace {
@@ -69,6 +71,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             progress(what);
         }
     };
+    const auto started = std::chrono::steady_clock::now();
     ProblemCheck check;
     check.problem = problem;
     const std::string name = problem.name();
@@ -182,6 +185,8 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             }
         }
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    check.checkSeconds = std::round(seconds * 10) / 10; // as the JSON keeps it, so a table rendered again is the same
     return check;
 }
 

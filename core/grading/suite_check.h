@@ -62,6 +62,8 @@ struct ProblemCheck {
     bool infrastructureError = false;
     bool reused = false; // taken from an earlier report (--resume) rather than checked in this run
     std::string device;  // the device it was checked on (--devices: the pool device); "" when not recorded
+    std::optional<double> checkSeconds; // wall time of the whole check (validation, gradings, repeats); none when the
+                                        // report that holds it did not record one
 
     bool clean() const { return problems.empty(); }
 };

@@ -31,4 +31,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report);
 /// printf-style formatting of one figure, as the renderings print them ("%.3f").
 std::string formatFigure(const char* pattern, double value);
 
+/// A problem's check time as the line and the table's heading give it: "0.5 s", "41 s", "7.6 min".
+std::string checkDuration(double seconds);
+
 } // namespace mkb

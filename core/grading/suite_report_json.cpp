@@ -68,6 +68,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
         entry["clean"] = check.clean();
         entry["reused"] = check.reused;
         entry["device"] = check.device;
+        entry["check_s"] = check.checkSeconds ? Json(*check.checkSeconds) : Json(nullptr);
         entry["infrastructure_error"] = check.infrastructureError;
         entry["issues"] = check.problems;
         Json validation = Json::parse(check.validation.json, nullptr, false);

@@ -135,6 +135,30 @@ std::string shownCommand(const SuiteCheckReport& report) {
     return shellCommandLine(words);
 }
 
+/// The heading's check-time line: the sum of the problems' recorded check times and the longest; "" when none has one.
+std::string checkTimeLine(const SuiteCheckReport& report) {
+    double total = 0;
+    int timed = 0;
+    const ProblemCheck* longest = nullptr;
+    for (const ProblemCheck& check : report.problems) {
+        if (check.checkSeconds) {
+            total += *check.checkSeconds;
+            ++timed;
+            if (!longest || *check.checkSeconds > *longest->checkSeconds) {
+                longest = &check;
+            }
+        }
+    }
+    if (!longest) {
+        return "";
+    }
+    const int untimed = static_cast<int>(report.problems.size()) - timed;
+    return "- check time: " + checkDuration(total) + " for " + std::to_string(timed) + " problem" +
+           (timed == 1 ? "" : "s") + " (longest " + longest->problem.name() + ", " +
+           checkDuration(*longest->checkSeconds) + ")" +
+           (untimed > 0 ? "; " + std::to_string(untimed) + " checked before check times were recorded" : "") + "\n";
+}
+
 } // namespace
 
 std::string flakinessMethod(const SuiteCheckReport& report) {
@@ -167,6 +191,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     out << "- peaks: " << (report.peaksNote.empty() ? "none" : withoutMachinePaths(report.peaksNote, report)) << "\n";
     out << "- command: `" << shownCommand(report) << "`\n";
     out << "- flakiness: " << flakinessMethod(report) << "\n";
+    out << checkTimeLine(report);
     if (!report.unchecked.empty()) {
         out << "- **partial**: " << report.problems.size() << " of " << report.problems.size() + report.unchecked.size()
             << " problems checked; not yet checked: " << report.unchecked.size() << " ("

@@ -12,6 +12,12 @@ std::string formatFigure(const char* pattern, double value) {
     return text;
 }
 
+std::string checkDuration(double seconds) {
+    return seconds < 10    ? formatFigure("%.1f s", seconds)
+           : seconds < 120 ? formatFigure("%.0f s", seconds)
+                           : formatFigure("%.1f min", seconds / 60);
+}
+
 std::string problemLine(const ProblemCheck& check, int gradings) {
     const ProblemValidation& v = check.validation;
     std::ostringstream line;
@@ -68,6 +74,8 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
     }
     if (check.reused) {
         line << " [reused]";
+    } else if (check.checkSeconds) {
+        line << "; checked in " << checkDuration(*check.checkSeconds);
     }
     return line.str();
 }

@@ -182,6 +182,9 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
     check.problem = problem;
     check.infrastructureError = boolOr(entry, "infrastructure_error", true);
     check.device = jsonText(entry, "device");
+    if (auto seconds = entry.find("check_s"); seconds != entry.end() && seconds->is_number() && *seconds >= 0) {
+        check.checkSeconds = seconds->get<double>();
+    }
     check.problems = jsonTexts(entry, "issues");
     auto validation = entry.find("validation");
     if (validation == entry.end() || !validation->is_object()) {

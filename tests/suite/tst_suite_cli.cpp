@@ -72,7 +72,7 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.contains(QRegularExpression(
                      "^ok    checks/01_vector_add: deterministic, sensitive \\(2/2 inputs\\), eager [0-9.]+ ms; "
-                     "cpusim pass [0-9.]+x; flakiness 3/3 \\(cpusim\\)$",
+                     "cpusim pass [0-9.]+x; flakiness 3/3 \\(cpusim\\); checked in [0-9.]+ s$",
                      QRegularExpression::MultilineOption)),
                  qPrintable(run.out));
         QVERIFY2(run.out.contains("1 problems: 1 deterministic, 1 sensitive, eager >= 0 us: 1/1; solutions: cpusim "
@@ -132,6 +132,9 @@ private slots:
         QCOMPARE(solved["passed"].toBool(), true);
         QVERIFY(solved["verdict"].toObject()["speedup_vs_eager"].toDouble() > 0);
         QCOMPARE(solved["flakiness"].toObject()["correct"].toInt(), 2);
+        for (const QJsonValue& problem : problems) { // each check's wall time, all of them checked in this run
+            QVERIFY2(problem.toObject()["check_s"].toDouble(-1) > 0, qPrintable(problem.toObject()["name"].toString()));
+        }
         QCOMPARE(root["flakiness_scope"].toString(), QString("every_solution"));
         QJsonObject missing = problems[3].toObject()["solutions"].toArray()[0].toObject();
         QCOMPARE(missing["present"].toBool(true), false);
@@ -150,6 +153,9 @@ private slots:
         QVERIFY(table.contains(QRegularExpression("- date: \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\n")));
         QVERIFY(table.contains(QRegularExpression("- grader fingerprint: `[0-9a-f]{64}`\n")));
         QVERIFY(table.contains("- command: `mkb suite check --suite "));
+        QVERIFY2(table.contains(QRegularExpression(
+                     "\n- check time: [0-9.]+ s for 4 problems \\(longest checks/0[1-4]_[a-z_]+, [0-9.]+ s\\)\n")),
+                 qPrintable(table));
         QVERIFY(table.contains(
             "| problem | family | category | tags | eager ms | cpusim speedup | cpusim IOU / MFU | validation |"));
         QVERIFY2(table.contains(QRegularExpression(
@@ -287,6 +293,22 @@ private slots:
         QFile renderedFile(output);
         QVERIFY(renderedFile.open(QIODevice::ReadOnly));
         QCOMPARE(renderedFile.readAll(), expected);
+
+        // A problem checked before check times were recorded is counted apart.
+        QJsonArray problems = root["problems"].toArray();
+        QJsonObject first = problems[0].toObject();
+        first.remove("check_s");
+        problems[0] = first;
+        root["problems"] = problems;
+        QVERIFY(olderFile.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        olderFile.write(QJsonDocument(root).toJson());
+        olderFile.close();
+        CliRun untimed = runMkb({"suite", "table", older, "--suite", suite});
+        QVERIFY2(untimed.exitCode == 0, qPrintable(untimed.err));
+        QVERIFY2(untimed.out.contains(QRegularExpression("\n- check time: [0-9.]+ s for 3 problems \\(longest "
+                                                         "checks/0[2-4]_[a-z_]+, [0-9.]+ s\\); 1 checked before check "
+                                                         "times were recorded\n")),
+                 qPrintable(untimed.out));
     }
 
     void tableRefusesAReportWhoseFilesChanged() {

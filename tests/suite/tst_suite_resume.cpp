@@ -111,6 +111,20 @@ private slots:
         QVERIFY(resumed.out.contains(
             QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
         QVERIFY(resumed.out.contains("resumed from " + first + ": 2 problems reused\n"));
+        const auto checkSeconds = [](const QString& report) { // each problem's check_s, as the report holds it
+            QFile file(report);
+            QStringList seconds;
+            if (file.open(QIODevice::ReadOnly)) {
+                for (const QJsonValue& problem :
+                     QJsonDocument::fromJson(file.readAll()).object()["problems"].toArray()) {
+                    seconds << QString::number(problem.toObject()["check_s"].toDouble(-1));
+                }
+            }
+            return seconds;
+        };
+        QCOMPARE(checkSeconds(second).size(), 2);
+        QCOMPARE(checkSeconds(second), checkSeconds(first)); // a reused check keeps the time it took then
+        QVERIFY(!checkSeconds(first).contains("-1"));
         QCOMPARE(issueLines(resumed.out), issueLines(initial.out));
 
         QFile solution(suite + "/checks/_solutions/01_vector_add.cpusim.py");
@@ -121,8 +135,9 @@ private slots:
         QVERIFY2(again.out.contains("resumed from " + second +
                                     ": 1 problems reused; 1 checked again (the cpusim solution changed)"),
                  qPrintable(again.out));
-        QVERIFY(again.out.contains(
-            QRegularExpression("^ok    checks/01_vector_add: .*\\(cpusim\\)$", QRegularExpression::MultilineOption)));
+        QVERIFY(
+            again.out.contains(QRegularExpression("^ok    checks/01_vector_add: .*\\(cpusim\\); checked in [0-9.]+ s$",
+                                                  QRegularExpression::MultilineOption)));
         QVERIFY(again.out.contains(
             QRegularExpression("^ISSUE checks/02_ignored_bias: .*\\[reused\\]$", QRegularExpression::MultilineOption)));
 
