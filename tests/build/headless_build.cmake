@@ -1,8 +1,10 @@
 # Configures a headless build with every Qt package hidden, builds mkb and runs `mkb --version`.
+# Unoptimised and without debug info: the test proves the build works without Qt, and -O0 compiles it in 249 s where
+# Release takes 378 s on a 2-core machine (the CI's test time is bounded).
 file(REMOVE_RECURSE "${WORK_DIR}")
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" -G "${GENERATOR}"
-    -DMKB_HEADLESS=ON -DMKB_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release
+    -DMKB_HEADLESS=ON -DMKB_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0
     -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=TRUE -DCMAKE_DISABLE_FIND_PACKAGE_QCustomPlotQt6=TRUE
   RESULT_VARIABLE configure_result)
 if(NOT configure_result EQUAL 0)
