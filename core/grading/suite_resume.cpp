@@ -182,8 +182,8 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
     check.problem = problem;
     check.infrastructureError = boolOr(entry, "infrastructure_error", true);
     check.device = jsonText(entry, "device");
-    if (auto seconds = entry.find("check_s"); seconds != entry.end() && seconds->is_number() && *seconds >= 0) {
-        check.checkSeconds = seconds->get<double>();
+    if (auto seconds = jsonNumber(entry, "check_s"); seconds && *seconds >= 0) {
+        check.checkSeconds = seconds;
     }
     check.problems = jsonTexts(entry, "issues");
     auto validation = entry.find("validation");

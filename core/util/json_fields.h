@@ -2,6 +2,7 @@
 // right type, else a fallback. For nlohmann::json and nlohmann::ordered_json alike.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@ template <typename Json>
 std::string jsonText(const Json& object, const char* key, const std::string& fallback = "") {
     auto it = object.find(key);
     return it != object.end() && it->is_string() ? it->template get<std::string>() : fallback;
+}
+
+/// object[key] when it is a number, else none.
+template <typename Json>
+std::optional<double> jsonNumber(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_number() ? std::optional<double>(it->template get<double>()) : std::nullopt;
 }
 
 /// The strings of the array object[key], in order (other items skipped); empty when it is not an array.
