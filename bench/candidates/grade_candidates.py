@@ -1,6 +1,6 @@
 """Grades candidate solutions of one problem beside its shipped solution, in one run, and can ship the best.
 
-    python3 bench/candidates/grade_candidates.py --problem p53 --dsl triton bench/candidates/53/v*.triton.py [--ship]
+    python3 bench/candidates/grade_candidates.py --problem pNN --dsl triton bench/candidates/NN/v*.triton.py [--ship]
 
 Each file (the shipped solution first, as the baseline measured in the same run) is graded by `mkb grade --json`
 (the full grading: correctness draws, runtime compliance, paired timing against eager PyTorch). Prints one line per

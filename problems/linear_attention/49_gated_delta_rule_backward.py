@@ -9,10 +9,12 @@ import torch
 # return dq, dk, dv, dg and dbeta. The reference keeps every state of the forward pass and walks back through time:
 # with G = dL/dS_t, r = beta (k G), u = v - a k S_{t-1}: dv = r, dk = beta G u - a S_{t-1} r, dbeta = (k G) . u,
 # dg = a (<G, S_{t-1}> - r . (k S_{t-1})), and dL/dS_{t-1} = a (G - k^T r) + q_{t-1}^T do_{t-1} / sqrt(128).
-# 2 sequences of 1024 tokens.
-# Eager on an H200: 769 ms measured (two Python loops over 1024 steps, about 25 small kernels per step).
-BATCH = 2
-SEQ_LEN = 1024
+# A micro-batch of 2,048 tokens as 16 sequences of 128 (short fine-tuning samples): the reference walks time step by
+# step, so its cost grows with the sequence length (2 sequences of 1024 took 769 ms eager, too long for the grader's
+# 80-odd reference calls per grading), while 16 sequences keep the same token count and every state at 33.5 MB.
+# Eager on an H200: 117 ms measured (two Python loops over 128 steps, about 25 kernels per step).
+BATCH = 16
+SEQ_LEN = 128
 HEADS = 32
 KEY_DIM = 128
 VALUE_DIM = 128
