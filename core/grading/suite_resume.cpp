@@ -19,16 +19,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-bool boolOr(const Json& object, const char* key, bool fallback) {
-    auto it = object.find(key);
-    return it != object.end() && it->is_boolean() ? it->get<bool>() : fallback;
-}
-
-int intOr(const Json& object, const char* key, int fallback) {
-    auto it = object.find(key);
-    return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
-}
-
 /// True when `device` is `devices` or one of its comma-separated members (a pool: "cuda:0,cuda:1").
 bool amongDevices(const std::string& device, const std::string& devices) {
     std::size_t start = 0;
@@ -58,11 +48,11 @@ std::string optionValue(const std::vector<std::string>& words, const std::string
 FlakinessCheck flakinessFromJson(const Json& object) {
     FlakinessCheck repeat;
     repeat.dsl = jsonText(object, "dsl");
-    repeat.gradings = intOr(object, "gradings", 0);
-    repeat.held = intOr(object, "correct", 0);
+    repeat.gradings = jsonWhole(object, "gradings").value_or(0);
+    repeat.held = jsonWhole(object, "correct").value_or(0);
     repeat.failures = jsonTexts(object, "failures");
-    repeat.pooled = boolOr(object, "pooled", false);
-    repeat.drawsPerGrading = intOr(object, "draws_per_grading", 0);
+    repeat.pooled = jsonFlag(object, "pooled").value_or(false);
+    repeat.drawsPerGrading = jsonWhole(object, "draws_per_grading").value_or(0);
     return repeat;
 }
 
@@ -84,7 +74,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     earlier.boundary = boundaryOrLegacy(jsonText(root, "boundary"));
     earlier.device = jsonText(root, "device");
     earlier.dsls = jsonTexts(root, "dsls");
-    earlier.gradings = intOr(root, "gradings", -1);
+    earlier.gradings = jsonWhole(root, "gradings").value_or(-1);
     earlier.pooledFlakiness = jsonText(root, "flakiness_mode") == "pooled";
     earlier.everySolutionRepeated = jsonText(root, "flakiness_scope") == kFlakinessEverySolution;
     for (const Json& entry : root["problems"]) {
@@ -95,8 +85,9 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
         if (!earlier.drawsPerGrading && entry.contains("solutions") && entry["solutions"].is_array()) {
             for (const Json& solution : entry["solutions"]) {
                 auto repeat = solution.is_object() ? solution.find("flakiness") : solution.end();
-                if (repeat != solution.end() && repeat->is_object() && intOr(*repeat, "draws_per_grading", 0) > 0) {
-                    earlier.drawsPerGrading = intOr(*repeat, "draws_per_grading", 0);
+                if (repeat != solution.end() && repeat->is_object() &&
+                    jsonWhole(*repeat, "draws_per_grading").value_or(0) > 0) {
+                    earlier.drawsPerGrading = jsonWhole(*repeat, "draws_per_grading").value_or(0);
                     break;
                 }
             }
@@ -151,7 +142,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     if (!amongDevices(jsonText(entry, "device", earlier.device), options.device)) {
         return makeError("it was checked on another device");
     }
-    if (boolOr(entry, "infrastructure_error", true)) {
+    if (jsonFlag(entry, "infrastructure_error").value_or(true)) {
         return makeError("it ended with an infrastructure error");
     }
     auto check = checkFromReport(earlier, problem);
@@ -180,7 +171,7 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
 
     ProblemCheck check;
     check.problem = problem;
-    check.infrastructureError = boolOr(entry, "infrastructure_error", true);
+    check.infrastructureError = jsonFlag(entry, "infrastructure_error").value_or(true);
     check.device = jsonText(entry, "device");
     if (auto seconds = jsonNumber(entry, "check_s"); seconds && *seconds >= 0) {
         check.checkSeconds = seconds;
@@ -204,7 +195,7 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
         SolutionCheck solution;
         solution.dsl = jsonText(item, "dsl");
         solution.path = solutionPath(problem, solution.dsl); // where this checkout has it, not where the report was
-        solution.present = boolOr(item, "present", false);
+        solution.present = jsonFlag(item, "present").value_or(false);
         solution.sha256 = jsonText(item, "sha256");
         solution.problem = jsonText(item, "problem");
         if (solution.present != std::filesystem::is_regular_file(solution.path) ||

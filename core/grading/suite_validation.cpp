@@ -15,22 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<double> optionalNumber(const Json& object, const char* key) {
-    auto it = object.find(key);
-    if (it == object.end() || !it->is_number()) {
-        return std::nullopt;
-    }
-    return it->get<double>();
-}
-
-std::optional<bool> optionalBool(const Json& object, const char* key) {
-    auto it = object.find(key);
-    if (it == object.end() || !it->is_boolean()) {
-        return std::nullopt;
-    }
-    return it->get<bool>();
-}
-
 std::string requestId(const char* prefix, long counter) {
     return std::string(prefix) + std::to_string(::getpid()) + "-" + std::to_string(counter);
 }
@@ -65,16 +49,16 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
     ProblemValidation validation;
     validation.clean = object["clean"].get<bool>();
     validation.error = jsonText(object, "error");
-    validation.deterministic = optionalBool(object, "deterministic");
+    validation.deterministic = jsonFlag(object, "deterministic");
     validation.determinismNote = jsonText(object, "determinism_note");
-    validation.nearZero = optionalBool(object, "near_zero");
-    validation.sensitive = optionalBool(object, "sensitive");
-    validation.eagerMedianMs = optionalNumber(object, "eager_median_ms");
-    validation.eagerIqrMs = optionalNumber(object, "eager_iqr_ms");
-    validation.eagerTargetMs = optionalNumber(object, "eager_target_ms").value_or(0.05);
-    validation.eagerOk = optionalBool(object, "eager_ok");
+    validation.nearZero = jsonFlag(object, "near_zero");
+    validation.sensitive = jsonFlag(object, "sensitive");
+    validation.eagerMedianMs = jsonNumber(object, "eager_median_ms");
+    validation.eagerIqrMs = jsonNumber(object, "eager_iqr_ms");
+    validation.eagerTargetMs = jsonNumber(object, "eager_target_ms").value_or(0.05);
+    validation.eagerOk = jsonFlag(object, "eager_ok");
     validation.deviceName = jsonText(object, "device_name");
-    validation.seconds = optionalNumber(object, "seconds").value_or(0);
+    validation.seconds = jsonNumber(object, "seconds").value_or(0);
     for (const Json& issue : object["issues"]) {
         if (issue.is_string()) {
             validation.issues.push_back(issue.get<std::string>());
@@ -93,17 +77,17 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
                 continue;
             }
             InputSensitivity input;
-            input.index = static_cast<int>(optionalNumber(entry, "index").value_or(0));
+            input.index = static_cast<int>(jsonNumber(entry, "index").value_or(0));
             input.name = jsonText(entry, "name");
             input.description = jsonText(entry, "description");
-            input.tensor = optionalBool(entry, "tensor").value_or(false);
-            input.changed = optionalBool(entry, "changed");
-            input.exempt = optionalBool(entry, "exempt").value_or(false);
-            input.maxDiff = optionalNumber(entry, "max_diff");
-            input.allowance = optionalNumber(entry, "allowance");
+            input.tensor = jsonFlag(entry, "tensor").value_or(false);
+            input.changed = jsonFlag(entry, "changed");
+            input.exempt = jsonFlag(entry, "exempt").value_or(false);
+            input.maxDiff = jsonNumber(entry, "max_diff");
+            input.allowance = jsonNumber(entry, "allowance");
             input.note = jsonText(entry, "note");
             input.skipped = jsonText(entry, "skipped");
-            input.error = optionalBool(entry, "error").value_or(false);
+            input.error = jsonFlag(entry, "error").value_or(false);
             validation.inputs.push_back(std::move(input));
         }
     }

@@ -1,6 +1,7 @@
 // Formatting run progress as terminal lines and as JSON lines, and reading the JSON lines back.
 #include "core/protocol/progress.h"
 
+#include "core/util/json_fields.h"
 #include "core/util/json_input.h"
 
 #include <nlohmann/json.hpp>
@@ -149,27 +150,6 @@ std::optional<ProgressEventKind> kindNamed(const std::string& name) {
     return std::nullopt;
 }
 
-/// The field's value when it has the type asked for, else the fallback (a reader of newer or foreign output).
-std::string textField(const nlohmann::json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
-std::optional<double> numberField(const nlohmann::json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_number() ? std::optional<double>(found->get<double>()) : std::nullopt;
-}
-
-int wholeField(const nlohmann::json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_number_integer() ? found->get<int>() : 0;
-}
-
-std::optional<bool> flagField(const nlohmann::json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_boolean() ? std::optional<bool>(found->get<bool>()) : std::nullopt;
-}
-
 } // namespace
 
 std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
@@ -183,50 +163,49 @@ std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
     if (!object.is_object()) {
         return std::nullopt;
     }
-    const auto kind = kindNamed(textField(object, "event"));
+    const auto kind = kindNamed(jsonText(object, "event"));
     if (!kind) {
         return std::nullopt;
     }
     ProgressEvent event;
     event.kind = *kind;
     if (const auto counts = object.find("counts"); counts != object.end() && counts->is_object()) {
-        event.counts.total = wholeField(*counts, "total");
-        event.counts.done = wholeField(*counts, "done");
-        event.counts.running = wholeField(*counts, "running");
-        event.counts.failed = wholeField(*counts, "failed");
-        event.counts.interrupted = wholeField(*counts, "interrupted");
-        event.counts.passed = wholeField(*counts, "passed");
+        event.counts.total = jsonWhole(*counts, "total").value_or(0);
+        event.counts.done = jsonWhole(*counts, "done").value_or(0);
+        event.counts.running = jsonWhole(*counts, "running").value_or(0);
+        event.counts.failed = jsonWhole(*counts, "failed").value_or(0);
+        event.counts.interrupted = jsonWhole(*counts, "interrupted").value_or(0);
+        event.counts.passed = jsonWhole(*counts, "passed").value_or(0);
     }
-    event.counts.elapsedSeconds = numberField(object, "elapsed_s").value_or(0);
-    event.counts.etaSeconds = numberField(object, "eta_s");
+    event.counts.elapsedSeconds = jsonNumber(object, "elapsed_s").value_or(0);
+    event.counts.etaSeconds = jsonNumber(object, "eta_s");
     if (const auto entries = object.find("entries"); entries != object.end() && entries->is_array()) {
         for (const nlohmann::json& entry : *entries) {
             if (entry.is_object()) {
-                event.planned.push_back({textField(entry, "coordinate"), textField(entry, "problem"),
-                                         textField(entry, "arm"), textField(entry, "status"),
-                                         textField(entry, "reason")});
+                event.planned.push_back({jsonText(entry, "coordinate"), jsonText(entry, "problem"),
+                                         jsonText(entry, "arm"), jsonText(entry, "status"), jsonText(entry, "reason")});
             }
         }
     }
-    event.coordinate = textField(object, event.kind == ProgressEventKind::Retimed ? "cell"
-                                         : event.kind == ProgressEventKind::Note  ? "device"
-                                                                                  : "coordinate");
-    event.trialId = static_cast<std::int64_t>(numberField(object, "trial_id").value_or(0));
-    event.status = textField(object, "status");
-    event.message = textField(object, "message");
-    event.submissionIndex = wholeField(object, "index");
-    event.counted = flagField(object, "counted").value_or(false);
-    event.passed = flagField(object, "passed");
-    event.speedup = numberField(object, "speedup");
-    event.submissionsLeft = wholeField(object, "submissions_left");
-    event.secondsLeft = numberField(object, "seconds_left").value_or(0);
-    event.exitCode = wholeField(object, "exit_code");
-    event.ratio = numberField(object, "ratio");
-    event.ciLow = numberField(object, "ci_low");
-    event.ciHigh = numberField(object, "ci_high");
-    event.rounds = wholeField(object, "rounds");
-    event.jobId = textField(object, "job_id");
-    event.jobState = textField(object, "job_state");
+    event.coordinate = jsonText(object, event.kind == ProgressEventKind::Retimed ? "cell"
+                                        : event.kind == ProgressEventKind::Note  ? "device"
+                                                                                 : "coordinate");
+    event.trialId = static_cast<std::int64_t>(jsonNumber(object, "trial_id").value_or(0));
+    event.status = jsonText(object, "status");
+    event.message = jsonText(object, "message");
+    event.submissionIndex = jsonWhole(object, "index").value_or(0);
+    event.counted = jsonFlag(object, "counted").value_or(false);
+    event.passed = jsonFlag(object, "passed");
+    event.speedup = jsonNumber(object, "speedup");
+    event.submissionsLeft = jsonWhole(object, "submissions_left").value_or(0);
+    event.secondsLeft = jsonNumber(object, "seconds_left").value_or(0);
+    event.exitCode = jsonWhole(object, "exit_code").value_or(0);
+    event.ratio = jsonNumber(object, "ratio");
+    event.ciLow = jsonNumber(object, "ci_low");
+    event.ciHigh = jsonNumber(object, "ci_high");
+    event.rounds = jsonWhole(object, "rounds").value_or(0);
+    event.jobId = jsonText(object, "job_id");
+    event.jobState = jsonText(object, "job_state");
     return event;
 }
 

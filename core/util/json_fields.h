@@ -22,6 +22,20 @@ std::optional<double> jsonNumber(const Json& object, const char* key) {
     return it != object.end() && it->is_number() ? std::optional<double>(it->template get<double>()) : std::nullopt;
 }
 
+/// object[key] when it is a boolean, else none.
+template <typename Json>
+std::optional<bool> jsonFlag(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_boolean() ? std::optional<bool>(it->template get<bool>()) : std::nullopt;
+}
+
+/// object[key] when it is a whole number, else none.
+template <typename Json>
+std::optional<int> jsonWhole(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? std::optional<int>(it->template get<int>()) : std::nullopt;
+}
+
 /// The strings of the array object[key], in order (other items skipped); empty when it is not an array.
 template <typename Json>
 std::vector<std::string> jsonTexts(const Json& object, const char* key) {
