@@ -73,10 +73,9 @@ DeviceRecord deviceRecordFromProbe(const DeviceProbe& probe, const std::string& 
     return record;
 }
 
-std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
-                           const std::string& host) {
+const DeviceRecord* latestProbeOf(const std::vector<DeviceRecord>& devices, const std::string& device,
+                                  const std::string& host) {
     const DeviceRecord* best = nullptr;
-    nlohmann::ordered_json bestPeaks;
     for (const DeviceRecord& record : devices) {
         auto peaks = nlohmann::ordered_json::parse(record.peaksJson, nullptr, false);
         if (peaks.is_discarded() || !peaks.is_object() || peaks.value("device", "") != device ||
@@ -85,15 +84,21 @@ std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::
         }
         if (!best || record.probedAt >= best->probedAt) {
             best = &record;
-            bestPeaks = peaks;
         }
     }
+    return best;
+}
+
+std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
+                           const std::string& host) {
+    const DeviceRecord* best = latestProbeOf(devices, device, host);
     if (!best) {
         return "";
     }
-    bestPeaks.erase("device");
-    bestPeaks.erase("host");
-    return bestPeaks.dump();
+    auto peaks = nlohmann::ordered_json::parse(best->peaksJson);
+    peaks.erase("device");
+    peaks.erase("host");
+    return peaks.dump();
 }
 
 std::string currentHostName() {

@@ -32,6 +32,10 @@ std::string peaksJson(const DeviceProbe& probe);
 /// so that grading can later pick this machine's probe of the same device.
 DeviceRecord deviceRecordFromProbe(const DeviceProbe& probe, const std::string& host);
 
+/// The most recent stored probe of `device` on `host` (one with peaks), or null when none.
+const DeviceRecord* latestProbeOf(const std::vector<DeviceRecord>& devices, const std::string& device,
+                                  const std::string& host);
+
 /// The peaks object (as for a request) of the most recent stored probe of `device` on `host`, or "" when none.
 std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
                            const std::string& host);

@@ -79,6 +79,9 @@ struct SuiteCheckOptions {
     GradeSettings settings; // the full grading's settings
     std::string peaksJson;  // "" when unknown
     bool lockDevice = true;
+    // This run's devices by name as probed ("cuda:0" → "NVIDIA H200"), so that a resumed check made on another model
+    // of GPU at the same index is not reused; a device missing here (the CPU, a failed probe) is not compared.
+    std::map<std::string, std::string> deviceNames;
 };
 
 /// Checks one problem through the session: validate, grade each DSL's solution once, then gradings-1

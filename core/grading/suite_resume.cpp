@@ -139,8 +139,16 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
         return makeError("its flakiness repeats covered one solution, not each");
     }
     const Json entry = Json::parse(found->second);
-    if (!amongDevices(jsonText(entry, "device", earlier.device), options.device)) {
+    const std::string checkedOn = jsonText(entry, "device", earlier.device);
+    if (!amongDevices(checkedOn, options.device)) {
         return makeError("it was checked on another device");
+    }
+    const std::string thenName = entry.contains("validation") && entry["validation"].is_object()
+                                     ? jsonText(entry["validation"], "device_name", earlier.deviceName)
+                                     : earlier.deviceName;
+    if (auto now = options.deviceNames.find(checkedOn);
+        now != options.deviceNames.end() && !now->second.empty() && !thenName.empty() && thenName != now->second) {
+        return makeError("it was checked on " + thenName + ", not " + now->second);
     }
     if (jsonFlag(entry, "infrastructure_error").value_or(true)) {
         return makeError("it ended with an infrastructure error");

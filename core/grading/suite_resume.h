@@ -52,9 +52,10 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
 
 /// The earlier check of `problem`, when it still holds for this run: same grader fingerprint, implementation boundary,
 /// DSLs, number of gradings and flakiness method, checked on this run's device (with --devices, on one of its
-/// devices), the same problem fingerprint, every solution file unchanged, and no infrastructure error. Solution files
-/// are looked up where this run's catalog has them, so a report carries over to another checkout of the same suite.
-/// Otherwise an error saying in a few words why it must be checked again.
+/// devices) and on the same model of GPU where both names are known, the same problem fingerprint, every solution file
+/// unchanged, and no infrastructure error. Solution files are looked up where this run's catalog has them, so a report
+/// carries over to another checkout of the same suite. Otherwise an error saying in a few words why it must be checked
+/// again.
 Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Problem& problem,
                                    const SuiteCheckOptions& options, const std::string& graderFingerprint);
 

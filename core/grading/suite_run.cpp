@@ -20,10 +20,10 @@ SuitePeaks suitePeaks(GraderProcess& grader, const std::string& device, Store* s
     }
     if (store) {
         if (auto devices = store->devices(); devices) {
-            std::string latest = latestPeaksFor(*devices, device, currentHostName());
-            if (!latest.empty()) {
+            if (const DeviceRecord* latest = latestProbeOf(*devices, device, currentHostName())) {
                 peaks.note = "the latest probe of " + device + " in " + storePath.string();
-                peaks.peaksJson = latest;
+                peaks.peaksJson = latestPeaksFor(*devices, device, currentHostName());
+                peaks.deviceName = latest->name;
                 return peaks;
             }
         }

@@ -24,7 +24,7 @@ namespace mkb {
 struct SuitePeaks {
     std::string peaksJson; // "" when there are none
     std::string note;
-    std::string deviceName; // set when the device was probed for this check
+    std::string deviceName; // the device's name, from the stored probe or the one run for this check
 };
 
 /// The store's latest probe of `device` on this host, else a fresh probe through the grader (saved when a store is

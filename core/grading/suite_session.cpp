@@ -122,6 +122,9 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
         }
         report.graderFingerprint = grader.hello().graderFingerprint;
         peaks = suitePeaks(grader, options.device, store.get(), job.storePath, say, &cancel);
+        if (!peaks.deviceName.empty()) {
+            options.deviceNames[options.device] = peaks.deviceName;
+        }
     } else {
         pool = std::make_unique<GraderPool>(job.devices, job.launch, callbacks.deviceLost);
         if (Status started = pool->start(); !started) {
@@ -133,6 +136,9 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
             suitePeaksOnPool(*pool, store.get(), job.storePath, say, &cancel);
         for (const auto& [name, found] : each) {
             peaksByDevice[name] = found.peaksJson;
+            if (!found.deviceName.empty()) {
+                options.deviceNames[name] = found.deviceName;
+            }
         }
         const std::string& first = job.devices.front();
         peaks = each.count(first) ? each.at(first) : SuitePeaks{};

@@ -1,10 +1,15 @@
 // Tests of core's suite check set-up (core/grading/suite_session.h) where it stops before any grader starts: a
-// missing suite folder, a glob that selects nothing, no loadable DSL, and a report file that cannot be written.
+// missing suite folder, a glob that selects nothing, no loadable DSL, and a report file that cannot be written; and
+// which earlier checks a resumed run reuses (core/grading/suite_resume.h).
+#include "core/catalog/catalog.h"
+#include "core/grading/suite_resume.h"
 #include "core/grading/suite_session.h"
 #include "support/testpaths.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <filesystem>
@@ -81,6 +86,45 @@ private slots:
         QCOMPARE(run.options.descriptorErrors.count("nodsl"), std::size_t(1));
         QCOMPARE(graderStarts_, 0);
         QVERIFY(!fs::exists(job.storePath)); // nor was the store touched
+    }
+
+    void aCheckMadeOnAnotherModelOfGpuIsNotReused() {
+        // "suite check --resume: a check made at the same device index on another model of GPU is checked again,
+        // naming both; one made on the same model, or where this run's device has no name (the CPU, a failed probe),
+        // is reused"
+        const Catalog catalog = loadCatalog({cpuJob().suiteRoot});
+        const Problem* problem = catalog.find("01");
+        QVERIFY(problem != nullptr);
+        const nlohmann::json solution = {
+            {"dsl", "cpusim"}, {"present", true}, {"sha256", solutionFileSha256(solutionPath(*problem, "cpusim"))}};
+        const nlohmann::json entry = {
+            {"name", problem->name()},
+            {"device", "cuda:0"},
+            {"infrastructure_error", false},
+            {"problem_fingerprint", problem->fingerprint},
+            {"validation", {{"clean", true}, {"issues", nlohmann::json::array()}, {"device_name", "NVIDIA H200"}}},
+            {"solutions", nlohmann::json::array({solution})}};
+        EarlierSuiteReport earlier;
+        earlier.graderFingerprint = "grader";
+        earlier.boundary = "mkb";
+        earlier.device = "cuda:0";
+        earlier.dsls = {"cpusim"};
+        earlier.gradings = 1;
+        earlier.entries[problem->name()] = entry.dump();
+        SuiteCheckOptions options;
+        options.dsls = {"cpusim"};
+        options.gradings = 1;
+        options.device = "cuda:0";
+        options.settings.boundary = "mkb";
+
+        auto unnamed = reusableCheck(earlier, *problem, options, "grader");
+        QVERIFY2(unnamed, unnamed ? "" : unnamed.error().message.c_str());
+        options.deviceNames["cuda:0"] = "NVIDIA H200";
+        QVERIFY(reusableCheck(earlier, *problem, options, "grader"));
+        options.deviceNames["cuda:0"] = "NVIDIA A100-SXM4-80GB";
+        auto other = reusableCheck(earlier, *problem, options, "grader");
+        QVERIFY(!other);
+        QCOMPARE(other.error().message, "it was checked on NVIDIA H200, not NVIDIA A100-SXM4-80GB");
     }
 };
 
