@@ -89,16 +89,20 @@ const DeviceRecord* latestProbeOf(const std::vector<DeviceRecord>& devices, cons
     return best;
 }
 
-std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
-                           const std::string& host) {
-    const DeviceRecord* best = latestProbeOf(devices, device, host);
-    if (!best) {
+std::string requestPeaks(const DeviceRecord& record) {
+    auto peaks = nlohmann::ordered_json::parse(record.peaksJson, nullptr, false);
+    if (!peaks.is_object()) {
         return "";
     }
-    auto peaks = nlohmann::ordered_json::parse(best->peaksJson);
     peaks.erase("device");
     peaks.erase("host");
     return peaks.dump();
+}
+
+std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
+                           const std::string& host) {
+    const DeviceRecord* best = latestProbeOf(devices, device, host);
+    return best ? requestPeaks(*best) : "";
 }
 
 std::string currentHostName() {

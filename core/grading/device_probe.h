@@ -36,6 +36,9 @@ DeviceRecord deviceRecordFromProbe(const DeviceProbe& probe, const std::string& 
 const DeviceRecord* latestProbeOf(const std::vector<DeviceRecord>& devices, const std::string& device,
                                   const std::string& host);
 
+/// A stored probe's peaks object as a request takes it (without the device and host it was saved under).
+std::string requestPeaks(const DeviceRecord& record);
+
 /// The peaks object (as for a request) of the most recent stored probe of `device` on `host`, or "" when none.
 std::string latestPeaksFor(const std::vector<DeviceRecord>& devices, const std::string& device,
                            const std::string& host);

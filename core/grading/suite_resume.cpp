@@ -85,10 +85,11 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
         if (!earlier.drawsPerGrading && entry.contains("solutions") && entry["solutions"].is_array()) {
             for (const Json& solution : entry["solutions"]) {
                 auto repeat = solution.is_object() ? solution.find("flakiness") : solution.end();
-                if (repeat != solution.end() && repeat->is_object() &&
-                    jsonWhole(*repeat, "draws_per_grading").value_or(0) > 0) {
-                    earlier.drawsPerGrading = jsonWhole(*repeat, "draws_per_grading").value_or(0);
-                    break;
+                if (repeat != solution.end() && repeat->is_object()) {
+                    if (auto draws = jsonWhole(*repeat, "draws_per_grading"); draws && *draws > 0) {
+                        earlier.drawsPerGrading = draws;
+                        break;
+                    }
                 }
             }
         }

@@ -22,7 +22,7 @@ SuitePeaks suitePeaks(GraderProcess& grader, const std::string& device, Store* s
         if (auto devices = store->devices(); devices) {
             if (const DeviceRecord* latest = latestProbeOf(*devices, device, currentHostName())) {
                 peaks.note = "the latest probe of " + device + " in " + storePath.string();
-                peaks.peaksJson = latestPeaksFor(*devices, device, currentHostName());
+                peaks.peaksJson = requestPeaks(*latest);
                 peaks.deviceName = latest->name;
                 return peaks;
             }
