@@ -130,7 +130,7 @@ std::vector<std::string> DslRegistry::ids() const {
 }
 
 const std::vector<std::string>& knownDslAdapters() {
-    static const std::vector<std::string> adapters = {"cuda", "cutedsl", "tirx", "triton"};
+    static const std::vector<std::string> adapters = {"cuda", "cutedsl", "numba", "pallas", "tirx", "triton"};
     return adapters;
 }
 
@@ -203,8 +203,8 @@ Result<DslDescriptor> parseDslDescriptor(std::string_view json, const fs::path& 
     MKB_TRY_ASSIGN(dsl.compliance.adapter, rules.text("adapter"));
     const auto& adapters = knownDslAdapters();
     if (std::find(adapters.begin(), adapters.end(), dsl.compliance.adapter) == adapters.end()) {
-        return reader.error("compliance.adapter",
-                            "'" + dsl.compliance.adapter + "' is not one of cuda, cutedsl, tirx, triton");
+        return reader.error("compliance.adapter", "'" + dsl.compliance.adapter +
+                                                      "' is not one of cuda, cutedsl, numba, pallas, tirx, triton");
     }
     MKB_TRY_ASSIGN(dsl.compliance.kernelMarkers, rules.texts("kernel_markers", false));
     MKB_TRY_ASSIGN(dsl.compliance.forbiddenImports, rules.texts("forbidden_imports", true));

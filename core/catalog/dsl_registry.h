@@ -12,7 +12,7 @@ namespace mkb {
 
 /// What the compliance checker enforces for a DSL (docs/dsl-descriptor.md).
 struct DslCompliance {
-    std::string adapter;                        // "triton" | "cuda" | "cutedsl" | "tirx": how launches are observed
+    std::string adapter;                        // triton, cuda, cutedsl, tirx, numba, pallas: how launches are observed
     std::vector<std::string> kernelMarkers;     // regexes; at least one must match kernel.py
     std::vector<std::string> forbiddenImports;  // module names kernel.py must not import (or their submodules)
     std::vector<std::string> forbiddenPatterns; // regexes that must not match kernel.py

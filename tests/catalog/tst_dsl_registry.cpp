@@ -1,4 +1,4 @@
-// Tests of the DSL registry: the four shipped descriptors, and errors that name the file and the field.
+// Tests of the DSL registry: the six shipped descriptors, and errors that name the file and the field.
 #include "support/testpaths.h"
 
 #include "core/catalog/dsl_registry.h"
@@ -31,14 +31,18 @@ bool contains(const std::string& text, const std::string& part) {
 class DslRegistryTest : public QObject {
     Q_OBJECT
 private slots:
-    void fourDslsShipAndValidate() {
+    void sixDslsShipAndValidate() {
         auto registry = mkb::loadDslRegistry({mkbtest::sourceDir() / "resources" / "dsls"});
         QVERIFY2(registry.ok(), registry.ok() ? "" : registry.error().message.c_str());
-        QCOMPARE(registry->ids(), (std::vector<std::string>{"cuda", "cutedsl", "tirx", "triton"}));
+        QCOMPARE(registry->ids(), (std::vector<std::string>{"cuda", "cutedsl", "numba", "pallas", "tirx", "triton"}));
         const mkb::DslDescriptor* cute = registry->find("cutedsl");
         QCOMPARE(cute->importName, std::string("cutlass"));
         QCOMPARE(cute->packages, std::vector<std::string>{"nvidia-cutlass-dsl"});
         QCOMPARE(registry->find("tirx")->importName, std::string("tvm"));
+        QCOMPARE(registry->find("numba")->importName, std::string("numba"));
+        QCOMPARE(registry->find("pallas")->importName, std::string("jax"));
+        QVERIFY(contains(registry->find("numba")->prompt, "__cuda_array_interface__"));
+        QVERIFY(contains(registry->find("pallas")->prompt, "from_dlpack"));
         const mkb::DslDescriptor* cuda = registry->find("cuda");
         QVERIFY(contains(cuda->prompt, "mkb_cuda.compile"));
         QVERIFY(contains(cuda->prompt, "NVRTC"));
@@ -50,8 +54,8 @@ private slots:
             QCOMPARE(dsl.compliance.adapter, dsl.id);
             // Every DSL forbids the other kernel languages but not its own.
             const auto& forbidden = dsl.compliance.forbiddenImports;
-            for (const char* other : {"triton", "cupy", "numba", "cutlass", "tvm", "tilelang", "pycuda", "ctypes",
-                                      "subprocess", "torch.utils.cpp_extension"}) {
+            for (const char* other : {"triton", "cupy", "numba", "jax", "cutlass", "tvm", "tilelang", "pycuda",
+                                      "ctypes", "subprocess", "torch.utils.cpp_extension"}) {
                 bool own = dsl.importName == other;
                 QCOMPARE(std::find(forbidden.begin(), forbidden.end(), other) != forbidden.end(), !own);
             }
@@ -77,10 +81,12 @@ private slots:
             {"triton", "@triton.jit\ndef k(x_ptr):\n    pass\n"},
             {"cuda", "SRC = r'''extern \"C\" __global__ void k() {}'''\nk = mkb_cuda.compile(SRC, 'k')\n"},
             {"cutedsl", "@cute.kernel\ndef k(a):\n    pass\n"},
-            {"tirx", "@T.prim_func\ndef k(a: T.handle):\n    pass\n"}};
+            {"tirx", "@T.prim_func\ndef k(a: T.handle):\n    pass\n"},
+            {"numba", "from numba import cuda\n@cuda.jit\ndef k(x):\n    pass\n"},
+            {"pallas", "from jax.experimental import pallas as pl\nf = pl.pallas_call(k, out_shape=s)\n"}};
         for (const auto& [id, source] : samples) {
-            for (const auto& [otherId, otherDsl] :
-                 std::map<std::string, int>{{"triton", 0}, {"cuda", 0}, {"cutedsl", 0}, {"tirx", 0}}) {
+            for (const auto& [otherId, otherDsl] : std::map<std::string, int>{
+                     {"triton", 0}, {"cuda", 0}, {"cutedsl", 0}, {"tirx", 0}, {"numba", 0}, {"pallas", 0}}) {
                 (void)otherDsl;
                 bool matched = false;
                 for (const auto& marker : registry->find(id)->compliance.kernelMarkers) {
@@ -98,7 +104,7 @@ private slots:
         std::ofstream(folder / "fake.json") << goodDescriptor("fake").dump();
         auto registry = mkb::loadDslRegistry({mkbtest::sourceDir() / "resources" / "dsls", folder});
         QVERIFY2(registry.ok(), registry.ok() ? "" : registry.error().message.c_str());
-        QCOMPARE(registry->dsls.size(), std::size_t(5));
+        QCOMPARE(registry->dsls.size(), std::size_t(7));
         QVERIFY(registry->find("fake"));
         std::ofstream(folder / "triton.json") << goodDescriptor("triton").dump();
         auto clash = mkb::loadDslRegistry({mkbtest::sourceDir() / "resources" / "dsls", folder});

@@ -112,8 +112,9 @@ class BoundaryRecorder:
     """Watches one probe solve call under a boundary; `violation()` is (rule, detail) or None once solve returned."""
 
     def __init__(self, boundary: str, in_launch: Callable[[], bool], reference: Any, anchor: Any,
-                 quant_thresholds: Optional[dict], dsl: str) -> None:
+                 quant_thresholds: Optional[dict], dsl: str, foreign: Callable[[], str] = lambda: "") -> None:
         self.boundary = boundary
+        self.foreign = foreign  # compute beside the DSL that torch's dispatcher cannot see (JAX, host copies)
         self.in_launch = in_launch
         self.quant_thresholds = quant_thresholds
         self.dsl = dsl
@@ -192,6 +193,11 @@ class BoundaryRecorder:
     def violation(self, depends: list[bool]) -> Optional[tuple[str, str]]:
         """(rule, detail) for the boundary's first broken rule; `depends` says which returned tensors changed when
         the DSL's results were poisoned (compliance_runtime.dependent_leaves)."""
+        foreign = self.foreign() if self.boundary == "strict" else ""
+        if foreign and not self.first_compute:
+            return ("eager_compute", f"solve ran {foreign}; under the strict boundary all arithmetic happens in "
+                    f"{self.dsl} kernels (eager code may only allocate, view, copy, cast and fill); move it into a "
+                    "kernel or grade with --boundary mkb")
         if self.first_compute:
             return ("eager_compute", f"solve ran eager torch op {self.first_compute} outside a {self.dsl} kernel; "
                     f"under the strict boundary all arithmetic happens in {self.dsl} kernels (eager code may only "

@@ -69,11 +69,12 @@ class RuntimeGuard:
         self._stdlib = _stdlib_prefixes()
         self._sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
         self.tamper_watch: list[tuple[Any, str, Any]] = []
+        self.foreign = ""  # the first compute a DSL adapter saw outside its kernels (judged under `strict`)
 
     # ----- forbidden calls -------------------------------------------------------------------------------
-    def _from_candidate(self) -> bool:
+    def _from_candidate(self, depth: int = 2) -> bool:
         """True when the first frame outside the standard library (below the guard) is not a library's."""
-        frame = sys._getframe(2)
+        frame = sys._getframe(depth)
         while frame is not None:
             raw = frame.f_code.co_filename
             filename = raw if raw.startswith("<") else os.path.realpath(raw)
@@ -83,6 +84,16 @@ class RuntimeGuard:
                 continue
             return not in_library
         return False
+
+    def from_candidate_call(self) -> bool:
+        """For a DSL adapter's hook: whether the code calling the hook is the candidate's (not a library's)."""
+        return self._from_candidate(3)  # past this method and the adapter's hook: the hooked function's caller
+
+    def foreign_compute(self, what: str) -> None:
+        """A DSL adapter saw compute beside its kernels that torch's dispatcher cannot see (JAX primitives, host
+        copies for numpy math); the first one is kept and the strict boundary reports it."""
+        if not self.foreign:
+            self.foreign = what
 
     def violate(self, rule: str, detail: str) -> ComplianceViolation:
         violation = ComplianceViolation(rule, detail)

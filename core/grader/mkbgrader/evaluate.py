@@ -310,7 +310,7 @@ class Evaluation:
         and every eager op watched (the implementation boundary, settings.boundary)."""
         guard = self.guard
         recorder = boundary.BoundaryRecorder(self.settings.boundary, lambda: guard.in_launch, reference, anchor,
-                                             self.quant_thresholds, self.dsl)
+                                             self.quant_thresholds, self.dsl, foreign=lambda: guard.foreign)
         mode = boundary.dispatch_mode(recorder)
         given = draws.clone_tree(inputs)  # cloned outside the mode: the grader's own copies are no eager results
         recorder.inputs_are(given)

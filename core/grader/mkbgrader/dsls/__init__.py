@@ -46,5 +46,5 @@ def adapter_for(dsl: str, descriptor: dict) -> Adapter:
         module = importlib.import_module(f"mkbgrader.dsls.{adapter_name}")
     except ImportError:
         raise ValueError(f"no grader adapter named '{adapter_name}' for DSL '{dsl}' "
-                         "(known: triton, cuda, cutedsl, tirx, cpusim)") from None
+                         "(known: triton, cuda, cutedsl, tirx, numba, pallas, cpusim)") from None
     return module.make(descriptor)
