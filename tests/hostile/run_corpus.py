@@ -383,8 +383,9 @@ def main(argv: List[str]) -> int:
     table.header()
     started = time.monotonic()
     try:
-        goods = (("good_cpusim.py", "cpusim"),) if cpu_mode(options) else (("good_triton.py", "triton"),
-                                                                               ("good_cuda.py", "cuda"))
+        goods = (("good_cpusim.py", "cpusim"),) if cpu_mode(options) else (
+            ("good_triton.py", "triton"), ("good_cuda.py", "cuda"), ("good_numba.py", "numba"),
+            ("good_pallas.py", "pallas"))
         for name, dsl in goods:
             if options.only and name not in options.only and name[:-3] not in options.only:
                 continue

@@ -1,5 +1,5 @@
-"""JAX Pallas solution for 02_paged_kv_write: the caches are the kernel's outputs aliased to its inputs (so they start as
-copies of the old caches), and one program per new token writes its key and value rows into their slot."""
+"""JAX Pallas solution for 02_paged_kv_write: the caches are the kernel's outputs aliased to its inputs (so they
+start as copies of the old caches), and one program per new token writes its key and value rows into their slot."""
 
 import jax
 import torch

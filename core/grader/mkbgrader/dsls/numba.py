@@ -1,11 +1,12 @@
-"""Adapter for numba-cuda (SIMT kernels in Python): launches are CUDADispatcher.call, the path behind kernel[grid, block](...).
+"""Adapter for numba-cuda (SIMT kernels in Python): launches are CUDADispatcher.call, behind kernel[grid, block](...).
 
 Compatibility step, done here in the grader child before numba is imported: numpy 2.x removed the alias
 `numpy.row_stack` (an old name of `numpy.vstack`), and the numba-cuda on our GPU image still calls it when a kernel is
 launched. Where numpy lacks it, `numpy.row_stack` is set to `numpy.vstack` (the same function under its old name); no
 package is changed. Kernel arguments that are numba device arrays are seen as torch views of the same memory, so the
-output-dependence probe watches what they wrote. Under the strict boundary a candidate's `copy_to_host` (problem data
-moved to the host, where numpy would compute beside the DSL) is refused as eager compute.
+output-dependence probe watches what they wrote. A candidate's own `copy_to_host` is refused under both boundaries
+(rule host_compute): it moves problem data to the host, where numpy math would be invisible to the boundary's checks
+and could be routed back through a numba copy kernel; a numba solution has no other reason to call it.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class NumbaAdapter(Adapter):
         return watched
 
     def _refuse_host_math(self, guard: Any) -> list[tuple[Any, str]]:
-        """copy_to_host from the candidate is recorded as eager compute (judged under the strict boundary)."""
+        """copy_to_host called by the candidate is a host_compute violation."""
         try:
             from numba.cuda.cudadrv import devicearray
         except ImportError:
@@ -92,7 +93,8 @@ class NumbaAdapter(Adapter):
         def make(original: Any) -> Any:
             def copy_to_host(array: Any, *args: Any, **kwargs: Any) -> Any:
                 if guard.from_candidate_call():
-                    guard.foreign_compute("numba copy_to_host (problem data moved to the host for host-side math)")
+                    raise guard.violate("host_compute", "the kernel called numba's copy_to_host: problem data moved "
+                                        "to the host for host-side math; compute in numba kernels on the GPU")
                 return original(array, *args, **kwargs)
             return copy_to_host
 
