@@ -8,8 +8,10 @@
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
+#include "core/util/text.h"
 
 #include <iostream>
+#include <map>
 
 namespace mkb::cli {
 namespace {
@@ -24,7 +26,9 @@ results-json  writes MetaKernelBench's results.json for one model: legend, model
               n_cell_replicates, n_resolved, coverage, base/skill/lift ladders R@t and S, with_skill,
               by_source_verdict, usage per arm, by_direction, by_category) and cells with their replicates' records.
               With one model in the store --model may be left out. With several and no --model, --output names a
-              folder and each model is written to DIR/<model>/results.json.
+              folder and each model is written to DIR/<model>/results.json, where <model> keeps letters, digits,
+              '-', '.' and '_' and turns the rest into '_' ("." and ".." become "model"); when two models would
+              share a folder (org/m and org_m), nothing is written and the error names both (exit 3).
 repair-pairs  writes one JSON object per line for every pair of consecutive submissions in one attempt where a
               failing kernel became correct: model, problem, family, dsl, arm, coordinate, before/after index and
               source, failure_report (stage, error, mismatch, full verdict), fix_changed_line_share, fix_kind
@@ -34,7 +38,8 @@ options:
   --store PATH   the project store (default: $MKB_STORE, else the user's data folder); must exist
   --model M      only this model
   --output PATH  write there instead of standard output: atomically (temporary file + rename), through a symbolic
-                 link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
+                 link to its target; a directory, FIFO, device, the store itself or any
+                 SQLite database, -wal or -shm (by its first bytes) is refused (exit 3)
 
 The store is opened read-only: never migrated, its write-ahead log read but never applied (mkb db recover --help).
 
@@ -79,6 +84,22 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
                                        std::to_string(models.size()) +
                                        " models: name a directory (one DIR/<model>/results.json each) or pick one "
                                        "model with --model");
+    }
+    if (models.size() > 1) {
+        // Two models whose names clean up to one folder would share one results.json: refused before anything is
+        // written, naming both.
+        std::map<std::string, std::string> modelOfFolder;
+        for (const std::string& model : models) {
+            const std::string folder = modelFolderName(model);
+            if (auto [claimed, fresh] = modelOfFolder.emplace(folder, model); !fresh) {
+                return fail(kExitBadInput,
+                            "models '" + safeOneLine(claimed->second) + "' and '" + safeOneLine(model) +
+                                "' would both be written to " +
+                                safeOneLine((fs::path(*output) / folder / "results.json").string()) +
+                                " (a folder name keeps letters, digits, '-', '.' and '_' and turns the rest into "
+                                "'_'); nothing was written: export each with --model M --output FILE");
+            }
+        }
     }
     if (models.size() == 1 && output) {
         if (Status writable = checkOutputPath(*output, rules); !writable) {

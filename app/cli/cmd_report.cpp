@@ -43,7 +43,8 @@ options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist
   --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
   --output FILE      write there instead of standard output: atomically (temporary file + rename), through a
-                     symbolic link to its target; a directory, FIFO, device or the store itself is refused (exit 3)
+                     symbolic link to its target; a directory, FIFO, device, the store itself or any SQLite
+                     database, -wal or -shm (by its first bytes) is refused (exit 3)
   --split S          rows per overall (default), direction, family, with_skill, source_verdict, model, category or
                      boundary (the implementation boundary of the verdicts)
                      (the problem's KernelBench-X category from MKB_META; "uncategorised" when it names none)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -153,9 +154,24 @@ Status checkHeader(const fs::path& path, std::uintmax_t size, bool checkLength) 
     const std::uint32_t validFor = bigEndian(header + 92, 4);
     const bool pageCountValid = pageCount > 0 && changeCounter == validFor;
     const std::uintmax_t expected = static_cast<std::uintmax_t>(pageCount) * pageSize;
-    if (size % pageSize != 0 || (pageCountValid && size < expected)) {
+    if (pageCountValid && size < expected) {
         return makeError("store " + path.string() + " is truncated (" + std::to_string(size) + " bytes, the header " +
-                         "says " + std::to_string(pageCountValid ? expected : size + 1) + ")" + kLeftUntouched);
+                         "says " + std::to_string(pageCount) + " pages of " + std::to_string(pageSize) + ", " +
+                         std::to_string(expected) + " bytes)" + kLeftUntouched);
+    }
+    if (size % pageSize != 0) {
+        const std::uintmax_t pages = size / pageSize;
+        const std::uintmax_t extra = size % pageSize;
+        if (pageCountValid) {
+            return makeError("store " + path.string() + " has " + std::to_string(size - expected) +
+                             " bytes after its " + std::to_string(pageCount) + " pages of " + std::to_string(pageSize) +
+                             " (" + std::to_string(expected) + " bytes): something was appended to it" +
+                             kLeftUntouched);
+        }
+        return makeError("store " + path.string() + " is not a whole number of its " + std::to_string(pageSize) +
+                         "-byte pages (" + std::to_string(size) + " bytes: " + std::to_string(pages) + " pages and " +
+                         std::to_string(extra) + " bytes more): it was cut short or had bytes appended" +
+                         kLeftUntouched);
     }
     return Ok{};
 }
@@ -250,7 +266,16 @@ std::optional<HeaderFields> headerFields(const fs::path& path) {
         fields.pageSize = 65536;
     }
     fields.applicationId = bigEndian(header + 68, 4);
+    fields.walMode = header[18] == 2 && header[19] == 2;
     return fields;
+}
+
+std::string whyFolderUnwritable(const fs::path& file) {
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (::access(folder.c_str(), W_OK | X_OK) == 0) {
+        return {};
+    }
+    return std::strerror(errno);
 }
 
 void noteOpenStore(const void* owner, const fs::path& path) {

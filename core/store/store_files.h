@@ -56,8 +56,13 @@ WalSummary summariseWal(const std::filesystem::path& walPath);
 struct HeaderFields {
     std::uint32_t pageSize = 0;
     std::uint32_t applicationId = 0;
+    bool walMode = false; // the file format's read and write versions say WAL (2)
 };
 std::optional<HeaderFields> headerFields(const std::filesystem::path& path);
+
+/// Why SQLite could not create its -wal and -shm beside the file: the folder's errno in words ("Read-only file
+/// system", "Permission denied"), or "" when it can.
+std::string whyFolderUnwritable(const std::filesystem::path& file);
 
 /// Keeps this process's open stores (by device and inode), so an inspection never opens and closes a descriptor
 /// of a file SQLite holds locks on in this process (closing any descriptor drops the process's POSIX locks on it).

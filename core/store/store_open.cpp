@@ -3,14 +3,19 @@
 #include "core/store/store.h"
 
 #include "core/store/migrations.h"
+#include "core/store/schema_match.h"
 #include "core/store/store_files.h"
 #include "core/store/store_impl.h"
+#include "core/util/text.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -175,8 +180,69 @@ Status checkUnheldWal(const fs::path& path) {
     return Ok{};
 }
 
+/// "file:/abs/path?immutable=1": SQLite's URI for reading a file that nobody can change, percent-encoding the path.
+std::string immutableUri(const fs::path& path) {
+    std::error_code code;
+    const fs::path absolute = fs::absolute(store::sqliteFilePath(path), code);
+    std::string uri = "file:";
+    for (const unsigned char c : (code ? path : absolute).string()) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+                           c == '-' || c == '_' || c == '.' || c == '~';
+        if (plain) {
+            uri += static_cast<char>(c);
+        } else {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+            uri += escaped;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+/// A store in a folder SQLite cannot create files in (a read-only folder or mount). A reader of a WAL-mode store with
+/// no -shm beside it opens it as immutable (true): SQLite cannot make the -shm it needs, and no writer can be at
+/// work, since a writer needs that -shm too. A log with frames cannot be read that way, and a writer cannot work at
+/// all; both are refused in words.
+Result<bool> checkFolderAccess(const fs::path& path, bool readOnly, const store::Holders& holders) {
+    const fs::path real = store::sqliteFilePath(path);
+    const std::string why = store::whyFolderUnwritable(real);
+    if (why.empty()) {
+        return false;
+    }
+    fs::path shm = real;
+    shm += "-shm";
+    fs::path wal = real;
+    wal += "-wal";
+    std::error_code code;
+    const bool shmThere = fs::exists(shm, code);
+    const std::string folder = real.has_parent_path() ? real.parent_path().string() : std::string(".");
+    if (readOnly) {
+        const auto fields = store::headerFields(path);
+        if (shmThere || !fields || !fields->walMode) {
+            return false; // SQLite reads it as it is
+        }
+        if (holders.walMayHoldFrames()) {
+            return makeError("store " + quoted(path) + " has a write-ahead log " + quoted(wal) +
+                             " beside it, but SQLite cannot read it without creating " + quoted(shm) + " in " + folder +
+                             " (" + why + "); both were left untouched: copy the store and its -wal to a " +
+                             "writable folder and open the copy there");
+        }
+        return true;
+    }
+    const bool fileWritable = ::access(path.c_str(), W_OK) == 0;
+    if (!fileWritable || !shmThere || !fs::exists(wal, code)) {
+        return makeError("store " + quoted(path) + " cannot be written: its folder " + folder + " is read-only (" +
+                         why + "), and SQLite keeps its -wal and -shm beside it; it was left untouched: copy it " +
+                         "to a writable folder, or use a verb that only reads it (report, export, db info)");
+    }
+    return false;
+}
+
 /// Opens path and checks it is a workbench store this build can use, without writing anything to it.
 Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
+    if (path.empty()) {
+        return makeError("the store path is empty; name a store file with --store PATH (or set MKB_STORE to one)");
+    }
     if (Status length = store::checkStorePathLength(path); !length) {
         return length.error();
     }
@@ -199,8 +265,12 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
         }
     } else if (fs::is_directory(path, code)) {
         return makeError("store " + quoted(path) + " is a folder, not a store file (name a .sqlite file instead)");
+    } else if (struct stat info{}; ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        return makeError("store " + quoted(path) + " is " + fileKindInWords(info.st_mode) +
+                         ", not a regular file; name a store file (a .sqlite file) instead");
     }
     std::uintmax_t size = 0;
+    bool immutable = false;
     if (exists) {
         Result<store::Holders> holders = examineExisting(path, size);
         if (!holders) {
@@ -211,13 +281,20 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
                 return wal.error();
             }
         }
+        Result<bool> readAsImmutable = checkFolderAccess(path, readOnly, *holders);
+        if (!readAsImmutable) {
+            return readAsImmutable.error();
+        }
+        immutable = *readAsImmutable;
     }
 
     Inspection inspection;
     inspection.connection = std::make_unique<Connection>();
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
     flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-    if (sqlite3_open_v2(path.c_str(), &inspection.connection->db, flags, nullptr) != SQLITE_OK) {
+    const std::string name = immutable ? immutableUri(path) : path.string();
+    flags |= immutable ? SQLITE_OPEN_URI : 0;
+    if (sqlite3_open_v2(name.c_str(), &inspection.connection->db, flags, nullptr) != SQLITE_OK) {
         const std::string message =
             inspection.connection->db ? sqlite3_errmsg(inspection.connection->db) : "out of memory";
         return makeError("store " + quoted(path) + " cannot be opened: " + message);
@@ -256,6 +333,21 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
         return makeError("store " + quoted(path) + " has schema version " + std::to_string(*userVersion) +
                          ", newer than this build's version " + std::to_string(latest) +
                          "; it was left untouched: open it with a newer mkb");
+    }
+    if (*userVersion < latest) {
+        if (const std::optional<int> actual = store::versionOfSchema(db, static_cast<int>(*userVersion));
+            actual && *actual != *userVersion) {
+            return makeError("store " + quoted(path) + " says schema version " + std::to_string(*userVersion) +
+                             " (PRAGMA user_version), but its tables are those of version " + std::to_string(*actual) +
+                             ": the version was changed by hand, and migrating would fail; it was left untouched: " +
+                             "set it back with `sqlite3 " + quoted(path) +
+                             " 'PRAGMA user_version = " + std::to_string(*actual) + "'`");
+        }
+        if (*userVersion < 1) {
+            return makeError("store " + quoted(path) + " says schema version " + std::to_string(*userVersion) +
+                             " (PRAGMA user_version), which no mkb writes (versions 1 to " + std::to_string(latest) +
+                             "), and its tables match no version" + kLeftUntouched);
+        }
     }
     if (readOnly && mode == OpenMode::ReadExisting && *userVersion < latest) {
         return makeError("store " + quoted(path) + " has schema version " + std::to_string(*userVersion) +

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <system_error>
@@ -129,6 +130,13 @@ Result<Destination> destinationOf(const fs::path& path, const OutputRules& rules
 }
 
 Status refuseProtected(const fs::path& path, const Destination& destination, const OutputRules& rules) {
+    if (rules.refuseSqliteFiles && destination.info) {
+        if (const std::string kind = sqliteFileKind(destination.file); !kind.empty()) {
+            return makeError(rules.label + " " + path.string() + " is " + kind +
+                             " (a project store's, by its first bytes); writing there would destroy it, so it was " +
+                             "left untouched: name another file");
+        }
+    }
     for (const fs::path& guarded : rules.protectedFiles) {
         struct stat info {};
         bool same = false;
@@ -167,6 +175,33 @@ int writeAll(int fd, std::string_view bytes) {
 }
 
 } // namespace
+
+std::string sqliteFileKind(const fs::path& path) {
+    unsigned char head[56] = {};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        return {};
+    }
+    const ssize_t got = ::read(fd, head, sizeof head);
+    ::close(fd);
+    if (got >= 16 && std::memcmp(head, "SQLite format 3", 16) == 0) {
+        return "an SQLite database";
+    }
+    const std::uint32_t magic = (std::uint32_t{head[0]} << 24) | (std::uint32_t{head[1]} << 16) |
+                                (std::uint32_t{head[2]} << 8) | std::uint32_t{head[3]};
+    if (got >= 32 && (magic == 0x377f0682 || magic == 0x377f0683)) {
+        return "an SQLite write-ahead log (-wal)";
+    }
+    // A -shm starts with two copies of its 48-byte header, each opening with version 3007000 in native byte order.
+    std::uint32_t first = 0;
+    std::uint32_t second = 0;
+    std::memcpy(&first, head, 4);
+    std::memcpy(&second, head + 48, 4);
+    if (got >= 52 && first == 3007000 && second == 3007000) {
+        return "an SQLite shared-memory index (-shm)";
+    }
+    return {};
+}
 
 std::vector<fs::path> storeFiles(const fs::path& storePath) {
     std::vector<fs::path> files{storePath};

@@ -127,6 +127,7 @@ Status writeFileAtomically(const std::filesystem::path& path, std::string_view b
     // One writer for every file the workbench replaces: atomic, through symbolic links, never over a folder or FIFO.
     OutputRules rules;
     rules.label = "destination";
+    rules.refuseSqliteFiles = false; // the workbench's own files (kernels, skills, shards) whatever their bytes
     return writeOutputFile(path, bytes, rules);
 }
 
