@@ -52,7 +52,7 @@ PR_SET_CHILD_SUBREAPER = 36
 
 # Report columns whose values come from measured times (speedups, their CIs, the outcome bands they decide, agent
 # seconds): masked before the fault-free and the soaked reports are compared.
-TIMING_COLUMNS = re.compile(r"^(R@(?!0$).*|S|helped|neutral|harmed|T|H|neutral share|ΔGM.*|mean agent s|fast_.*|"
+TIMING_COLUMNS = re.compile(r"^(R@(?!0$).*|S|(reverse )?(helped|neutral|harmed)|T|H|neutral share|ΔGM.*|mean agent s|fast_.*|"
                             r"GM speedup.*|slower than eager|IOU median|MFU median|max/min|fastest|slowest)$")
 # Tables whose rows are split by a timing outcome: compared by their column sums per group instead of row by row.
 SPLIT_BY_TIMING = {"standing": "source standing", "reverse": "forward outcome"}
@@ -496,6 +496,7 @@ def compare(soak: Soak, baseline: dict, soaked: dict) -> dict:
             live[coordinate].append((trial_id, status))
     figures = {"planned": len(planned), "recorded": 0, "duplicated": 0, "lost": 0, "archived": archived_rows,
                "verdicts_reported": 0, "verdicts_lost": 0, "verdicts_differing": 0, "retimings_failed": 0,
+               "submissions_voided": 0,
                "problems": []}
     if planned != set(base_live):
         figures["problems"].append(f"the plan ({len(planned)} trials) is not the fault-free run's {len(base_live)}")
@@ -534,7 +535,15 @@ def compare(soak: Soak, baseline: dict, soaked: dict) -> dict:
                 figures["problems"].append(f"invocation {invocation.number} reported trial {trial_id} "
                                            f"({event.get('coordinate')}) finished at {event.get('speedup')}; the store "
                                            f"has {row} with final verdict {final}")
+        # A submission reported by a trial that the same run then ended as failed (its store write failed, say) is
+        # void: the trial is redone. Counted, since the event came before the store had it.
+        failed = {event.get("trial_id") for event in invocation.of_kind("trial_finished")
+                  if event.get("status") != "finished"}
         for event in invocation.of_kind("submission"):
+            if event.get("trial_id") in failed and event.get("index") not in soaked["submissions"].get(
+                    event.get("trial_id"), {}):
+                figures["submissions_voided"] += 1
+                continue
             figures["verdicts_reported"] += 1
             stored = soaked["submissions"].get(event.get("trial_id"), {}).get(event.get("index"))
             if stored is None or not close(stored[2], event.get("speedup")):
@@ -621,7 +630,8 @@ def run_soak(soak: Soak) -> int:
     print(f"  trials planned {figures['planned']}, recorded {figures['recorded']}, duplicated "
           f"{figures['duplicated']}, lost {figures['lost']} ({figures['archived']} archived attempts redone)")
     print(f"  verdicts reported {figures['verdicts_reported']}, lost {figures['verdicts_lost']}, differing from the "
-          f"fault-free run {figures['verdicts_differing']}")
+          f"fault-free run {figures['verdicts_differing']} ({figures['submissions_voided']} submissions reported by "
+          f"trials that then failed, not stored, redone)")
     print(f"  re-timed cells {figures['cells'][0]} of the fault-free run's {figures['cells'][1]} "
           f"({figures['retimings_failed']} re-timings failed under a fault and were redone)")
     print(f"  processes outliving a killed mkb: {soak.orphans_outliving}")
