@@ -68,9 +68,21 @@ def tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def mutation_note(before: list, after: list) -> str:
-    """Empty when `after` holds the same values as the snapshot `before`; else which input changed, in words."""
+def inplace_outputs(meta: dict, count: int) -> list[int]:
+    """The input positions a problem declares as outputs written in place (MKB_META["inplace_outputs"]), within the
+    draw's `count` inputs; [] when it declares none (then every input must be left unchanged)."""
+    raw: Any = meta.get("inplace_outputs") if isinstance(meta, dict) else None
+    if not isinstance(raw, list):
+        return []
+    return sorted({int(i) for i in raw if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < count})
+
+
+def mutation_note(before: list, after: list, allowed: tuple[int, ...] | list[int] = ()) -> str:
+    """Empty when `after` holds the same values as the snapshot `before`, except at the `allowed` positions (inputs
+    that are outputs by definition, compared as outputs instead); else which input changed, in words."""
     for i, (b, a) in enumerate(zip(before, after)):
+        if i in allowed:
+            continue
         for j, (tb, ta) in enumerate(zip(tensors_in(b), tensors_in(a))):
             if tb.shape != ta.shape or tb.dtype != ta.dtype:
                 return f"input {i} changed shape or dtype during solve"

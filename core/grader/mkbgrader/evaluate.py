@@ -69,6 +69,7 @@ class Evaluation:
         self.stage = "load"
         self.imported = False
         self.solve_ran = False  # from the first solve call on, a broken CUDA context is the candidate's doing
+        self.inplace: list[int] = []  # inputs the problem declares as outputs written in place (MKB_META)
 
     def enter(self, stage: str) -> None:
         self.stage = stage
@@ -257,24 +258,42 @@ class Evaluation:
                                 f"problem's {what} ran", True)
         return StageFailure(f"the problem's {what} failed: {one_line(error)}", True)
 
-    def _reference_pair(self, inputs: list) -> tuple[Any, Any]:
-        """The reference, then its float64 anchor once the memory for the anchor's inputs is known to be there."""
+    def _reference_pair(self, inputs: list, written: Optional[list] = None) -> tuple[Any, Any]:
+        """The reference, then its float64 anchor once the memory for the anchor's inputs is known to be there.
+
+        With `written` (a problem's in-place outputs, draws.inplace_outputs), the inputs the reference and the anchor
+        wrote at those positions are appended to it as (reference's, anchor's) pairs, to be compared as outputs."""
+        reference_inputs = draws.clone_tree(inputs)
         try:
             with torch.no_grad():
-                reference = self.reference(*draws.clone_tree(inputs))
+                reference = self.reference(*reference_inputs)
         except BaseException as error:
             raise self._problem_failure("reference", error)
+        kept = [reference_inputs[i] for i in self.inplace] if written is not None else []
+        del reference_inputs
         memory.release(self.device)
         no_room = self.budget.shortfall(memory.promoted_bytes(inputs), memory.tensor_bytes(inputs) +
                                         memory.tensor_bytes(reference), "the problem's float64 anchor")
         if no_room:
             raise StageFailure(f"cannot grade: {no_room}", True)
+        anchor_inputs = draws.promote_to_float64(inputs)
         try:
             with torch.no_grad():
-                anchor = self.reference(*draws.promote_to_float64(inputs))
+                anchor = self.reference(*anchor_inputs)
         except BaseException as error:
             raise self._problem_failure("reference (float64 anchor)", error)
+        if written is not None:
+            written.extend(zip(kept, [anchor_inputs[i] for i in self.inplace]))
         return reference, anchor
+
+    def _inplace_leaves(self, candidate_written: list, written: list) -> list[dict]:
+        """The declared in-place outputs compared as outputs: each input the candidate wrote against what the
+        reference and its anchor wrote at the same position (a problem without them gets none)."""
+        leaves: list[dict] = []
+        for position, cand, (ref, anchor) in zip(self.inplace, candidate_written, written):
+            leaves.extend(compare.compare_outputs(cand, ref, anchor, quantized=self.quant_thresholds is not None,
+                                                  path=f"input[{position}] (written in place)"))
+        return leaves
 
     def _draw(self, seed: int) -> list:
         try:
@@ -290,18 +309,26 @@ class Evaluation:
             positions = outliers.outlier_inputs_allowed(self.meta, len(inputs)) or []
             p, scale = outliers.outlier_rates(self.meta, self.settings.outlier_p, self.settings.outlier_scale)
             outliers.inject_outliers(inputs, positions, p, scale, outlier_seed)
+        self.inplace = draws.inplace_outputs(self.meta, len(inputs))
         given = draws.clone_tree(inputs)
         output = self.call_solve(given)
         launches = self.guard.launches
-        mutation = draws.mutation_note(inputs, given)
+        mutation = draws.mutation_note(inputs, given, self.inplace)
+        candidate_written = [given[i] for i in self.inplace]
         del given  # the candidate's copy is spent: the anchor needs the room
-        reference, anchor = self._reference_pair(inputs)
+        written: list = []
+        reference, anchor = self._reference_pair(inputs, written if self.inplace else None)
         leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
+        leaves += self._inplace_leaves(candidate_written, written)
         self.send({"t": "draw", "phase": phase, "index": index, "leaves": leaves, "mutation": mutation,
                    "launches": launches})
         if mutation and phase == "correctness":
             raise StageFailure(f"draw {index + 1}: {mutation}")
         if probe_dependence:
+            if self.inplace:  # what the candidate wrote into its inputs counts as returned output
+                output = (output, *candidate_written)
+                reference = (reference, *[ref for ref, _ in written])
+                anchor = (anchor, *[anc for _, anc in written])
             self._probe(inputs, output, reference, anchor)
         return not mutation and all(compare.leaf_passes(leaf, self.quant_thresholds) for leaf in leaves)
 
@@ -323,6 +350,8 @@ class Evaluation:
             else:
                 probed = self.call_solve(given)
             guard.poison_deferred()
+            if self.inplace:
+                probed = (probed, *[given[i] for i in self.inplace])
         finally:
             guard.probing = False
             guard.on_written = None
@@ -360,6 +389,8 @@ class Evaluation:
             inputs = self._draw(seed)
             kept = memory.moved(inputs, "cpu") if index in recheck else None  # on the host until the re-check
             elapsed, output = self.timed_solve(inputs)
+            if kept is not None and self.inplace:  # the in-place outputs are re-checked with the returned ones
+                output = (output, memory.moved([inputs[i] for i in self.inplace], "cpu"))
             del inputs
             kernel_ms.append(elapsed)
             clock, slow = self.sampler.sample()
@@ -385,8 +416,13 @@ class Evaluation:
                 if measured is not None:
                     gpu_ms.append(measured)
                 memory.release(self.device)
-            reference, anchor = self._reference_pair(memory.moved(kept, self.device))
+            written: list = []
+            reference, anchor = self._reference_pair(memory.moved(kept, self.device), written if self.inplace else None)
+            candidate_written: list = []
+            if self.inplace:
+                output, candidate_written = output[0], memory.moved(output[1], self.device)
             leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
+            leaves += self._inplace_leaves(candidate_written, written)
             self.send({"t": "draw", "phase": "recheck", "index": index, "leaves": leaves, "mutation": "",
                        "launches": 1})
         self.send({"t": "gpu_times", "gpu_ms": gpu_ms, "source": self.gpu_timer.source if gpu_ms else "none"})
