@@ -37,13 +37,31 @@ struct ParsedFileName {
     std::string slug;
 };
 
+/// The catalog number a file stem starts with: two digits (00-99), or three for 100-999 (suites larger than a
+/// hundred problems, such as an imported KernelBench-X); a three-digit form with a leading zero ("007") is not a
+/// number, so every number has exactly one spelling and "07" and "007" can never both name a problem.
+std::optional<int> leadingNumber(std::string_view stem) {
+    std::size_t digits = 0;
+    while (digits < stem.size() && digits < 4 && std::isdigit(static_cast<unsigned char>(stem[digits]))) {
+        ++digits;
+    }
+    if (digits < 2 || digits > 3 || digits >= stem.size() || stem[digits] != '_' || (digits == 3 && stem[0] == '0')) {
+        return std::nullopt;
+    }
+    return std::stoi(std::string(stem.substr(0, digits)));
+}
+
 std::optional<ParsedFileName> parseProblemFileName(const std::string& fileName) {
-    static const std::regex pattern("([0-9][0-9])_([a-z0-9]+(?:_[a-z0-9]+)*)\\.py");
+    static const std::regex pattern("([0-9]{2,3})_([a-z0-9]+(?:_[a-z0-9]+)*)\\.py");
     std::smatch match;
     if (!std::regex_match(fileName, match, pattern)) {
         return std::nullopt;
     }
-    return ParsedFileName{std::stoi(match[1].str()), match[2].str()};
+    auto number = leadingNumber(fileName);
+    if (!number) {
+        return std::nullopt;
+    }
+    return ParsedFileName{*number, match[2].str()};
 }
 
 std::string suiteName(const fs::path& root) {
@@ -199,8 +217,8 @@ private:
         auto parsed = parseProblemFileName(name);
         if (!parsed) {
             state_.issues.push_back({entry.path, "bad file name '" + safeOneLine(name) +
-                                                     "': expected NN_slug.py (two digits, then lowercase ASCII words "
-                                                     "joined by single underscores)"});
+                                                     "': expected NN_slug.py (two digits, or three from 100 on, then "
+                                                     "lowercase ASCII words joined by single underscores)"});
             return false;
         }
         state_.filesByNumber[parsed->number].push_back(entry.path);
@@ -358,16 +376,16 @@ std::vector<const CatalogIssue*> Catalog::issuesFor(const std::string& nameOrNum
         const fs::path issuePath = fs::absolute(issue.path, ec).lexically_normal();
         const std::string stem = issue.path.stem().string();
         const std::string family = issue.path.parent_path().filename().string();
-        const bool numbered = stem.size() > 3 && std::isdigit(static_cast<unsigned char>(stem[0])) &&
-                              std::isdigit(static_cast<unsigned char>(stem[1])) && stem[2] == '_';
-        const bool matches = issuePath == keyPath ||
-                             (isPythonFile(issue.path) &&
-                              ((number && numbered && std::stoi(stem.substr(0, 2)) == *number) || key == stem ||
-                               key == family + "/" + stem ||
-                               (key.find('/') != std::string::npos && key.size() > family.size() + stem.size() + 1 &&
-                                key.compare(key.size() - family.size() - stem.size() - 2, std::string::npos,
-                                            "/" + family + "/" + stem) == 0) ||
-                               (numbered && key == stem.substr(3))));
+        const std::optional<int> stemNumber = leadingNumber(stem);
+        const bool numbered = stemNumber.has_value();
+        const bool matches =
+            issuePath == keyPath ||
+            (isPythonFile(issue.path) &&
+             ((number && numbered && *stemNumber == *number) || key == stem || key == family + "/" + stem ||
+              (key.find('/') != std::string::npos && key.size() > family.size() + stem.size() + 1 &&
+               key.compare(key.size() - family.size() - stem.size() - 2, std::string::npos,
+                           "/" + family + "/" + stem) == 0) ||
+              (numbered && key == stem.substr(stem.find('_') + 1))));
         if (matches) {
             matched.push_back(&issue);
         }
@@ -382,7 +400,8 @@ const CatalogIssue* Catalog::duplicateSelectedBy(const std::string& glob) const 
         }
         const std::string stem = issue.path.stem().string();
         const std::string family = issue.path.parent_path().filename().string();
-        const std::string code = "p" + stem.substr(0, 2);
+        const std::optional<int> stemNumber = leadingNumber(stem);
+        const std::string code = stemNumber ? "p" + twoDigits(*stemNumber) : "p" + stem.substr(0, 2);
         if (globMatch(glob, family + "/" + stem) || globMatch(glob, code) || globMatch(glob, stem) ||
             globMatch(glob, family)) {
             return &issue;

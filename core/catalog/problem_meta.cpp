@@ -99,11 +99,46 @@ void readCategory(const nlohmann::json& value, int line, ProblemMeta& meta, std:
                                     joinedWith(allowed, ", ") + " (or leave 'category' out: uncategorised)"));
 }
 
+void readPrecision(const nlohmann::json& value, int line, ProblemMeta& meta, std::vector<std::string>& problems) {
+    const std::vector<std::string>& allowed = precisionVariants();
+    if (value.is_string() && std::find(allowed.begin(), allowed.end(), value.get<std::string>()) != allowed.end()) {
+        meta.precision = value.get<std::string>();
+        return;
+    }
+    problems.push_back(at(line, "'precision' " + value.dump() + " is not a precision variant; use one of " +
+                                    joinedWith(allowed, ", ")));
+}
+
+/// A list of distinct input positions; `words` says what the list means when it is not one.
+void readPositions(const nlohmann::json& value, int line, const std::string& words, std::vector<int>& positions,
+                   std::vector<std::string>& problems) {
+    std::vector<int> read;
+    bool good = value.is_array();
+    for (const nlohmann::json& position : good ? value : nlohmann::json::array()) {
+        if (!position.is_number_integer() || position.get<long long>() < 0 || position.get<long long>() > 1 << 20 ||
+            std::find(read.begin(), read.end(), position.get<int>()) != read.end()) {
+            good = false;
+            break;
+        }
+        read.push_back(position.get<int>());
+    }
+    if (!good) {
+        problems.push_back(at(line, words));
+        return;
+    }
+    positions = std::move(read);
+}
+
 } // namespace
 
+const std::vector<std::string>& precisionVariants() {
+    static const std::vector<std::string> variants = {"fp32", "fp16", "bf16", "int8", "w8a8", "w4a16"};
+    return variants;
+}
+
 const std::vector<std::string>& knownMetaKeys() {
-    static const std::vector<std::string> keys = {"tags",  "category", "quant",      "outliers",
-                                                  "flops", "bytes",    "insensitive"};
+    static const std::vector<std::string> keys = {"tags",  "category",    "quant",     "outliers",        "flops",
+                                                  "bytes", "insensitive", "precision", "inplace_outputs", "origin"};
     return keys;
 }
 
@@ -168,6 +203,19 @@ std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, 
                 continue;
             }
             (key == "flops" ? meta.flops : meta.bytes) = entry.get<double>();
+        } else if (key == "precision") {
+            readPrecision(entry, line, meta, problems);
+        } else if (key == "inplace_outputs") {
+            readPositions(entry, line,
+                          "'inplace_outputs' must be a list of input positions (0, 1, ...) that the "
+                          "problem writes in place as outputs, each once",
+                          meta.inplaceOutputs, problems);
+        } else if (key == "origin") {
+            if (!entry.is_string() || entry.get<std::string>().empty()) {
+                problems.push_back(at(line, "'origin' must be a non-empty string naming where the problem came from"));
+                continue;
+            }
+            meta.origin = entry.get<std::string>();
         } else if (key == "insensitive") {
             bool good = entry.is_array() && std::all_of(entry.begin(), entry.end(), [](const nlohmann::json& i) {
                             return i.is_number_integer() && i.get<long long>() >= 0;

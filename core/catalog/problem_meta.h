@@ -14,6 +14,9 @@ namespace mkb {
 /// The keys MKB_META may hold.
 const std::vector<std::string>& knownMetaKeys();
 
+/// The precision variants MKB_META["precision"] may name (KernelBench-X's: fp32, fp16, bf16, int8, w8a8, w4a16).
+const std::vector<std::string>& precisionVariants();
+
 /// The KernelBench-X categories MKB_META["category"] may name, in alphabetical order.
 const std::vector<std::string>& kernelBenchXCategories();
 

@@ -23,7 +23,11 @@ struct ProblemMeta {
     std::optional<double> flops;          // roofline overrides
     std::optional<double> bytes;
     std::vector<int> insensitiveInputs; // inputs the suite check may find without effect (MKB_META["insensitive"])
-    std::string category; // KernelBench-X category (MKB_META["category"]); "" = uncategorised (outside suites)
+    std::string category;  // KernelBench-X category (MKB_META["category"]); "" = uncategorised (outside suites)
+    std::string precision; // precision variant (MKB_META["precision"]): "fp16", "w8a8", ...; "" = not stated
+    std::vector<int> inplaceOutputs; // inputs written in place as outputs (MKB_META["inplace_outputs"]), compared after
+                                     // the call instead of required unchanged
+    std::string origin;              // where an imported problem came from (MKB_META["origin"]); "" = not stated
 };
 
 struct Problem {

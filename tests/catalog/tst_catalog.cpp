@@ -121,6 +121,57 @@ private slots:
         QVERIFY(contains(issueFor(catalog, b), "duplicate number 05"));
     }
 
+    void threeDigitNumbersFrom100AreProblemsWithOneSpellingEach() {
+        FixtureSuite suite;
+        suite.write("activation/07_gelu.py", problemText("Gelu."));
+        suite.write("math/100_zeta.py", problemText("Zeta."));
+        suite.write("math/176_trunc.py", problemText("Trunc."));
+        auto leadingZero = suite.write("math/007_floor.py", problemText());
+        auto fourDigits = suite.write("math/1000_log.py", problemText());
+        auto twin = suite.write("reduce/100_sum.py", problemText());
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.problems.size(), std::size_t(2));
+        QCOMPARE(catalog.problems[0].number, 7);
+        QCOMPARE(catalog.problems[1].name(), std::string("math/176_trunc"));
+        QCOMPARE(catalog.problems[1].code(), std::string("p176"));
+        QVERIFY(contains(issueFor(catalog, leadingZero), "bad file name"));
+        QVERIFY(contains(issueFor(catalog, fourDigits), "bad file name"));
+        QVERIFY(contains(issueFor(catalog, twin), "duplicate number 100"));
+        QCOMPARE(catalog.find("p176"), &catalog.problems[1]);
+        QCOMPARE(catalog.find("176"), &catalog.problems[1]);
+        QCOMPARE(catalog.find("176_trunc"), &catalog.problems[1]);
+        QCOMPARE(catalog.find("math/176_trunc.py"), &catalog.problems[1]);
+        QCOMPARE(catalog.select("p1*").size(), std::size_t(1));
+        QVERIFY(catalog.duplicateSelectedBy("p100") != nullptr);
+        QCOMPARE(catalog.issuesFor("100").size(), std::size_t(2));
+    }
+
+    void inPlaceOutputsPrecisionAndOriginAreRead() {
+        FixtureSuite suite;
+        suite.write("index/01_a.py", problemText("A.", "MKB_META = {'inplace_outputs': [1, 0], 'precision': 'bf16', "
+                                                       "'origin': 'kernelbenchx:Index/index_fill_.py'}\n"));
+        suite.write("index/02_b.py", problemText("B."));
+        auto repeated = suite.write("index/03_c.py", problemText("C.", "MKB_META = {'inplace_outputs': [0, 0]}\n"));
+        auto negative = suite.write("index/04_d.py", problemText("D.", "MKB_META = {'inplace_outputs': [-1]}\n"));
+        auto notList = suite.write("index/05_e.py", problemText("E.", "MKB_META = {'inplace_outputs': 0}\n"));
+        auto precision = suite.write("index/06_f.py", problemText("F.", "MKB_META = {'precision': 'fp8'}\n"));
+        auto origin = suite.write("index/07_g.py", problemText("G.", "MKB_META = {'origin': ''}\n"));
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.problems.size(), std::size_t(2));
+        QCOMPARE(catalog.problems[0].meta.inplaceOutputs, (std::vector<int>{1, 0}));
+        QCOMPARE(catalog.problems[0].meta.precision, std::string("bf16"));
+        QCOMPARE(catalog.problems[0].meta.origin, std::string("kernelbenchx:Index/index_fill_.py"));
+        QVERIFY(catalog.problems[1].meta.inplaceOutputs.empty());
+        for (const auto& bad : {repeated, negative, notList}) {
+            QVERIFY2(contains(issueFor(catalog, bad), "'inplace_outputs' must be a list of input positions"),
+                     issueFor(catalog, bad).c_str());
+        }
+        QVERIFY2(contains(issueFor(catalog, precision), "'precision' \"fp8\" is not a precision variant; use one of "
+                                                        "fp32, fp16, bf16, int8, w8a8, w4a16"),
+                 issueFor(catalog, precision).c_str());
+        QVERIFY(contains(issueFor(catalog, origin), "'origin' must be a non-empty string"));
+    }
+
     void missingFunctionsAreIssues() {
         FixtureSuite suite;
         auto noReference = suite.write("attention/01_a.py", "\"\"\"T.\"\"\"\ndef make_inputs(device='cuda'):\n"
