@@ -404,6 +404,9 @@ def command_of(pid: int) -> str:
 
 
 def kill(pid: int, number: int) -> None:
+    """Signals one process; never 0, -1 or init (os.kill would then reach a whole group or every process)."""
+    if pid <= 1:
+        return
     try:
         os.kill(pid, number)
     except ProcessLookupError:
