@@ -50,6 +50,15 @@ constexpr int kBusyTimeoutMs = 5000;
 
 const char* const kLeftUntouched = "; it was left untouched: move it aside, or name another store with --store";
 
+/// Ends the read transaction that `inspect` opened, whichever way it returns.
+struct ReadSnapshot {
+    sqlite3* db;
+    explicit ReadSnapshot(sqlite3* handle) : db(handle) {}
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+    ~ReadSnapshot() { sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr); }
+};
+
 struct Connection {
     sqlite3* db = nullptr;
     ~Connection() {
@@ -309,6 +318,13 @@ Result<Inspection> inspect(const fs::path& path, OpenMode mode, bool readOnly) {
     const auto corrupt = [&](const std::string& detail) {
         return makeError("store " + quoted(path) + " is corrupt or not a database (" + detail + ")" + kLeftUntouched);
     };
+    // One read transaction covers every question below, so they see one snapshot: another process creating the same
+    // store commits its migration steps one by one, and a version read before a step with tables read after it would
+    // look like a hand-edited version.
+    if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        return corrupt(sqlite3_errmsg(db));
+    }
+    const ReadSnapshot snapshot{db};
     Result<std::int64_t> tables = singleInt(db, "SELECT count(*) FROM sqlite_schema");
     if (!tables) {
         return corrupt(tables.error().message);
