@@ -36,26 +36,137 @@ bool straddles(const Attempt& attempt, double threshold) {
            threshold <= *attempt.speedupCiHigh;
 }
 
+namespace {
+
+/// Where one arm of a cell stands on the ladder: passed or not, the speedup it is ranked by and that speedup's CI.
+struct LadderPosition {
+    bool passed = false;
+    double speedup = 0;
+    std::optional<double> ciLow;
+    std::optional<double> ciHigh;
+
+    bool attains(double threshold) const { return passed && reaches(speedup, threshold); }
+    bool straddles(double threshold) const {
+        return passed && ciLow && ciHigh && *ciLow <= threshold && threshold <= *ciHigh;
+    }
+};
+
+LadderPosition verdictPosition(const Attempt& attempt) {
+    return {attempt.passed, attempt.speedup, attempt.speedupCiLow, attempt.speedupCiHigh};
+}
+
+LadderPosition retimedPosition(const Attempt& attempt, const PairedTiming& overEager) {
+    return {attempt.passed, overEager.ratio, overEager.ciLow, overEager.ciHigh};
+}
+
+/// A cell's base and skill-outcome positions under the settings' timing rule (Contrast says how).
+struct CellPositions {
+    LadderPosition base;
+    LadderPosition skill;
+    bool paired = false;     // both speedups came from the re-timing
+    bool fellBack = false;   // a passing arm had no speedup from a re-timing
+    bool indistinct = false; // the re-timing's paired ratio skill/base has a CI containing 1
+};
+
+CellPositions positionsOf(const Comparison& comparison, TimingRule timing) {
+    CellPositions cell{verdictPosition(*comparison.base), verdictPosition(comparison.skillOutcome())};
+    if (timing == TimingRule::Unpaired) {
+        return cell;
+    }
+    const bool skillRan = comparison.sourceWroteSkill();
+    const bool needBase = comparison.base->passed;
+    const bool needSkill = skillRan && comparison.skill->passed;
+    if (!needBase && !needSkill) {
+        return cell; // nothing passed: no speedup to take from anywhere
+    }
+    const CellRetiming* retiming = comparison.retiming.get();
+    if (!retiming || (needBase && !retiming->baseOverEager) || (needSkill && !retiming->skillOverEager)) {
+        cell.fellBack = true;
+        return cell;
+    }
+    if (needBase) {
+        cell.base = retimedPosition(*comparison.base, *retiming->baseOverEager);
+    }
+    cell.skill = !skillRan   ? cell.base
+                 : needSkill ? retimedPosition(*comparison.skill, *retiming->skillOverEager)
+                             : verdictPosition(*comparison.skill);
+    cell.paired = true;
+    cell.indistinct = skillRan && retiming->skillOverBase && retiming->skillOverBase->withinNoise();
+    return cell;
+}
+
+/// R@t and S from per-cell attainment (attained[i][t] is 0 or 1); nullopt when there are no cells.
+std::optional<LadderRates> ladderOf(const std::vector<std::vector<double>>& attained,
+                                    const std::vector<double>& thresholds) {
+    if (attained.empty() || thresholds.empty()) {
+        return std::nullopt;
+    }
+    LadderRates result;
+    result.thresholds = thresholds;
+    double rateSum = 0;
+    for (std::size_t t = 0; t < thresholds.size(); ++t) {
+        double count = 0;
+        for (const std::vector<double>& cell : attained) {
+            count += cell[t];
+        }
+        result.rates.push_back(count / double(attained.size()));
+        rateSum += result.rates.back();
+    }
+    result.score = 100.0 * rateSum / double(thresholds.size());
+    return result;
+}
+
+} // namespace
+
 static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings) {
     Contrast result;
+    result.timing = settings.timing;
     result.resolved = resolved.size();
-    std::vector<const Attempt*> bases;
-    std::vector<const Attempt*> skills;
-    result.baseBorderline.assign(settings.thresholds.size(), 0);
-    result.skillBorderline.assign(settings.thresholds.size(), 0);
+    const std::size_t count = settings.thresholds.size();
+    result.baseBorderline.assign(count, 0);
+    result.skillBorderline.assign(count, 0);
+    result.ties.assign(count, 0);
+    std::vector<std::vector<double>> baseAttained;
+    std::vector<std::vector<double>> skillAttained;
+    // Per cell, the statistics whose means are bootstrapped: S base, S skill, S lift, then lift at each threshold.
+    std::vector<std::vector<double>> cellStatistics;
     for (const Comparison* comparison : resolved) {
-        bases.push_back(&*comparison->base);
-        skills.push_back(&comparison->skillOutcome());
-        for (const auto& [attempt, counts] :
-             {std::pair{bases.back(), &result.baseBorderline}, std::pair{skills.back(), &result.skillBorderline}}) {
-            result.withCi += attempt->speedupCiLow && attempt->speedupCiHigh ? 1 : 0;
-            for (std::size_t i = 0; i < settings.thresholds.size(); ++i) {
-                (*counts)[i] += straddles(*attempt, settings.thresholds[i]) ? 1 : 0;
+        const CellPositions cell = positionsOf(*comparison, settings.timing);
+        result.pairedCells += cell.paired ? 1 : 0;
+        result.fellBack += cell.fellBack ? 1 : 0;
+        std::vector<double> base(count);
+        std::vector<double> skill(count);
+        for (const auto& [position, borderline] :
+             {std::pair{&cell.base, &result.baseBorderline}, std::pair{&cell.skill, &result.skillBorderline}}) {
+            result.withCi += position->ciLow && position->ciHigh ? 1 : 0;
+            for (std::size_t i = 0; i < count; ++i) {
+                (*borderline)[i] += position->straddles(settings.thresholds[i]) ? 1 : 0;
             }
         }
+        for (std::size_t i = 0; i < count; ++i) {
+            const double t = settings.thresholds[i];
+            base[i] = cell.base.attains(t) ? 1 : 0;
+            skill[i] = cell.skill.attains(t) ? 1 : 0;
+            const bool crossing = base[i] != skill[i] && cell.base.passed && cell.skill.passed;
+            if (settings.timing == TimingRule::Paired && crossing &&
+                (cell.base.straddles(t) || cell.skill.straddles(t) || cell.indistinct)) {
+                skill[i] = base[i]; // a tie: noise moved it across t, so it lifts nothing
+                ++result.ties[i];
+            }
+        }
+        std::vector<double> statistics{0, 0, 0};
+        for (std::size_t i = 0; i < count; ++i) {
+            statistics[0] += 100.0 * base[i] / double(count);
+            statistics[1] += 100.0 * skill[i] / double(count);
+            statistics.push_back(skill[i] - base[i]);
+        }
+        statistics[2] = statistics[1] - statistics[0];
+        cellStatistics.push_back(std::move(statistics));
+        baseAttained.push_back(std::move(base));
+        skillAttained.push_back(std::move(skill));
     }
-    result.base = ladder(bases, settings);
-    result.skill = ladder(skills, settings);
+    result.base = ladderOf(baseAttained, settings.thresholds);
+    result.skill = ladderOf(skillAttained, settings.thresholds);
     if (result.base && result.skill) {
         LadderRates lift;
         lift.thresholds = result.base->thresholds;
@@ -64,6 +175,13 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
         }
         lift.score = result.skill->score - result.base->score;
         result.lift = lift;
+    }
+    if (count > 0) {
+        std::vector<std::optional<Interval>> intervals = meanBootstrapCis(std::move(cellStatistics), 3 + count);
+        result.intervals.baseScore = intervals[0];
+        result.intervals.skillScore = intervals[1];
+        result.intervals.liftScore = intervals[2];
+        result.intervals.liftRates.assign(intervals.begin() + 3, intervals.end());
     }
     return result;
 }

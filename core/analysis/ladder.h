@@ -1,9 +1,10 @@
-// The MetaKernelBench speedup ladder (DESIGN §8): R@t, S, base vs skill contrast with lift, coverage and the splits.
+// The speedup ladder (DESIGN §8): R@t, S, base vs skill contrast with lift and its intervals, coverage and the splits.
 #pragma once
 
 #include "core/analysis/attempt.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/stats.h"
 
 #include <functional>
 #include <map>
@@ -20,18 +21,42 @@ struct LadderRates {
     double score = 0;
 };
 
+/// 95% percentile-bootstrap intervals of a contrast's S and lift over its cells (meanBootstrapCis, resampling cells so
+/// that each cell's base and skill stay together). Every interval is nullopt with fewer than two cells.
+struct LadderIntervals {
+    std::optional<Interval> baseScore;
+    std::optional<Interval> skillScore;
+    std::optional<Interval> liftScore;
+    std::vector<std::optional<Interval>> liftRates; // per threshold, same order as the settings' thresholds
+};
+
 /// Base against skill on a set of resolved comparisons; base/skill/lift are nullopt when there are none.
 /// lift.rates[i] = skill.rates[i] − base.rates[i]; lift.score = skill.score − base.score.
+///
+/// Under TimingRule::Paired a cell's base and skill speedups come from one measurement session, its paired re-timing
+/// (baseOverEager, skillOverEager with their CIs); a failed arm stays failed and a skipped skill is its base. A cell
+/// whose passing arms the re-timing did not time (or that has none) keeps its verdicts' speedups and is counted in
+/// fellBack. A crossing (both passed, exactly one attains t) is a tie when either speedup's CI contains t or the
+/// paired ratio's CI contains 1: the skill counts as its base at t, and the tie is counted. Under
+/// TimingRule::Unpaired the ladder is MetaKernelBench's: the verdicts' speedups, no ties.
 struct Contrast {
+    TimingRule timing = TimingRule::Paired;
     std::size_t resolved = 0;
     std::optional<LadderRates> base;
     std::optional<LadderRates> skill;
     std::optional<LadderRates> lift;
+    LadderIntervals intervals;
     // Borderline attempts per threshold (same order as the settings' thresholds): passed, and the speedup's CI
     // contains t, so R@t could go either way. withCi counts the base and skill-outcome attempts that carry a CI.
+    // Under the paired rule the CIs are the re-timing's where its speedups were used.
     std::vector<std::size_t> baseBorderline;
     std::vector<std::size_t> skillBorderline;
     std::size_t withCi = 0;
+    // Paired rule only: crossings counted as ties per threshold; cells ranked on their re-timing's speedups; cells
+    // whose passing arms had no re-timing and fell back to their verdicts' speedups.
+    std::vector<std::size_t> ties;
+    std::size_t pairedCells = 0;
+    std::size_t fellBack = 0;
 };
 
 /// Shares of resolved comparisons whose source passed and whose source handed over a skill.

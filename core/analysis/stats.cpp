@@ -105,8 +105,8 @@ private:
     std::uint64_t state_;
 };
 
-/// FNV-1a over the values' bit patterns and their count.
-std::uint64_t seedFrom(const std::vector<double>& values) {
+/// FNV-1a over the items' count and their values' bit patterns, item by item.
+std::uint64_t seedFrom(const std::vector<std::vector<double>>& items) {
     std::uint64_t hash = 0xcbf29ce484222325ULL;
     const auto mix = [&hash](std::uint64_t word) {
         for (int byte = 0; byte < 8; ++byte) {
@@ -114,11 +114,48 @@ std::uint64_t seedFrom(const std::vector<double>& values) {
             hash *= 0x100000001b3ULL;
         }
     };
-    mix(values.size());
-    for (double value : values) {
-        mix(std::bit_cast<std::uint64_t>(value));
+    mix(items.size());
+    for (const std::vector<double>& item : items) {
+        for (double value : item) {
+            mix(std::bit_cast<std::uint64_t>(value));
+        }
     }
     return hash;
+}
+
+/// The one resampler of the percentile bootstraps: for each statistic k, the means of items[·][k] over `resamples`
+/// resamples of the items (with replacement; a draw keeps an item whole), each column sorted ascending. The items
+/// are at least one, each holding `statistics` values, in the sorted order the seed was taken in.
+std::vector<std::vector<double>> sortedResampledMeans(const std::vector<std::vector<double>>& items,
+                                                      std::size_t statistics, int resamples, std::uint64_t seed) {
+    SplitMix64 generator(seed);
+    std::vector<std::vector<double>> means(statistics);
+    for (std::vector<double>& column : means) {
+        column.reserve(std::size_t(resamples));
+    }
+    const std::size_t n = items.size();
+    std::vector<double> sums(statistics);
+    for (int resample = 0; resample < resamples; ++resample) {
+        std::fill(sums.begin(), sums.end(), 0.0);
+        for (std::size_t draw = 0; draw < n; ++draw) {
+            const std::vector<double>& item = items[generator.below(n)];
+            for (std::size_t k = 0; k < statistics; ++k) {
+                sums[k] += item[k];
+            }
+        }
+        for (std::size_t k = 0; k < statistics; ++k) {
+            means[k].push_back(sums[k] / double(n));
+        }
+    }
+    for (std::vector<double>& column : means) {
+        std::sort(column.begin(), column.end());
+    }
+    return means;
+}
+
+Interval percentileInterval(const std::vector<double>& sorted, double confidence) {
+    const double tail = (1 - std::clamp(confidence, 0.0, 1.0)) / 2;
+    return Interval{sortedQuantile(sorted, tail), sortedQuantile(sorted, 1 - tail)};
 }
 
 } // namespace
@@ -127,31 +164,46 @@ std::optional<Interval> geometricMeanBootstrapCi(std::vector<double> values, int
     if (values.size() < 2 || resamples < 1) {
         return std::nullopt;
     }
-    std::vector<double> logs;
-    logs.reserve(values.size());
     for (double value : values) {
         if (!(value > 0) || !std::isfinite(value)) {
             return std::nullopt;
         }
     }
     std::sort(values.begin(), values.end());
+    std::vector<std::vector<double>> items;
+    items.reserve(values.size());
     for (double value : values) {
-        logs.push_back(std::log(value));
+        items.push_back({value});
     }
-    SplitMix64 generator(seedFrom(values));
-    std::vector<double> means;
-    means.reserve(std::size_t(resamples));
-    const std::size_t n = logs.size();
-    for (int resample = 0; resample < resamples; ++resample) {
-        double sum = 0;
-        for (std::size_t draw = 0; draw < n; ++draw) {
-            sum += logs[generator.below(n)];
+    const std::uint64_t seed = seedFrom(items); // from the values themselves; the draws average their logarithms
+    for (std::vector<double>& item : items) {
+        item[0] = std::log(item[0]);
+    }
+    std::vector<double> means = std::move(sortedResampledMeans(items, 1, resamples, seed)[0]);
+    for (double& logMean : means) {
+        logMean = std::exp(logMean); // exp keeps the order: these are the sorted resampled geometric means
+    }
+    return percentileInterval(means, confidence);
+}
+
+std::vector<std::optional<Interval>> meanBootstrapCis(std::vector<std::vector<double>> items, std::size_t statistics,
+                                                      int resamples, double confidence) {
+    std::vector<std::optional<Interval>> result(statistics);
+    if (items.size() < 2 || resamples < 1) {
+        return result;
+    }
+    for (const std::vector<double>& item : items) {
+        if (item.size() != statistics ||
+            !std::all_of(item.begin(), item.end(), [](double value) { return std::isfinite(value); })) {
+            return result;
         }
-        means.push_back(std::exp(sum / double(n)));
     }
-    std::sort(means.begin(), means.end());
-    const double tail = (1 - std::clamp(confidence, 0.0, 1.0)) / 2;
-    return Interval{sortedQuantile(means, tail), sortedQuantile(means, 1 - tail)};
+    std::sort(items.begin(), items.end());
+    const std::vector<std::vector<double>> means = sortedResampledMeans(items, statistics, resamples, seedFrom(items));
+    for (std::size_t k = 0; k < statistics; ++k) {
+        result[k] = percentileInterval(means[k], confidence);
+    }
+    return result;
 }
 
 } // namespace mkb::analysis

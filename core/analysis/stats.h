@@ -47,4 +47,14 @@ inline constexpr double kBootstrapConfidence = 0.95;
 std::optional<Interval> geometricMeanBootstrapCi(std::vector<double> values, int resamples = kBootstrapResamples,
                                                  double confidence = kBootstrapConfidence);
 
+/// Percentile-bootstrap intervals of the means of several statistics measured on the same items (items[i][k] is
+/// statistic k of item i, e.g. a cell's base and skill attainment): each resample draws items.size() items with
+/// replacement and keeps every item's statistics together, so a paired difference stays paired. The same resampler
+/// as geometricMeanBootstrapCi: the items are sorted and the generator seeded from their bits, so the same items in
+/// any order give the same intervals. Returns one interval per statistic (statistics of them); each is nullopt with
+/// fewer than two items, or when an item does not hold statistics finite values.
+std::vector<std::optional<Interval>> meanBootstrapCis(std::vector<std::vector<double>> items, std::size_t statistics,
+                                                      int resamples = kBootstrapResamples,
+                                                      double confidence = kBootstrapConfidence);
+
 } // namespace mkb::analysis
