@@ -1,8 +1,10 @@
-// `mkb suite check`: validates every problem of a suite and grades its shipped solutions through one grader session.
+// `mkb suite check`: validates every problem of a suite and grades its shipped solutions through one grader session;
+// `mkb suite import`: converts another benchmark's tasks into problem files, through the Python importer.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 
+#include "core/cluster/command_runner.h"
 #include "core/grading/boundary.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_pool.h"
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <unistd.h>
@@ -27,6 +30,7 @@ namespace fs = std::filesystem;
 
 const char* const kSuiteHelp = R"(usage: mkb suite check [options]
        mkb suite table REPORT [--suite DIR] [--output FILE]
+       mkb suite import kernelbenchx CHECKOUT --out DIR [--force] [--json FILE] [--python PATH]
 
 Validates a problem suite and its shipped solutions on one device, through one grader process:
   1. each problem (the grader's validate request; the problem's code runs only in the grader's sandboxed child):
@@ -82,6 +86,16 @@ mkb suite table REPORT renders the markdown suite table of an earlier --json rep
 GPU (after the table's format changed, say): to stdout, or to --output FILE. The report's problems are matched to
 the suite (--suite DIR, default the shipped problems); one whose problem or solution file changed since is refused
 (exit 3), as is a report that cannot be read. Paths of the machine that made the report are left out as in --table.
+
+mkb suite import kernelbenchx CHECKOUT --out DIR converts the tasks of a KernelBench-X checkout
+(data/kernelbenchx/<Category>/<task>.py) into problem files DIR/<family>/NNN_slug.py (numbers from 100, in order of
+category and name) that mkb problems validate and the grader read. The task files are parsed, never run (the
+importer is a Python child, --python as above). Each task prints one line: imported (written, rewritten, unchanged,
+or differs: an existing different file is kept unless --force), skipped with its reason, or error with the file and
+line; then a summary. --json FILE also writes every task's outcome as JSON. docs/guide/kernelbenchx.md says how a
+task's harness becomes make_inputs() and MKB_META. Exit codes: 0 every task imported or skipped with a reason,
+1 some file differs and was kept, 2 bad command line, 3 the checkout is missing or a task file is malformed (the
+others are still written), 5 the importer could not run.
 
 exit codes: 0 every problem clean and every solution passed, 1 some issue (listed), 2 bad command line,
             3 unknown suite, DSL or empty selection, or --json/--table cannot be written, 4 store error,
@@ -271,6 +285,51 @@ int runTable(const ParsedArgs& args) {
     return kExitOk;
 }
 
+int runImport(const ParsedArgs& args) {
+    if (args.positionals.size() != 3) {
+        return fail(kExitUsage, "mkb suite import takes a benchmark and its checkout: mkb suite import kernelbenchx "
+                                "CHECKOUT --out DIR (mkb suite --help)");
+    }
+    if (args.positionals[1] != "kernelbenchx") {
+        return fail(kExitUsage, "suite import: unknown benchmark '" + args.positionals[1] +
+                                    "'; the importer reads kernelbenchx (mkb suite --help)");
+    }
+    const std::optional<std::string> out = args.option("out");
+    if (!out || out->empty()) {
+        return fail(kExitUsage, "suite import: --out DIR is required: the suite folder the problem files go to");
+    }
+    std::vector<std::string> argv = {
+        graderPythonFrom(args.option("python")), "-m", "mkbimport", "kernelbenchx", args.positionals[2], "--out", *out};
+    if (args.has("force")) {
+        argv.push_back("--force");
+    }
+    if (auto json = args.option("json")) {
+        argv.insert(argv.end(), {"--json", *json});
+    }
+    std::string pythonPath = graderPackageDir().string(); // mkbimport lives beside mkbgrader
+    if (const char* inherited = std::getenv("PYTHONPATH"); inherited && *inherited) {
+        pythonPath += ":" + std::string(inherited);
+    }
+    constexpr double kImportBoundS = 300;
+    auto ran = cluster::runCommand(argv, kImportBoundS, {{"PYTHONPATH", pythonPath}, {"PYTHONDONTWRITEBYTECODE", "1"}});
+    if (!ran) {
+        return fail(kExitInfrastructure, "suite import: cannot start the importer's Python '" + argv[0] +
+                                             "' (give --python PATH or set MKB_PYTHON)");
+    }
+    std::cout << ran->out << std::flush;
+    std::cerr << ran->err << std::flush;
+    if (ran->timedOut) {
+        return fail(kExitInfrastructure, "suite import: the importer did not finish within 300 s and was stopped");
+    }
+    if (ran->exitCode == kExitOk || ran->exitCode == kExitFailed || ran->exitCode == kExitUsage ||
+        ran->exitCode == kExitBadInput || ran->exitCode == kExitInfrastructure) {
+        return ran->exitCode;
+    }
+    return fail(kExitInfrastructure, "suite import: the importer ended with exit status " +
+                                         std::to_string(ran->exitCode) + " (is '" + argv[0] +
+                                         "' Python 3.9 or newer? give --python PATH)");
+}
+
 int runSuite(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
     spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
@@ -278,6 +337,8 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     spec.options.insert("boundary");
     spec.options.insert("devices");
     spec.options.insert("output");
+    spec.options.insert("out");
+    spec.flags.insert("force");
     spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
@@ -290,14 +351,19 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     if (!parsed->positionals.empty() && parsed->positionals[0] == "table") {
         return runTable(*parsed);
     }
+    if (!parsed->positionals.empty() && parsed->positionals[0] == "import") {
+        return runImport(*parsed);
+    }
     if (parsed->positionals.size() != 1 || parsed->positionals[0] != "check") {
-        return fail(kExitUsage, "mkb suite takes one action: check or table (mkb suite --help)");
+        return fail(kExitUsage, "mkb suite takes one action: check, table or import (mkb suite --help)");
     }
     return runCheck(*parsed, rawArgs);
 }
 
 const bool registered = registerCommand(
-    {"suite", "validate every problem and grade its shipped solutions (mkb suite check), or render a report's table",
+    {"suite",
+     "validate every problem and grade its shipped solutions (mkb suite check), render a report's table, or import "
+     "KernelBench-X's tasks as problem files",
      kSuiteHelp, runSuite});
 
 } // namespace
