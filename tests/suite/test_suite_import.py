@@ -106,7 +106,7 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn('"inplace_outputs": [0],', text)
         self.assertIn("idx = torch.randint(0, 64, (16,), dtype=torch.int64, device=device)", text)
         self.assertIn("x = torch.randn((64, 128), dtype=torch.float32, device=device)", text)
-        self.assertIn("its dim 0 (64) also sizes another dimension or argument", text)
+        self.assertIn("its dim 0 (64) cannot grow, since it also sizes another dimension or argument", text)
         self.assertIn("return row_fill_(0, x, idx, 3.14)", text)
 
     def test_a_harness_without_a_mode_loop_gives_its_largest_random_call(self) -> None:
@@ -130,6 +130,13 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn("# Signature:\n#   scaled_add(input, other, alpha=1.0) -> Tensor\n", text)
         self.assertIn("def scaled_add(input, other, alpha=1.0):\n    return torch.add(input, other, alpha=alpha)\n",
                       text)
+
+    def test_suite_check_validates_an_imported_problem(self) -> None:
+        store = Path(self.folder.name) / "store.sqlite"
+        checked = mkb("suite", "check", "--suite", str(self.out), "--problems", "index/*", "--device", "cpu",
+                      "--gradings", "0", "--eager-target-ms", "0", "--python", PYTHON, "--store", str(store))
+        self.assertIn("index/101_row_fill: deterministic, sensitive (2/2 inputs)", checked.stdout,
+                      checked.stdout + checked.stderr)
 
     def test_an_imported_in_place_problem_grades_on_cpu_against_its_reference(self) -> None:
         def graded(value: str) -> subprocess.CompletedProcess:

@@ -99,7 +99,8 @@ def _scale(draft: Draft, task: TaskFile) -> Scaling:
     nodes = [n for statement in task.section_tree for n in ast.walk(statement)]
     called = {_called(n) for n in nodes if isinstance(n, ast.Call)}
     matmul_operator = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) for n in nodes)
-    return scale_draft(draft, called, matmul_operator)
+    constants = {n.value for n in nodes if isinstance(n, ast.Constant) and type(n.value) is int}
+    return scale_draft(draft, called, matmul_operator, constants)
 
 
 def _choose(task: TaskFile) -> tuple[Draft, Scaling]:

@@ -132,8 +132,14 @@ def _loaded(node: ast.AST) -> list[str]:
     local = {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
     for comprehension in (n for n in ast.walk(node) if isinstance(n, ast.comprehension)):
         local |= {n.id for n in ast.walk(comprehension.target) if isinstance(n, ast.Name)}
-    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    return [n for n in dict.fromkeys(names) if n not in local]
+    return [n for n in dict.fromkeys(_names_in_order(node)) if n not in local]
+
+
+def _names_in_order(node: ast.AST) -> list[str]:
+    """The names a node loads, in source order (ast.walk goes breadth first: x.clone() would come after y)."""
+    if isinstance(node, ast.Name):
+        return [node.id] if isinstance(node.ctx, ast.Load) else []
+    return [name for child in ast.iter_child_nodes(node) for name in _names_in_order(child)]
 
 
 def _method_call_on_variable(call: ast.Call, modules: frozenset[str]) -> bool:

@@ -1,5 +1,5 @@
-"""Scaling a harness's toy sizes to real ones: dim 0 of the drawn tensors grows until the inputs hold about
-128 MiB, where that dimension is provably free (it appears nowhere else in the draw or the call)."""
+"""Scaling a harness's toy sizes to real ones: a size grows until the inputs hold about 128 MiB, where the draw, the
+call and the task's code show that it is free to grow."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from mkbimport.literals import DTYPE_BYTES, NOTHING, Dtype, fold
 TARGET_BYTES = 128 * 2**20
 # Decompositions cost far more than their bytes suggest; their batches grow to 8 MiB only.
 DECOMPOSITION_TARGET_BYTES = 8 * 2**20
+SQUARE_DECOMPOSITION_TARGET_BYTES = 2**20  # a decomposition of one grown matrix: cubic cost, about 512 x 512 fp32
 DECOMPOSITIONS = ("svd", "svdvals", "qr", "cholesky", "lu", "ldl", "eig", "eigh", "eigvals", "eigvalsh", "solve", "inv",
                   "inverse", "det", "slogdet", "pinv", "lstsq", "matrix_exp")
 # Calls that tie one tensor's dim 0 to another's inner dimension, so equal shapes do not mean "elementwise".
 CONTRACTIONS = DECOMPOSITIONS + ("matmul", "mm", "bmm", "mv", "addmm", "baddbmm", "addbmm", "addmv", "linear",
                                  "einsum", "tensordot", "conv", "outer", "kron", "cdist", "dot", "inner", "cross")
-CREATORS = {"randn", "rand", "randint", "zeros", "ones", "empty", "full"}
+CREATORS = {"randn", "rand", "randint", "zeros", "ones", "empty", "full", "eye"}
 RANDOM_CREATORS = {"randn", "rand", "randint"}
 
 
@@ -60,6 +61,8 @@ def _creation(call: ast.Call) -> Creation | None:
         dims = list(args[0].elts)
     else:
         dims = list(args)
+    if func.attr == "eye" and len(dims) == 1:
+        dims = dims * 2  # eye(n) is n x n: the one literal sizes both dimensions
     if not dims or not all(_int_constant(d) for d in dims):
         return None
     dtype = next((fold(k.value, {}) for k in call.keywords if k.arg == "dtype"), NOTHING)
@@ -83,8 +86,26 @@ def _uses_any(called: set[str], words: tuple[str, ...]) -> bool:
                for name in called for word in words)
 
 
-def scale_draft(draft: Draft, called: set[str], matmul_operator: bool) -> Scaling:
-    """Rewrites the draft's dim-0 sizes in place and says what it did."""
+def _grow_every_size(creations: list[Creation], size: int, target: int) -> int:
+    """The largest factor k for which the inputs, with every dimension equal to `size` grown k-fold, stay within
+    `target`, as does a square of the grown size in float64 (the bound on an output that pairs two grown dimensions,
+    as a matmul's M x N does, in the grader's float64 anchor)."""
+    def input_bytes(k: int) -> int:
+        return sum(c.numel * c.itemsize * k ** sum(1 for d in c.dims if d.value == size) for c in creations)
+
+    factor = 1
+    while input_bytes(factor + 1) <= target and ((factor + 1) * size) ** 2 * 8 <= target:
+        factor += 1
+    return factor
+
+
+def scale_draft(draft: Draft, called: set[str], matmul_operator: bool, section_constants: set[int]) -> Scaling:
+    """Rewrites the draft's sizes in place and says what it did. Two ways, the first that applies:
+    - dim 0 alone grows when its size appears nowhere else (or every input has the same shape and the task
+      contracts nothing), until the inputs hold about 128 MiB;
+    - otherwise a size of at least 8 that appears only as tensor dimensions grows in every dimension it sizes
+      (the matrices of a solve, both sides of a matmul), within the same bound and a float64 square of it,
+      unless the task's own code names that size (it may depend on it)."""
     creations = [c for c in _creations(draft) if c.numel > 0]
     random_numel = sum(c.numel for c in creations if c.random)
     total = sum(c.numel * c.itemsize for c in creations)
@@ -94,22 +115,37 @@ def scale_draft(draft: Draft, called: set[str], matmul_operator: bool) -> Scalin
     leading = [c for c in creations if c.dims[0].value == lead]
     occurrences = sum(1 for s in draft.statements for n in ast.walk(s) if _int_constant(n) and n.value == lead)
     occurrences += sum(1 for n in ast.walk(draft.call) if _int_constant(n) and n.value == lead)
-    in_leading_shapes = sum(1 for c in leading for d in c.dims if d.value == lead)
+    in_shapes = len({id(d) for c in creations for d in c.dims if d.value == lead})
     contracting = _uses_any(called, CONTRACTIONS) or matmul_operator
+    decomposing = _uses_any(called, DECOMPOSITIONS)
+    named_by_task = lead in section_constants
     free = occurrences == len(leading)
-    elementwise = (occurrences == in_leading_shapes and len(leading) == len(creations) and not contracting
+    elementwise = (occurrences == in_shapes and len(leading) == len(creations) and not contracting
                    and len({tuple(d.value for d in c.dims) for c in creations}) == 1)
-    if not (free or elementwise):
-        return Scaling(1, f"sizes as the harness draws them: its dim 0 ({lead}) also sizes another dimension or "
-                          f"argument, so it cannot grow alone", total, random_numel)
-    target = DECOMPOSITION_TARGET_BYTES if _uses_any(called, DECOMPOSITIONS) else TARGET_BYTES
-    growing = sum(c.numel * c.itemsize for c in leading)
-    fixed = total - growing
-    factor = max(1, (target - fixed) // growing) if growing else 1
-    if factor == 1:
-        return Scaling(1, "sizes as the harness draws them (already about the target size)", total, random_numel)
-    for creation in leading:
-        creation.dims[0].value = lead * factor
-    scaled = fixed + growing * factor
-    return Scaling(factor, f"dim 0 of the harness's draw scaled by {factor} ({lead} -> {lead * factor}), "
-                           f"{scaled / 2**20:.0f} MiB of inputs", scaled, random_numel)
+    if free or elementwise:
+        target = DECOMPOSITION_TARGET_BYTES if decomposing else TARGET_BYTES
+        growing = sum(c.numel * c.itemsize for c in leading)
+        fixed = total - growing
+        factor = max(1, (target - fixed) // growing) if growing else 1
+        if factor == 1:
+            return Scaling(1, "sizes as the harness draws them (already about the target size)", total, random_numel)
+        for creation in leading:
+            creation.dims[0].value = lead * factor
+        scaled = fixed + growing * factor
+        return Scaling(factor, f"dim 0 of the harness's draw scaled by {factor} ({lead} -> {lead * factor}), "
+                               f"{scaled / 2**20:.0f} MiB of inputs", scaled, random_numel)
+    if lead >= 8 and occurrences == in_shapes and not named_by_task:
+        target = SQUARE_DECOMPOSITION_TARGET_BYTES if decomposing else TARGET_BYTES
+        factor = _grow_every_size(creations, lead, target)
+        if factor > 1:
+            for creation in creations:
+                for dim in creation.dims:
+                    if dim.value == lead:
+                        dim.value = lead * factor
+            scaled = sum(c.numel * c.itemsize for c in creations)
+            return Scaling(factor, f"size {lead} grown by {factor} in every dimension it sizes ({lead} -> "
+                                   f"{lead * factor}), {scaled / 2**20:.1f} MiB of inputs", scaled, random_numel)
+    named = named_by_task and lead >= 8 and occurrences == in_shapes
+    reason = "the task's code names it" if named else "it also sizes another dimension or argument"
+    return Scaling(1, f"sizes as the harness draws them: its dim 0 ({lead}) cannot grow, since {reason}", total,
+                   random_numel)
