@@ -27,7 +27,7 @@ Prints the metrics of the project store (docs/metrics.md defines each one) as ta
 it is never migrated, and its write-ahead log is read but never applied, checkpointed or deleted (mkb db recover).
 
 metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
-  ladder       R@t and S for base and skill, and the lift
+  ladder       R@t and S for base and skill, and the lift, with 95% bootstrap intervals over the cells
   coverage     share of resolved cell-replicates whose source passed / wrote a skill
   transfer     helped (T), neutral, harmed (H) and ΔGM of the paired ratios
   standing     transfer outcomes by source standing (above, same, below)
@@ -61,7 +61,10 @@ options:
   --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
   --timing RULE      paired (default): two passing kernels of a re-timed cell are judged on their paired ratio and
                      its 95% CI, the others by the unpaired rule; unpaired: MetaKernelBench's rule on the separate
-                     gradings. Each outcome table says which rule it used and how many cells had paired data
+                     gradings. Each outcome table says which rule it used and how many cells had paired data.
+                     The ladder under paired ranks a cell's base and skill on its one re-timing (a crossing of t
+                     within noise is a tie, counted) and says how many cells fell back to their gradings'
+                     speedups; under unpaired it is MetaKernelBench's ladder (docs/metrics.md)
 
 exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store cannot be opened or read
 )";

@@ -148,8 +148,7 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
             base[i] = cell.base.attains(t) ? 1 : 0;
             skill[i] = cell.skill.attains(t) ? 1 : 0;
             const bool crossing = base[i] != skill[i] && cell.base.passed && cell.skill.passed;
-            if (settings.timing == TimingRule::Paired && crossing &&
-                (cell.base.straddles(t) || cell.skill.straddles(t) || cell.indistinct)) {
+            if (cell.paired && crossing && (cell.base.straddles(t) || cell.skill.straddles(t) || cell.indistinct)) {
                 skill[i] = base[i]; // a tie: noise moved it across t, so it lifts nothing
                 ++result.ties[i];
             }

@@ -36,9 +36,10 @@ struct LadderIntervals {
 /// Under TimingRule::Paired a cell's base and skill speedups come from one measurement session, its paired re-timing
 /// (baseOverEager, skillOverEager with their CIs); a failed arm stays failed and a skipped skill is its base. A cell
 /// whose passing arms the re-timing did not time (or that has none) keeps its verdicts' speedups and is counted in
-/// fellBack. A crossing (both passed, exactly one attains t) is a tie when either speedup's CI contains t or the
-/// paired ratio's CI contains 1: the skill counts as its base at t, and the tie is counted. Under
-/// TimingRule::Unpaired the ladder is MetaKernelBench's: the verdicts' speedups, no ties.
+/// fellBack; it is ranked as under the unpaired rule, so a store without re-timings gives the same ladder under both.
+/// In a cell ranked on its re-timing, a crossing (both passed, exactly one attains t) is a tie when either speedup's
+/// CI contains t or the paired ratio's CI contains 1: the skill counts as its base at t, and the tie is counted.
+/// Under TimingRule::Unpaired the ladder is MetaKernelBench's: the verdicts' speedups, no ties.
 struct Contrast {
     TimingRule timing = TimingRule::Paired;
     std::size_t resolved = 0;

@@ -237,18 +237,52 @@ std::optional<double> optionalFrom(const std::optional<std::int64_t>& value) {
     return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
 }
 
+ReportCell intervalBound(const std::optional<analysis::Interval>& interval, bool high, bool percent) {
+    if (!interval) {
+        return nullCell();
+    }
+    const double bound = high ? interval->high : interval->low;
+    return percent ? percentCell(bound) : numberCell(bound, 1);
+}
+
+/// Rows base, skill and lift with S and its interval, then the lift's interval bounds at every threshold and for S.
 void appendLadderRows(ReportTable& table, const std::string& key, const analysis::Contrast& contrast,
                       std::size_t thresholdCount) {
-    const std::pair<const char*, const std::optional<analysis::LadderRates>*> arms[] = {
-        {"base", &contrast.base}, {"skill", &contrast.skill}, {"lift", &contrast.lift}};
-    for (const auto& [name, rates] : arms) {
+    const analysis::LadderIntervals& intervals = contrast.intervals;
+    const std::tuple<const char*, const std::optional<analysis::LadderRates>*, const std::optional<analysis::Interval>*>
+        arms[] = {{"base", &contrast.base, &intervals.baseScore},
+                  {"skill", &contrast.skill, &intervals.skillScore},
+                  {"lift", &contrast.lift, &intervals.liftScore}};
+    for (const auto& [name, rates, scoreInterval] : arms) {
         std::vector<ReportCell> row{textCell(key), textCell(name), countCell(contrast.resolved)};
         for (std::size_t i = 0; i < thresholdCount; ++i) {
             row.push_back(*rates ? percentCell((*rates)->rates[i]) : nullCell());
         }
         row.push_back(*rates ? numberCell((*rates)->score, 1) : nullCell());
+        row.push_back(intervalBound(*scoreInterval, false, false));
+        row.push_back(intervalBound(*scoreInterval, true, false));
         table.rows.push_back(std::move(row));
     }
+    for (const bool high : {false, true}) {
+        std::vector<ReportCell> row{textCell(key), textCell(high ? "lift 95% high" : "lift 95% low"),
+                                    countCell(contrast.resolved)};
+        for (std::size_t i = 0; i < thresholdCount; ++i) {
+            row.push_back(i < intervals.liftRates.size() ? intervalBound(intervals.liftRates[i], high, true)
+                                                         : nullCell());
+        }
+        row.push_back(intervalBound(intervals.liftScore, high, false));
+        row.push_back(nullCell());
+        row.push_back(nullCell());
+        table.rows.push_back(std::move(row));
+    }
+}
+
+std::string perThreshold(const std::vector<std::size_t>& counts, const std::vector<double>& thresholds) {
+    std::string text;
+    for (std::size_t i = 0; i < thresholds.size() && i < counts.size(); ++i) {
+        text += (i ? ", " : "") + analysis::ladderLabel(thresholds[i]) + " " + std::to_string(counts[i]);
+    }
+    return text;
 }
 
 ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& options) {
@@ -258,33 +292,37 @@ ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& o
     for (double threshold : options.settings.thresholds) {
         columns.push_back(analysis::ladderLabel(threshold));
     }
-    columns.push_back("S");
+    columns.insert(columns.end(), {"S", "S 95% low", "S 95% high"});
     table.columns = withGroupColumn(options.split, columns);
     const std::size_t count = options.settings.thresholds.size();
     std::vector<std::size_t> baseBorderline(count, 0);
     std::vector<std::size_t> skillBorderline(count, 0);
+    std::vector<std::size_t> ties(count, 0);
     std::size_t withCi = 0;
+    std::size_t resolved = 0;
+    std::size_t pairedCells = 0;
+    std::size_t fellBack = 0;
     for (const Group& group : groups) {
         const analysis::Contrast contrast = analysis::contrast(*group.comparisons, options.settings);
         appendLadderRows(table, group.key, contrast, count);
         withCi += contrast.withCi;
+        resolved += contrast.resolved;
+        pairedCells += contrast.pairedCells;
+        fellBack += contrast.fellBack;
         for (std::size_t i = 0; i < count; ++i) {
             baseBorderline[i] += contrast.baseBorderline[i];
             skillBorderline[i] += contrast.skillBorderline[i];
+            ties[i] += contrast.ties[i];
         }
     }
+    table.footnotes.push_back(
+        ladderRuleLine(options.settings.timing, resolved, pairedCells, fellBack, ties, options.settings.thresholds));
+    table.footnotes.push_back(kLadderIntervalLine);
     if (withCi > 0) { // verdicts graded before speedup CIs existed add no line: older reports stay as they were
-        auto counts = [&](const std::vector<std::size_t>& borderline) {
-            std::string text;
-            for (std::size_t i = 0; i < count; ++i) {
-                text += (i ? ", " : "") + analysis::ladderLabel(options.settings.thresholds[i]) + " " +
-                        std::to_string(borderline[i]);
-            }
-            return text;
-        };
         table.footnotes.push_back("Borderline (passed, speedup 95% CI contains t; " + std::to_string(withCi) +
-                                  " base and skill attempts carry a CI): base " + counts(baseBorderline) + "; skill " +
-                                  counts(skillBorderline) + ".");
+                                  " base and skill attempts carry a CI): base " +
+                                  perThreshold(baseBorderline, options.settings.thresholds) + "; skill " +
+                                  perThreshold(skillBorderline, options.settings.thresholds) + ".");
     }
     return table;
 }
@@ -424,11 +462,23 @@ ReportTable usageTable(const std::vector<Group>& groups, const ReportOptions& op
             byArm.try_emplace(arm); // no verdict yet: zero attempts, every sum null
         }
         for (const auto& [arm, usage] : byArm) {
+            const auto overflowed = [&](const char* key) {
+                return std::find(usage.overflowed.begin(), usage.overflowed.end(), key) != usage.overflowed.end();
+            };
+            // A sum past its type's range is shown as such, never as a wrapped number or as unknown ("—").
+            const auto sumCell = [&](const char* key, std::optional<double> value, int decimals) {
+                return overflowed(key) ? textCell("overflow") : numberCell(value, decimals);
+            };
+            std::string note = usage.attempts == 0 ? "no verdict yet" : "";
+            if (!usage.overflowed.empty()) {
+                note = "a sum exceeds the largest number its column holds: a usage record carries an absurd value";
+            }
             table.rows.push_back(
                 {textCell(group.key), textCell(arm), countCell(usage.attempts), countCell(usage.trials),
-                 numberCell(optionalFrom(usage.inputTokens), 0), numberCell(optionalFrom(usage.cacheTokens), 0),
-                 numberCell(optionalFrom(usage.outputTokens), 0), numberCell(usage.costUsd, 2),
-                 numberCell(usage.meanAgentSeconds, 1), usage.attempts == 0 ? textCell("no verdict yet") : nullCell()});
+                 sumCell("n_input_tokens", optionalFrom(usage.inputTokens), 0),
+                 sumCell("n_cache_tokens", optionalFrom(usage.cacheTokens), 0),
+                 sumCell("n_output_tokens", optionalFrom(usage.outputTokens), 0), sumCell("cost_usd", usage.costUsd, 2),
+                 numberCell(usage.meanAgentSeconds, 1), note.empty() ? nullCell() : textCell(note)});
         }
     }
     return table;
@@ -759,6 +809,20 @@ Status appendCalibrations(const Store& store, Report& report) {
 }
 } // namespace
 
+std::string ladderRuleLine(analysis::TimingRule rule, std::size_t resolved, std::size_t pairedCells,
+                           std::size_t fellBack, const std::vector<std::size_t>& ties,
+                           const std::vector<double>& thresholds) {
+    if (rule == analysis::TimingRule::Unpaired) {
+        return "Ladder: unpaired rule (MetaKernelBench's ladder, --timing unpaired): each arm ranked on its own "
+               "grading's speedup, " +
+               std::to_string(resolved) + " resolved cells.";
+    }
+    return "Ladder: paired rule (docs/metrics.md, \"Paired ladder\"): " + std::to_string(pairedCells) + " of " +
+           std::to_string(resolved) + " resolved cells ranked on one re-timing of both arms, " +
+           std::to_string(fellBack) + " fell back to their gradings' speedups for want of one; ties (a crossing of t " +
+           "within noise, lifting nothing): " + perThreshold(ties, thresholds) + ".";
+}
+
 std::string timingLine(const TableTiming& timing) {
     const std::string counted = std::to_string(timing.resolved) + " resolved comparisons, " +
                                 std::to_string(timing.withRetiming) + " with a paired re-timing";
@@ -766,9 +830,9 @@ std::string timingLine(const TableTiming& timing) {
         return "Timing: unpaired rule (MetaKernelBench, --timing unpaired): " + counted +
                (timing.withRetiming ? " (not used)." : ".");
     }
-    return "Timing: paired rule (DESIGN §8): " + counted + "; " + std::to_string(timing.paired) + " judged by it (" +
-           std::to_string(timing.withinNoise) + " within noise), " + std::to_string(timing.fellBack) +
-           " fell back to the unpaired rule for want of one.";
+    return "Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): " + counted + "; " +
+           std::to_string(timing.paired) + " judged by it (" + std::to_string(timing.withinNoise) + " within noise), " +
+           std::to_string(timing.fellBack) + " fell back to the unpaired rule for want of one.";
 }
 
 Result<CalibrationSummary> calibrationSummary(const Store& store) {

@@ -44,6 +44,17 @@ struct TableTiming {
     std::size_t withinNoise = 0;  // paired neutrals whose CI contains 1
 };
 
+/// The line under a ladder table that says which rule ranked it: paired, with how many cells were ranked on a
+/// re-timing, how many fell back, and the ties per threshold; or unpaired, MetaKernelBench's ladder.
+std::string ladderRuleLine(analysis::TimingRule rule, std::size_t resolved, std::size_t pairedCells,
+                           std::size_t fellBack, const std::vector<std::size_t>& ties,
+                           const std::vector<double>& thresholds);
+
+/// The line under a ladder table that says what its intervals are (the overview shows the same line).
+inline constexpr const char* kLadderIntervalLine =
+    "Intervals: 95% percentile bootstrap over the group's cells (1000 resamples, seeded from the data, so the same "
+    "data always give the same bounds); none for a single cell. A lift whose interval contains 0 is within noise.";
+
 /// The line under an outcome table that says which rule it used and on how much paired data (the GUI overview shows
 /// the same line).
 std::string timingLine(const TableTiming& timing);

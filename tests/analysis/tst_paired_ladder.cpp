@@ -174,11 +174,12 @@ private slots:
         const Contrast lift = contrast({clear});
         QCOMPARE(lift.ties, (std::vector<std::size_t>{0, 0, 0, 0, 0}));
         MKB_NEAR(lift.lift->rates[3], 1.0);
-        // a fell-back cell whose verdict CI contains t is a tie as well
-        const Contrast verdictTie =
+        // a fell-back cell is ranked as under the unpaired rule: its verdicts' CIs make no tie, and it is counted
+        const Contrast verdictCrossing =
             contrast({cell(passing(1), passingWithin(1.9, 1.85, 1.95), passingWithin(2.05, 1.98, 2.1))});
-        QCOMPARE(verdictTie.ties[3], std::size_t(1));
-        QCOMPARE(verdictTie.fellBack, std::size_t(1));
+        QCOMPARE(verdictCrossing.ties[3], std::size_t(0));
+        MKB_NEAR(verdictCrossing.lift->rates[3], 1.0);
+        QCOMPARE(verdictCrossing.fellBack, std::size_t(1));
         // a failed base against a passing skill: decisive at every threshold it reaches
         const Contrast decisive = contrast({cell(passing(1), failing(), passingWithin(1.0, 0.9, 1.1))});
         QCOMPARE(decisive.ties, (std::vector<std::size_t>{0, 0, 0, 0, 0}));

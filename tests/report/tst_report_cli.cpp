@@ -89,8 +89,8 @@ private slots:
         const Run run = runMkb({"report", "--store", store_, "--model", "m1", "--metrics", "ladder", "--thresholds",
                                 "0,3", "--delta", "0.1", "--unclipped", "--format", "csv"});
         QCOMPARE(run.exitCode, 0);
-        QVERIFY(run.out.find("group,arm,resolved,R@0,R@3,S\r\n") != std::string::npos);
-        QVERIFY(run.out.find("all,skill,4,0.750,0.250,50.0\r\n") != std::string::npos);
+        QVERIFY(run.out.find("group,arm,resolved,R@0,R@3,S,S 95% low,S 95% high\r\n") != std::string::npos);
+        QVERIFY(run.out.find("all,skill,4,0.750,0.250,50.0,") != std::string::npos);
     }
 
     void cli_reportTimingFlagChoosesTheRuleEachOutcomeTableNames() {

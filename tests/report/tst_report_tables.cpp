@@ -143,8 +143,8 @@ private slots:
     void report_overallLadderMatchesTheHandComputedRates() {
         const Report report = build(m1({MetricSet::Ladder}));
         const ReportTable& ladder = tableOf(report, "ladder");
-        QCOMPARE(ladder.columns,
-                 (std::vector<std::string>{"group", "arm", "resolved", "R@0", "R@0.5", "R@1", "R@2", "R@4", "S"}));
+        QCOMPARE(ladder.columns, (std::vector<std::string>{"group", "arm", "resolved", "R@0", "R@0.5", "R@1", "R@2",
+                                                           "R@4", "S", "S 95% low", "S 95% high"}));
         QCOMPARE(valueOf(ladder, {"all", "base"}, "resolved"), 4.0);
         QCOMPARE(valueOf(ladder, {"all", "base"}, "R@0"), 0.75);
         QCOMPARE(valueOf(ladder, {"all", "base"}, "R@1"), 0.5);
@@ -154,6 +154,14 @@ private slots:
         QCOMPARE(valueOf(ladder, {"all", "skill"}, "S"), 50.0);
         QCOMPARE(valueOf(ladder, {"all", "lift"}, "S"), 5.0);
         QCOMPARE(valueOf(ladder, {"all", "lift"}, "R@4"), 0.25);
+        // the bootstrap over the four cells brackets each figure; the lift's bounds have rows of their own
+        QVERIFY(valueOf(ladder, {"all", "base"}, "S 95% low") <= 45.0 &&
+                45.0 <= valueOf(ladder, {"all", "base"}, "S 95% high"));
+        QVERIFY(valueOf(ladder, {"all", "lift 95% low"}, "S") <= 5.0 &&
+                5.0 <= valueOf(ladder, {"all", "lift 95% high"}, "S"));
+        QCOMPARE(valueOf(ladder, {"all", "lift 95% low"}, "S"), valueOf(ladder, {"all", "lift"}, "S 95% low"));
+        QVERIFY(valueOf(ladder, {"all", "lift 95% low"}, "R@4") <= 0.25 &&
+                0.25 <= valueOf(ladder, {"all", "lift 95% high"}, "R@4"));
     }
 
     void report_coverageAndTransferMatchTheHandComputedNumbers() {
@@ -294,7 +302,7 @@ private slots:
         const Report report = build(options);
         const ReportTable& ladder = tableOf(report, "ladder");
         QCOMPARE(ladder.columns[0], std::string("direction"));
-        QCOMPARE(ladder.rows.size(), std::size_t(6)); // two directions × base, skill, lift
+        QCOMPARE(ladder.rows.size(), std::size_t(10)); // two directions × base, skill, lift, lift's low and high
         QCOMPARE(valueOf(ladder, {"cuda2triton", "base"}, "R@0"), 0.5);
         QCOMPARE(valueOf(ladder, {"triton2cuda", "base"}, "R@0"), 1.0);
         QCOMPARE(valueOf(ladder, {"triton2cuda", "skill"}, "R@4"), 0.5);

@@ -150,8 +150,9 @@ private slots:
             QCOMPARE(table.footnotes.size(), std::size_t(std::string(id) == "transfer" ? 2 : 1));
         }
         QCOMPARE(tableOf(report, "transfer").footnotes[0],
-                 std::string("Timing: paired rule (DESIGN §8): 4 resolved comparisons, 1 with a paired re-timing; 1 "
-                             "judged by it (1 within noise), 0 fell back to the unpaired rule for want of one."));
+                 std::string("Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): 4 resolved "
+                             "comparisons, 1 with a paired re-timing; 1 judged by it (1 within noise), 0 fell back to "
+                             "the unpaired rule for want of one."));
         const Report plain = build(mkb::analysis::TimingRule::Unpaired);
         QCOMPARE(tableOf(plain, "transfer").footnotes[0],
                  std::string("Timing: unpaired rule (MetaKernelBench, --timing unpaired): 4 resolved comparisons, 1 "
@@ -180,11 +181,12 @@ private slots:
     // the rule line appears under the table in every format, and JSON carries it as a field
     void timing_ruleLineInEveryFormat() {
         const Report report = build(mkb::analysis::TimingRule::Paired);
-        QVERIFY(toMarkdown(report).find("\n_Timing: paired rule (DESIGN §8): 4 resolved") != std::string::npos);
-        QVERIFY(toCsv(report).find("\r\n\"Timing: paired rule (DESIGN §8): 4 resolved") !=
-                std::string::npos); // quoted: it holds commas
-        QVERIFY(toLatex(report).find("\\end{tabular}\n\\par\\smallskip{\\footnotesize Timing: paired rule (DESIGN "
-                                     "\\S{}8)") != std::string::npos);
+        QVERIFY(toMarkdown(report).find("\n_Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): 4 "
+                                        "resolved") != std::string::npos);
+        QVERIFY(toCsv(report).find("\r\n\"Timing: paired rule (docs/metrics.md, \"\"With paired re-timing\"\"): 4 "
+                                   "resolved") != std::string::npos); // quoted: it holds commas
+        QVERIFY(toLatex(report).find("\\end{tabular}\n\\par\\smallskip{\\footnotesize Timing: paired rule "
+                                     "(docs/metrics.md,") != std::string::npos);
         const nlohmann::json json = nlohmann::json::parse(toJson(report));
         const nlohmann::json& timing = json["tables"][0]["timing"];
         QCOMPARE(timing["rule"].get<std::string>(), std::string("paired"));
@@ -194,16 +196,34 @@ private slots:
         QCOMPARE(timing["fell_back"].get<int>(), 0);
     }
 
-    // tables that use no timing rule carry no rule line (the ladder's output stays as it was)
-    void timing_ladderCarriesNoRuleLine() {
+    // the ladder says which rule ranked it (paired: how many cells were ranked on a re-timing, how many fell back,
+    // the ties) and what its intervals are; coverage uses no timing rule and carries no line; neither is an
+    // outcome table, so neither has a "timing" object
+    void timing_ladderSaysWhichRuleRankedIt() {
         ReportOptions options;
         options.metrics = {MetricSet::Ladder, MetricSet::Coverage};
         auto report = buildReportFromStore(*store_, options);
         QVERIFY(report.ok());
-        for (const ReportTable& table : report->tables) {
-            QVERIFY(table.footnotes.empty() && !table.timing);
-        }
+        const ReportTable& ladder = tableOf(*report, "ladder");
+        QCOMPARE(ladder.footnotes.size(), std::size_t(2));
+        QVERIFY2(ladder.footnotes[0].rfind("Ladder: paired rule (docs/metrics.md, \"Paired ladder\"): ", 0) == 0,
+                 ladder.footnotes[0].c_str());
+        QVERIFY2(ladder.footnotes[0].find(" resolved cells ranked on one re-timing of both arms, ") !=
+                         std::string::npos &&
+                     ladder.footnotes[0].find("; ties (a crossing of t within noise, lifting nothing): R@0 0, ") !=
+                         std::string::npos,
+                 ladder.footnotes[0].c_str());
+        QCOMPARE(ladder.footnotes[1], std::string(kLadderIntervalLine));
+        QVERIFY(tableOf(*report, "coverage").footnotes.empty());
         QVERIFY(toJson(*report).find("\"timing\"") == std::string::npos);
+        options.settings.timing = mkb::analysis::TimingRule::Unpaired;
+        auto plain = buildReportFromStore(*store_, options);
+        QVERIFY(plain.ok());
+        const std::string unpairedLine = tableOf(*plain, "ladder").footnotes[0];
+        QVERIFY2(unpairedLine.rfind("Ladder: unpaired rule (MetaKernelBench's ladder, --timing unpaired): each arm "
+                                    "ranked on its own grading's speedup, ",
+                                    0) == 0,
+                 unpairedLine.c_str());
     }
 
     // ladder: with speedup CIs in the verdicts, a line counts the attempts whose CI straddles each t
@@ -236,8 +256,8 @@ private slots:
         options.metrics = {MetricSet::Ladder};
         const Report report = buildReport(trials, {}, options);
         const ReportTable& ladder = tableOf(report, "ladder");
-        QCOMPARE(ladder.footnotes.size(), std::size_t(1));
-        QCOMPARE(ladder.footnotes[0],
+        QCOMPARE(ladder.footnotes.size(), std::size_t(3)); // the rule, the intervals, the borderline counts
+        QCOMPARE(ladder.footnotes[2],
                  std::string("Borderline (passed, speedup 95% CI contains t; 2 base and skill attempts carry a CI): "
                              "base R@0 0, R@0.5 0, R@1 1, R@2 0, R@4 0; skill R@0 0, R@0.5 0, R@1 0, R@2 1, R@4 0."));
         QVERIFY(!ladder.timing);
@@ -261,7 +281,7 @@ private slots:
                 std::size_t end = markdown.find('\n', start);
                 end = end == std::string::npos ? markdown.size() : end + 1;
                 const std::string line = markdown.substr(start, end - start);
-                if (line.rfind("_Timing: ", 0) != 0) {
+                if (line.rfind("_Timing: ", 0) != 0 && line.rfind("_Ladder: ", 0) != 0) {
                     kept += line;
                 }
                 start = end;
@@ -317,10 +337,10 @@ private slots:
         auto report = buildReportFromStore(store, options);
         QVERIFY(report.ok());
         const ReportTable& ladder = tableOf(*report, "ladder");
-        QCOMPARE(ladder.footnotes.size(), std::size_t(1));
-        QVERIFY2(ladder.footnotes[0].find("1 base and skill attempts carry a CI): base R@0 0, R@0.5 0, R@1 1,") !=
+        QCOMPARE(ladder.footnotes.size(), std::size_t(3));
+        QVERIFY2(ladder.footnotes[2].find("1 base and skill attempts carry a CI): base R@0 0, R@0.5 0, R@1 1,") !=
                      std::string::npos,
-                 ladder.footnotes[0].c_str());
+                 ladder.footnotes[2].c_str());
     }
 
     void timing_parseTimingRuleNamesTheBadValue() {
