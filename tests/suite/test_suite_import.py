@@ -66,10 +66,11 @@ class ImportOfTheFixture(unittest.TestCase):
                       self.result.stdout)
         written = sorted(str(p.relative_to(self.out)) for p in self.out.glob("*/*.py"))
         self.assertEqual(written, ["activation/100_gelu_fp16.py", "index/101_row_fill.py", "math/103_scaled_add.py",
-                                   "pooling/105_row_avg_pool1d.py", "quantization/106_rowwise_matmul_w8a8.py"])
+                                   "matrix_multiply/104_mv_update.py", "pooling/106_row_avg_pool1d.py",
+                                   "quantization/107_rowwise_matmul_w8a8.py"])
 
     def test_the_summary_counts_imported_skipped_and_errors(self) -> None:
-        self.assertRegex(self.result.stdout, r"kernelbenchx: 8 tasks: 5 imported \(5 written, 0 rewritten, 0 unchanged, "
+        self.assertRegex(self.result.stdout, r"kernelbenchx: 9 tasks: 6 imported \(6 written, 0 rewritten, 0 unchanged, "
                                           r"0 differ\), 2 skipped, 1 errors, 0 stale in \d+\.\d\d s\n$")
 
     def test_every_unconvertible_task_is_named_with_its_reason(self) -> None:
@@ -80,7 +81,7 @@ class ImportOfTheFixture(unittest.TestCase):
     def test_every_imported_problem_validates(self) -> None:
         checked = mkb("problems", "validate", str(self.out))
         self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
-        self.assertIn("5 valid problem(s), 0 issue(s)", checked.stdout)
+        self.assertIn("6 valid problem(s), 0 issue(s)", checked.stdout)
 
     def test_standard_mode_draws_become_plain_torch_with_dim_0_scaled_to_about_128_mib(self) -> None:
         text = self.problem("math/103_scaled_add.py")
@@ -95,7 +96,7 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn('"outliers": {"inputs": [0, 1], "p": 0.002, "scale": 20.0},', self.problem("math/103_scaled_add.py"))
 
     def test_quantization_thresholds_come_from_the_docstring_and_clamped_draws_get_no_outliers(self) -> None:
-        text = self.problem("quantization/106_rowwise_matmul_w8a8.py")
+        text = self.problem("quantization/107_rowwise_matmul_w8a8.py")
         self.assertIn('"quant": {"min_cosine": 0.97, "max_relative_l1": 0.04, "max_rmse": 0.08},', text)
         self.assertIn('"precision": "w8a8",', text)
         self.assertIn('"outliers": False,', text)
@@ -109,8 +110,18 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn("its dim 0 (64) cannot grow, since it also sizes another dimension or argument", text)
         self.assertIn("return row_fill_(0, x, idx, 3.14)", text)
 
+    def test_a_parameter_the_task_writes_is_an_in_place_output_and_inputs_no_seed_changes_are_insensitive(self) -> None:
+        text = self.problem("matrix_multiply/104_mv_update.py")
+        self.assertIn('"outliers": {"inputs": [0, 1], "p": 0.001, "scale": 50.0},', text)  # rand_tensor's defaults
+        self.assertIn('"inplace_outputs": [2],', text)
+        self.assertIn('"insensitive": [2, 3],', text)
+        self.assertIn("    A = torch.randn((671040, 48), dtype=torch.float32, device=device)\n"
+                      "    x = torch.randn((48,), dtype=torch.float32, device=device)\n"
+                      "    y = torch.empty(671040, device=device)\n"
+                      "    bias = torch.zeros(671040, device=device)\n", text)  # n = 96 is dim 0 of all three: it grows alone
+
     def test_a_harness_without_a_mode_loop_gives_its_largest_random_call(self) -> None:
-        text = self.problem("pooling/105_row_avg_pool1d.py")
+        text = self.problem("pooling/106_row_avg_pool1d.py")
         self.assertIn("    input3 = torch.randn(4, 8, 32).to(device)\n", text)
         self.assertIn("return row_avg_pool1d(input3, kernel_size=4, stride=2)", text)
         self.assertIn('"outliers": False,', text)
@@ -168,11 +179,11 @@ class RepeatedImport(unittest.TestCase):
     def test_a_second_run_rewrites_nothing_and_leaves_identical_bytes(self) -> None:
         first = self.imported()
         self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
-        self.assertIn("5 imported (5 written,", first.stdout)
+        self.assertIn("6 imported (6 written,", first.stdout)
         before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in self.out.glob("*/*.py")}
         second = self.imported()
         self.assertEqual(second.returncode, 0, second.stdout + second.stderr)
-        self.assertIn("5 imported (0 written, 0 rewritten, 5 unchanged, 0 differ), 2 skipped, 0 errors, 0 stale",
+        self.assertIn("6 imported (0 written, 0 rewritten, 6 unchanged, 0 differ), 2 skipped, 0 errors, 0 stale",
                       second.stdout)
         self.assertEqual({p: (p.read_bytes(), p.stat().st_mtime_ns) for p in self.out.glob("*/*.py")}, before)
 
@@ -188,7 +199,7 @@ class RepeatedImport(unittest.TestCase):
         self.assertEqual(edited.read_text(), original + "# my note\n")
         forced = self.imported("--force")
         self.assertEqual(forced.returncode, 0, forced.stdout + forced.stderr)
-        self.assertIn("(0 written, 1 rewritten, 4 unchanged, 0 differ)", forced.stdout)
+        self.assertIn("(0 written, 1 rewritten, 5 unchanged, 0 differ)", forced.stdout)
         self.assertEqual(edited.read_text(), original)
 
 
@@ -197,17 +208,17 @@ class RepeatedImport(unittest.TestCase):
         self.assertEqual(full.returncode, 3, full.stdout + full.stderr)  # its broken task is an error
         mine = self.out / "math" / "999_my_own.py"
         mine.write_text('"""My own problem."""\n')  # no kernelbenchx origin: never touched
-        renumbered = self.imported()  # without the broken task, the three tasks after it move down one number
+        renumbered = self.imported()  # without the broken task, the four tasks after it move down one number
         self.assertEqual(renumbered.returncode, 1, renumbered.stdout + renumbered.stderr)
         self.assertIn("stale    math/103_scaled_add.py: an earlier import wrote it and this one did not", renumbered.stdout)
-        self.assertIn("2 skipped, 0 errors, 3 stale in", renumbered.stdout)
+        self.assertIn("2 skipped, 0 errors, 4 stale in", renumbered.stdout)
         self.assertTrue((self.out / "math" / "103_scaled_add.py").exists())
         forced = self.imported("--force")
         self.assertEqual(forced.returncode, 0, forced.stdout + forced.stderr)
         self.assertIn("removed  math/103_scaled_add.py", forced.stdout)
         self.assertFalse((self.out / "math" / "103_scaled_add.py").exists())
         self.assertTrue(mine.exists())
-        self.assertEqual(len(list(self.out.glob("*/*.py"))), 6)
+        self.assertEqual(len(list(self.out.glob("*/*.py"))), 7)
 
 
 class BadInput(unittest.TestCase):
@@ -249,7 +260,7 @@ class BadInput(unittest.TestCase):
         self.assertIn("error    data/kernelbenchx_v1.json:3: is not JSON:", run.stdout)
         self.assertIn("error    Math/bare: data/kernelbenchx/Math/bare.py:1: has no test_*() harness function",
                       run.stdout)
-        self.assertIn("5 imported", run.stdout)
+        self.assertIn("6 imported", run.stdout)
 
 
 if __name__ == "__main__":

@@ -165,6 +165,8 @@ def convert_task(ref: TaskRef, prompts: dict[str, Prompt]) -> Converted:
         meta["quant"] = thresholds
     if draft.inplace:
         meta["inplace_outputs"] = draft.inplace
+    if draft.insensitive:
+        meta["insensitive"] = draft.insensitive
     description = prompt.description if prompt else ""
     docstring = ast.get_docstring(task.function) or ""
     summary = (description or docstring).split("\n\n")[0]

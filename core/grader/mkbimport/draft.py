@@ -28,6 +28,7 @@ class Draft:
     outlier_inputs: list[int] = field(default_factory=list)
     outlier_rate: tuple[float, float] = DEFAULT_OUTLIER
     inplace: list[int] = field(default_factory=list)
+    insensitive: list[int] = field(default_factory=list)  # inputs drawn without randomness
     effective: dict[str, Any] = field(default_factory=dict)  # the task's parameters as this call binds them
 
 
@@ -279,7 +280,8 @@ def _mark_outliers(draft: Draft) -> None:
 
 def _bind_parameters(draft: Draft, task: TaskFile) -> None:
     """Which task parameter each argument fills, the values in force (the call's, else the defaults) and the inputs
-    the call writes in place (an in-place task's first tensor, out=, batch norm's running statistics in training)."""
+    the call writes in place (an in-place task's first tensor, out=, batch norm's running statistics in training,
+    a parameter its body writes), and the inputs no seed changes."""
     function = task.function
     positional = [a.arg for a in function.args.posonlyargs + function.args.args]
     defaults = dict(zip(positional[len(positional) - len(function.args.defaults):], function.args.defaults))
@@ -297,10 +299,42 @@ def _bind_parameters(draft: Draft, task: TaskFile) -> None:
     def input_position(arg: ast.expr | None) -> int | None:
         return draft.params.index(arg.id) if isinstance(arg, ast.Name) and arg.id in draft.params else None
 
-    written: list[int | None] = []
+    written: list[int | None] = [input_position(bound.get(name)) for name in sorted(_written_parameters(function))]
     if function.name.endswith("_") and not function.name.endswith("__"):
         written.append(next((input_position(a) for a in draft.call.args if input_position(a) is not None), None))
     written.append(input_position(bound.get("out")))
     if effective.get("training") is True:
         written += [input_position(bound.get("running_mean")), input_position(bound.get("running_var"))]
     draft.inplace = sorted({p for p in written if p is not None})
+    draft.insensitive = [i for i, name in enumerate(draft.params) if not _drawn_at_random(draft.statements, name)]
+
+
+def _written_parameters(function: ast.FunctionDef) -> set[str]:
+    """The task's parameters that its body writes in place (y.copy_(...), x[i] = ...), where it never rebinds them."""
+    arguments = function.args
+    parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    rebound = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    written = set()
+    for node in ast.walk(function):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+                and not node.func.attr.endswith("__") and isinstance(node.func.value, ast.Name)):
+            written.add(node.func.value.id)
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    written.add(target.value.id)
+    return (written & parameters) - rebound
+
+
+RANDOM_DRAWS = {"randn", "rand", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
+                "bernoulli", "multinomial", "uniform_", "normal_", "random_", "exponential_"}
+
+
+def _drawn_at_random(statements: list[ast.stmt], name: str) -> bool:
+    """Whether an input depends on a random draw; one that does not (torch.zeros, torch.ones) is the same whatever
+    the seed, so redrawing it cannot change the output (MKB_META "insensitive")."""
+    for statement in _slice(statements, {name}):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in RANDOM_DRAWS:
+                return True
+    return False
