@@ -118,7 +118,9 @@ std::optional<LadderRates> ladderOf(const std::vector<std::vector<double>>& atta
 
 } // namespace
 
-static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings) {
+/// withIntervals: bootstrap S and lift (groupMetrics asks it only for the whole group, not for its sub-contrasts).
+static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings,
+                           bool withIntervals = true) {
     Contrast result;
     result.timing = settings.timing;
     result.resolved = resolved.size();
@@ -175,7 +177,7 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
         lift.score = result.skill->score - result.base->score;
         result.lift = lift;
     }
-    if (count > 0) {
+    if (count > 0 && withIntervals) {
         std::vector<std::optional<Interval>> intervals = meanBootstrapCis(std::move(cellStatistics), 3 + count);
         result.intervals.baseScore = intervals[0];
         result.intervals.skillScore = intervals[1];
@@ -227,12 +229,12 @@ static GroupMetrics groupMetricsOf(const ComparisonView& comparisons, const Anal
     result.comparisons = comparisons.size();
     result.coverage = coverageOf(comparisons);
     result.all = contrastOf(resolvedWhere(comparisons, [](const Comparison&) { return true; }), settings);
-    result.withSkill =
-        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.sourceWroteSkill(); }), settings);
+    result.withSkill = contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.sourceWroteSkill(); }),
+                                  settings, false);
     result.sourcePassed =
-        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.source->passed; }), settings);
+        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.source->passed; }), settings, false);
     result.sourceFailed =
-        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return !c.source->passed; }), settings);
+        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return !c.source->passed; }), settings, false);
     return result;
 }
 

@@ -71,7 +71,7 @@ struct Coverage {
 struct GroupMetrics {
     std::size_t comparisons = 0; // cell-replicates in the group, resolved or not
     Coverage coverage;
-    Contrast all;
+    Contrast all;          // with its intervals; the sub-contrasts below leave them empty (one bootstrap a group)
     Contrast withSkill;    // only comparisons whose source handed over a skill
     Contrast sourcePassed; // by_source_verdict: passed
     Contrast sourceFailed; // by_source_verdict: failed
