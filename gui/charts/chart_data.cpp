@@ -44,7 +44,9 @@ std::vector<FamilyLiftBar> familyLiftBars(const std::vector<analysis::Comparison
         if (!contrast.lift || !contrast.base || !contrast.skill) {
             continue;
         }
-        bars.push_back({family, contrast.resolved, contrast.base->score, contrast.skill->score, contrast.lift->score});
+        const std::optional<analysis::Interval>& ci = contrast.intervals.liftScore;
+        bars.push_back({family, contrast.resolved, contrast.base->score, contrast.skill->score, contrast.lift->score,
+                        ci, ci && ci->low <= 0 && ci->high >= 0});
     }
     return bars;
 }

@@ -3,6 +3,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/transfer.h"
 
 #include <cstddef>
@@ -11,13 +12,16 @@
 
 namespace mkb::gui {
 
-/// One family's S on base and skill and their lift (skill − base), over the family's resolved comparisons.
+/// One family's S on base and skill and their lift (skill − base), over the family's resolved comparisons, with the
+/// lift's 95% bootstrap interval (analysis::Contrast::intervals; none for a single comparison).
 struct FamilyLiftBar {
     std::string family;
     std::size_t resolved = 0;
     double baseScore = 0;
     double skillScore = 0;
     double lift = 0;
+    std::optional<analysis::Interval> liftCi;
+    bool withinNoise = false; // the interval contains 0: drawn as neutral outcomes are
 };
 /// Families with at least one resolved comparison, sorted by name (analysis::groupMetricsByFamily).
 std::vector<FamilyLiftBar> familyLiftBars(const std::vector<analysis::Comparison>& comparisons,

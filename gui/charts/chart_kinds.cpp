@@ -97,26 +97,63 @@ void FamilyLiftChart::draw(const std::vector<analysis::Comparison>& comparisons,
     const std::vector<FamilyLiftBar> bars = familyLiftBars(comparisons, settings);
     QCPBars* gains = newBars(plot(), chartcolors::helped(), tr("lift ≥ 0"));
     QCPBars* losses = newBars(plot(), chartcolors::harmed(), tr("lift < 0"));
+    // Made with the first family whose interval contains 0 (and the error bars' carrier with the first interval), so
+    // a chart without intervals holds the plottables it always did.
+    QCPBars* withinNoise = nullptr;
+    QCPGraph* ciCarrier = nullptr;
+    QVector<double> ciBelow;
+    QVector<double> ciAbove;
     std::vector<std::pair<double, QString>> ticks;
     double low = 0;
     double high = 0;
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const FamilyLiftBar& bar = bars[i];
         const double key = double(i + 1);
-        (bar.lift >= 0 ? gains : losses)->addData(key, bar.lift);
+        if (bar.withinNoise && !withinNoise) {
+            withinNoise = newBars(plot(), chartcolors::neutral(), tr("within noise (95% CI contains 0)"));
+        }
+        (bar.withinNoise ? withinNoise : bar.lift >= 0 ? gains : losses)->addData(key, bar.lift);
         ticks.emplace_back(key, text(bar.family));
         low = std::min(low, bar.lift);
         high = std::max(high, bar.lift);
+        QString interval;
+        if (bar.liftCi) {
+            if (!ciCarrier) {
+                ciCarrier = plot()->addGraph();
+                ciCarrier->setLineStyle(QCPGraph::lsNone);
+                ciCarrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+                ciCarrier->removeFromLegend();
+                ciCarrier->setName(tr("95% CI"));
+            }
+            ciCarrier->addData(key, bar.lift);
+            ciBelow.push_back(std::max(0.0, bar.lift - bar.liftCi->low));
+            ciAbove.push_back(std::max(0.0, bar.liftCi->high - bar.lift));
+            low = std::min(low, bar.liftCi->low);
+            high = std::max(high, bar.liftCi->high);
+            interval = tr(", 95% CI [%1, %2]%3")
+                           .arg(signedNumber(bar.liftCi->low), signedNumber(bar.liftCi->high),
+                                bar.withinNoise ? tr(", within noise") : QString());
+        }
         addMark({ChartMark::Shape::Bar,
                  key,
                  std::min(0.0, bar.lift),
                  std::max(0.0, bar.lift),
                  kBarWidth,
-                 tr("%1\nS base %2 → skill %3\nlift %4 (%5 resolved)")
+                 tr("%1\nS base %2 → skill %3\nlift %4%6 (%5 resolved)")
                      .arg(text(bar.family), QString::number(bar.baseScore, 'f', 1),
                           QString::number(bar.skillScore, 'f', 1), signedNumber(bar.lift))
-                     .arg(bar.resolved),
+                     .arg(bar.resolved)
+                     .arg(interval),
                  {{}, {}, text(bar.family), {}}});
+    }
+    if (ciCarrier) {
+        auto* errorBars = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
+        errorBars->setName(tr("lift 95% CI"));
+        errorBars->setDataPlottable(ciCarrier);
+        errorBars->setData(ciBelow, ciAbove);
+        errorBars->setErrorType(QCPErrorBars::etValueError);
+        errorBars->setPen(QPen(QColor(0x55, 0x55, 0x55)));
+        errorBars->setWhiskerWidth(5);
     }
     setCategoryAxis(plot()->xAxis, ticks, double(bars.size()));
     plot()->yAxis->setLabel(tr("S lift (skill − base)"));

@@ -5,7 +5,8 @@
 
 namespace mkb::gui {
 
-/// Per family: S lift (skill − base), bars above zero in the helped colour, below in the harmed colour.
+/// Per family: S lift (skill − base) with its 95% CI as an error bar; bars above zero in the helped colour, below in
+/// the harmed colour, and in the neutral colour where the interval contains 0 (within noise).
 class FamilyLiftChart : public Chart {
     Q_OBJECT
 public:

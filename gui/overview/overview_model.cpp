@@ -63,6 +63,16 @@ QString score(const std::optional<double>& value, bool signedValue = false) {
     return signedValue ? QString::asprintf("%+.1f", *value) : QString::number(*value, 'f', 1);
 }
 
+/// S or lift with its 95% CI: "78.3 [70.0, 85.0]", "+1.7 [−3.3, +6.7]"; the point alone without an interval.
+QString scoreWithInterval(const std::optional<double>& value, const std::optional<analysis::Interval>& interval,
+                          bool signedValue = false) {
+    if (!value || !interval) {
+        return score(value, signedValue);
+    }
+    return score(value, signedValue) + QStringLiteral(" [") + score(interval->low, signedValue) + QStringLiteral(", ") +
+           score(interval->high, signedValue) + QLatin1Char(']');
+}
+
 } // namespace
 
 namespace {
@@ -109,6 +119,12 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         row.baseScore = scoreOf(metrics.all.base);
         row.skillScore = scoreOf(metrics.all.skill);
         row.lift = scoreOf(metrics.all.lift);
+        row.baseScoreCi = metrics.all.intervals.baseScore;
+        row.skillScoreCi = metrics.all.intervals.skillScore;
+        row.liftCi = metrics.all.intervals.liftScore;
+        row.ladderPaired = metrics.all.pairedCells;
+        row.ladderFellBack = metrics.all.fellBack;
+        row.ladderTies = metrics.all.ties;
         row.basePassRate = firstRate(metrics.all.base);
         row.skillPassRate = firstRate(metrics.all.skill);
         row.sourcePassed = metrics.coverage.sourcePassed;
@@ -145,6 +161,22 @@ std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis:
         timing.withRetiming += row.withRetiming;
     }
     return report::timingLine(timing);
+}
+
+std::string ladderRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings) {
+    std::size_t resolved = 0;
+    std::size_t paired = 0;
+    std::size_t fellBack = 0;
+    std::vector<std::size_t> ties(settings.thresholds.size(), 0);
+    for (const OverviewRow& row : rows) {
+        resolved += row.resolved;
+        paired += row.ladderPaired;
+        fellBack += row.ladderFellBack;
+        for (std::size_t i = 0; i < ties.size() && i < row.ladderTies.size(); ++i) {
+            ties[i] += row.ladderTies[i];
+        }
+    }
+    return report::ladderRuleLine(settings.timing, resolved, paired, fellBack, ties, settings.thresholds);
 }
 
 std::string calibrationLine(const report::CalibrationSummary& summary) {
@@ -186,7 +218,9 @@ FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,
     }
     for (const auto& [family, group] : byFamily) {
         bars.families.emplace_back(family);
-        bars.lift.push_back(scoreOf(analysis::groupMetrics(group, settings).all.lift));
+        const analysis::Contrast contrast = analysis::groupMetrics(group, settings).all;
+        bars.lift.push_back(scoreOf(contrast.lift));
+        bars.liftCi.push_back(contrast.intervals.liftScore);
         bars.harmRate.push_back(analysis::outcomeCounts(group, settings).harmedShare);
     }
     return bars;
@@ -231,6 +265,25 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && index.column() == DeltaGmColumn && row.deltaGeometricMeanCiPending) {
         return tr("The 95% bootstrap interval is being computed");
     }
+    if (role == Qt::ToolTipRole) { // a column narrower than its text cuts it: the tooltip holds it whole
+        switch (Column(index.column())) {
+        case DeltaGmColumn:
+            return tr("ΔGM %1 (95% bootstrap CI over the group's resolved comparisons)")
+                .arg(withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi, false));
+        case BaseScoreColumn:
+            return tr("S base %1 (95% bootstrap CI over the group's cells)")
+                .arg(scoreWithInterval(row.baseScore, row.baseScoreCi));
+        case SkillScoreColumn:
+            return tr("S skill %1 (95% bootstrap CI over the group's cells)")
+                .arg(scoreWithInterval(row.skillScore, row.skillScoreCi));
+        case LiftColumn:
+            return tr("Lift %1 (95% bootstrap CI over the group's cells)%2")
+                .arg(scoreWithInterval(row.lift, row.liftCi, true),
+                     row.liftCi && row.liftCi->low <= 0 && row.liftCi->high >= 0 ? tr(": within noise") : QString());
+        default:
+            return {};
+        }
+    }
     if (role != Qt::DisplayRole && role != SortRole) {
         return {};
     }
@@ -252,11 +305,11 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case HarmRateColumn:
         return display ? percent(row.harmRate) : numberOf(row.harmRate);
     case BaseScoreColumn:
-        return display ? score(row.baseScore) : numberOf(row.baseScore);
+        return display ? scoreWithInterval(row.baseScore, row.baseScoreCi) : numberOf(row.baseScore);
     case SkillScoreColumn:
-        return display ? score(row.skillScore) : numberOf(row.skillScore);
+        return display ? scoreWithInterval(row.skillScore, row.skillScoreCi) : numberOf(row.skillScore);
     case LiftColumn:
-        return display ? score(row.lift, true) : numberOf(row.lift);
+        return display ? scoreWithInterval(row.lift, row.liftCi, true) : numberOf(row.lift);
     case BasePassColumn:
         return display ? percent(row.basePassRate) : numberOf(row.basePassRate);
     case SkillPassColumn:
@@ -297,9 +350,13 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
                                                   "Geometric mean of paired ratios − 1, with its 95% bootstrap CI "
                                                   "over the group's resolved comparisons (none for a single one)",
                                                   "Harm rate: share of resolved comparisons the skill harmed",
-                                                  "Ladder score S of the solo target attempts",
-                                                  "Ladder score S of the skill-conditioned attempts",
-                                                  "S skill − S base",
+                                                  "Ladder score S of the solo target attempts, with its 95% "
+                                                  "bootstrap CI over the group's cells (docs/metrics.md)",
+                                                  "Ladder score S of the skill-conditioned attempts, with its 95% "
+                                                  "bootstrap CI over the group's cells",
+                                                  "S skill − S base, with its 95% bootstrap CI; under the paired "
+                                                  "rule both arms are ranked on one re-timing (docs/metrics.md, "
+                                                  "\"Paired ladder\")",
                                                   "Pass rate of the base",
                                                   "Pass rate of the skill outcome",
                                                   "Share of resolved comparisons whose source passed",

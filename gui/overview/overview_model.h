@@ -29,6 +29,14 @@ struct OverviewRow {
     std::optional<double> baseScore;
     std::optional<double> skillScore;
     std::optional<double> lift;
+    // The 95% bootstrap intervals of S base, S skill and the lift (analysis::Contrast::intervals).
+    std::optional<analysis::Interval> baseScoreCi;
+    std::optional<analysis::Interval> skillScoreCi;
+    std::optional<analysis::Interval> liftCi;
+    // How the ladder was ranked (analysis::Contrast): cells ranked on a re-timing, fallen back, ties per threshold.
+    std::size_t ladderPaired = 0;
+    std::size_t ladderFellBack = 0;
+    std::vector<std::size_t> ladderTies;
     std::optional<double> basePassRate; // R@0 of the base
     std::optional<double> skillPassRate;
     std::optional<double> sourcePassed;
@@ -44,6 +52,10 @@ struct OverviewRow {
 /// The overview's line on the timing rule its T and H used (settings.timing) and how many comparisons it judged on
 /// paired re-timings, summed over rows: the report's line (report::timingLine), word for word.
 std::string timingRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings);
+
+/// The overview's line on the rule that ranked its S and lift, summed over rows: the report's ladder line
+/// (report::ladderRuleLine), word for word.
+std::string ladderRuleLine(const std::vector<OverviewRow>& rows, const analysis::AnalysisSettings& settings);
 
 /// The overview's one line on the calibration of the devices the data came from (report::calibrationSummary):
 /// per device (its id and name) the date and, per timing method, the A/A false outcomes and A/B detections as
@@ -72,6 +84,7 @@ void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::option
 struct FamilyBars {
     std::vector<std::string> families;
     std::vector<std::optional<double>> lift;
+    std::vector<std::optional<analysis::Interval>> liftCi; // its 95% bootstrap interval; none for a single cell
     std::vector<std::optional<double>> harmRate;
 };
 FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings);

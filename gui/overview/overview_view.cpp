@@ -60,6 +60,71 @@ void fillBarChart(QCustomPlot* plot, const std::vector<std::string>& labels,
     plot->replot();
 }
 
+/// The lift bars: a family whose 95% interval contains 0 in the neutral colour (within noise), the others in the
+/// lift colour; each interval as an error bar. The within-noise bars and the error bars are plottables of their own,
+/// made on the first call.
+void fillLiftChart(QCustomPlot* plot, const FamilyBars& bars, const QColor& color) {
+    std::vector<std::optional<double>> clear;
+    std::vector<std::optional<double>> noise;
+    QVector<double> ciKeys, ciValues, ciBelow, ciAbove;
+    double lowest = 0, highest = 0;
+    for (std::size_t i = 0; i < bars.families.size(); ++i) {
+        const std::optional<double>& lift = bars.lift[i];
+        const analysis::Interval* ci = i < bars.liftCi.size() && bars.liftCi[i] ? &*bars.liftCi[i] : nullptr;
+        const bool withinNoise = lift && ci && ci->low <= 0 && ci->high >= 0;
+        clear.push_back(withinNoise ? std::nullopt : lift);
+        noise.push_back(withinNoise ? lift : std::nullopt);
+        if (lift && ci) {
+            ciKeys << double(i + 1);
+            ciValues << *lift;
+            ciBelow << std::max(0.0, *lift - ci->low);
+            ciAbove << std::max(0.0, ci->high - *lift);
+            lowest = std::min(lowest, ci->low);
+            highest = std::max(highest, ci->high);
+        }
+    }
+    fillBarChart(plot, bars.families, clear, 1.0, color);
+    auto* noiseBars = plot->findChild<QCPBars*>(QStringLiteral("withinNoiseBars"));
+    auto* carrier = plot->findChild<QCPGraph*>(QStringLiteral("liftCiCarrier"));
+    auto* errorBars = plot->findChild<QCPErrorBars*>(QStringLiteral("liftErrorBars"));
+    if (!noiseBars) {
+        noiseBars = new QCPBars(plot->xAxis, plot->yAxis);
+        noiseBars->setObjectName(QStringLiteral("withinNoiseBars"));
+        noiseBars->setName(QObject::tr("within noise (95% CI contains 0)"));
+        noiseBars->setWidth(0.6);
+        noiseBars->setBrush(chartcolors::neutral());
+        noiseBars->setPen(chartcolors::neutral().darker(130));
+        carrier = plot->addGraph();
+        carrier->setObjectName(QStringLiteral("liftCiCarrier"));
+        carrier->setLineStyle(QCPGraph::lsNone);
+        carrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+        errorBars = new QCPErrorBars(plot->xAxis, plot->yAxis);
+        errorBars->setObjectName(QStringLiteral("liftErrorBars"));
+        errorBars->setName(QObject::tr("lift 95% CI"));
+        errorBars->setDataPlottable(carrier);
+        errorBars->setErrorType(QCPErrorBars::etValueError);
+        errorBars->setPen(QPen(QColor(0x55, 0x55, 0x55)));
+        errorBars->setWhiskerWidth(5);
+    }
+    QVector<double> noiseKeys, noiseHeights;
+    for (std::size_t i = 0; i < noise.size(); ++i) {
+        if (noise[i]) {
+            noiseKeys << double(i + 1);
+            noiseHeights << *noise[i];
+        }
+        if (bars.lift[i]) {
+            lowest = std::min(lowest, *bars.lift[i]);
+            highest = std::max(highest, *bars.lift[i]);
+        }
+    }
+    noiseBars->setData(noiseKeys, noiseHeights);
+    carrier->setData(ciKeys, ciValues);
+    errorBars->setData(ciBelow, ciAbove);
+    const double pad = std::max(1.0, (highest - lowest) * 0.1);
+    plot->yAxis->setRange(lowest - (lowest < 0 ? pad : 0), highest + pad);
+    plot->replot();
+}
+
 } // namespace
 
 OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
@@ -152,17 +217,21 @@ void OverviewView::refresh() {
     const std::vector<analysis::Comparison>& comparisons = boundary.isEmpty() ? all : ofBoundary;
     resizeColumnsUnlessRestored(table_);
     const FamilyBars& bars = !boundary.isEmpty() ? boundaryBars : data_ ? data_->familyBars() : noBars;
-    fillBarChart(liftChart_, bars.families, bars.lift, 1.0, QColor(0x2e, 0x7d, 0x32));
+    fillLiftChart(liftChart_, bars, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
-    QString text = comparisons.empty()
-                       ? tr("No comparisons yet: run a transfer study to fill this page.")
-                       : tr("%n comparison(s) in %1 model × direction group(s); click a row to "
-                            "browse them.",
-                            nullptr, int(comparisons.size()))
-                                 .arg(model_->rowCount()) +
-                             QStringLiteral("\n") +
-                             QString::fromStdString(timingRuleLine(
-                                 model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{}));
+    QString text =
+        comparisons.empty()
+            ? tr("No comparisons yet: run a transfer study to fill this page.")
+            : tr("%n comparison(s) in %1 model × direction group(s); click a row to "
+                 "browse them.",
+                 nullptr, int(comparisons.size()))
+                      .arg(model_->rowCount()) +
+                  QStringLiteral("\n") +
+                  QString::fromStdString(
+                      timingRuleLine(model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{})) +
+                  QStringLiteral("\n") +
+                  QString::fromStdString(
+                      ladderRuleLine(model_->rows(), data_ ? data_->settings() : analysis::AnalysisSettings{}));
     if (!boundary.isEmpty()) {
         text += QStringLiteral("\n") + tr("Boundary %1: %2 of %3 comparisons (arms graded under it)")
                                            .arg(boundary)

@@ -87,11 +87,14 @@ private slots:
         QCOMPARE(chart->markAt(QPointF(2, 2)), nullptr); // the corner holds no mark
     }
 
-    void liftBarsUseHelpedAndHarmedColours() {
+    // moe +60 (one cell, so no interval) in the helped colour; attention −20, whose interval over its two cells
+    // [−60, +20] contains 0, in the neutral colour (a clear loss in the harmed colour: tst_lift_intervals)
+    void liftBarsUseHelpedAndNeutralColours() {
         FamilyLiftChart chart;
         showWithFixture(chart);
-        QVERIFY(pixelsOf(chart, chartcolors::helped()) > 100); // moe +60
-        QVERIFY(pixelsOf(chart, chartcolors::harmed()) > 100); // attention −20
+        QVERIFY(pixelsOf(chart, chartcolors::helped()) > 100);
+        QVERIFY(pixelsOf(chart, chartcolors::neutral()) > 100);
+        QCOMPARE(pixelsOf(chart, chartcolors::harmed()), 0);
     }
 
     void pairedRatioUsesALogAxisAndOutcomeColours() {

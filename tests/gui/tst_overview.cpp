@@ -1,5 +1,6 @@
 // Overview suite: the model × direction table and family charts from a fixture store, and a click on a row
 // filtering the comparisons browser in the main window.
+#include "gui/charts/chart.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
@@ -121,9 +122,11 @@ void OverviewTest::tableShowsGroupMetrics() {
     QCOMPARE(cell(1, OverviewModel::TransferRateColumn), QStringLiteral("50.0%"));
     QCOMPARE(cell(1, OverviewModel::HarmRateColumn), QStringLiteral("0.0%"));
     QCOMPARE(cell(1, OverviewModel::DeltaGmColumn), QStringLiteral("+41.4% [+0.0%, +100.0%]")); // with its 95% CI
-    QCOMPARE(cell(1, OverviewModel::BaseScoreColumn), QStringLiteral("30.0"));
-    QCOMPARE(cell(1, OverviewModel::SkillScoreColumn), QStringLiteral("70.0"));
-    QCOMPARE(cell(1, OverviewModel::LiftColumn), QStringLiteral("+40.0"));
+    // S and lift with their 95% CIs over the two cells (cell 1: base failed, S 0, skill 80, lift +80; cell 2: both S
+    // 60, lift 0)
+    QCOMPARE(cell(1, OverviewModel::BaseScoreColumn), QStringLiteral("30.0 [0.0, 60.0]"));
+    QCOMPARE(cell(1, OverviewModel::SkillScoreColumn), QStringLiteral("70.0 [60.0, 80.0]"));
+    QCOMPARE(cell(1, OverviewModel::LiftColumn), QStringLiteral("+40.0 [+0.0, +80.0]"));
     QCOMPARE(cell(1, OverviewModel::BasePassColumn), QStringLiteral("50.0%"));
     QCOMPARE(cell(1, OverviewModel::SkillPassColumn), QStringLiteral("100.0%"));
     QCOMPARE(cell(1, OverviewModel::SourcePassedColumn), QStringLiteral("100.0%"));
@@ -166,7 +169,9 @@ void OverviewTest::deltaGmCellFillsInItsIntervalWhenItArrives() {
     QCOMPARE(atSummary, QStringLiteral("+41.4% […]")); // the point first, its interval pending
     QVERIFY(!tipAtSummary.isEmpty());
     QCOMPARE(deltaGmOf(1), QStringLiteral("+41.4% [+0.0%, +100.0%]"));
-    QVERIFY(view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).isNull());
+    // a column narrower than the cell's text cuts it: the tooltip holds it whole
+    QCOMPARE(view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("ΔGM +41.4% [+0.0%, +100.0%] (95% bootstrap CI over the group's resolved comparisons)"));
     const int resetsAfterLoad = reset.count();
     data.reload(); // the same rows again: only their intervals' column changes when the intervals come
     QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
@@ -187,10 +192,20 @@ void OverviewTest::familyChartsHoldLiftAndHarm() {
     QCOMPARE(harm->data()->size(), 2);
     QCOMPARE(harm->data()->at(0)->value, 0.0);
     QCOMPARE(harm->data()->at(1)->value, 25.0); // one harmed of four reduction comparisons
+    // both families' lift intervals contain 0 (activation's is [0, 0]): drawn within noise, in the neutral colour,
+    // none in the lift colour; each with its error bar
     QCPBars* lift = barsOf(view.liftChart());
-    QCOMPARE(lift->data()->size(), 2);
-    QCOMPARE(lift->data()->at(0)->value, 0.0);
-    QVERIFY(lift->data()->at(1)->value > 0);
+    QCOMPARE(lift->data()->size(), 0);
+    auto* noise = view.liftChart()->findChild<QCPBars*>(QStringLiteral("withinNoiseBars"));
+    QVERIFY(noise);
+    QCOMPARE(noise->brush().color(), chartcolors::neutral());
+    QCOMPARE(noise->data()->size(), 2);
+    QCOMPARE(noise->data()->at(0)->value, 0.0);
+    QVERIFY(noise->data()->at(1)->value > 0);
+    auto* errorBars = view.liftChart()->findChild<QCPErrorBars*>(QStringLiteral("liftErrorBars"));
+    QVERIFY(errorBars);
+    QCOMPARE(errorBars->dataCount(), 2);
+    QVERIFY(errorBars->data()->at(1).errorMinus > 0);
 }
 
 void OverviewTest::clickingRowFiltersComparisons() {
@@ -250,9 +265,10 @@ void OverviewTest::calibrationLineNamesTheRetimedDevicesCalibration() {
     }
     text = summaryTextOf(path);
     const QStringList lines = text.split(QLatin1Char('\n'));
-    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines.size(), 4);
     QVERIFY2(lines[1].startsWith(QStringLiteral("Timing: ")), qPrintable(text));
-    QCOMPARE(lines[2], QStringLiteral("calibration of cuda:0 (NVIDIA H200) on 2026-11-30: paired A/A false 1 of 40 "
+    QVERIFY2(lines[2].startsWith(QStringLiteral("Ladder: paired rule ")), qPrintable(text));
+    QCOMPARE(lines[3], QStringLiteral("calibration of cuda:0 (NVIDIA H200) on 2026-11-30: paired A/A false 1 of 40 "
                                       "(2.5%), A/B detected 19 of 20 (95%), smallest safe δ 0.9%; unpaired A/A false 4 "
                                       "of 40 (10%), A/B detected 12 of 20 (60%), smallest safe δ none found"));
     // A newer calibration under another grader is taken only when none matches the data's; alone, it is stale.
@@ -272,7 +288,7 @@ void OverviewTest::calibrationLineNamesTheRetimedDevicesCalibration() {
 
 void OverviewTest::calibrationLineIsAbsentWithoutCalibrationsOrRetimings() {
     const QString text = summaryTextOf(storePath_);
-    QCOMPARE(text.split(QLatin1Char('\n')).size(), 2);
+    QCOMPARE(text.split(QLatin1Char('\n')).size(), 3); // the summary, the timing and the ladder lines
     QVERIFY2(!text.contains(QStringLiteral("alibration")), qPrintable(text));
 }
 

@@ -123,8 +123,10 @@ private slots:
         QCOMPARE(*rowOf(*overview.model(), "beta", "triton2cuda")->transferRate, paired.first);
         QCOMPARE(paired.first, 0.0);
         QCOMPARE(outcomeOf(*browser.model(), "beta", "triton2cuda"), QStringLiteral("neutral (within noise)"));
-        QVERIFY2(summary().contains(QStringLiteral("Timing: paired rule (DESIGN §8): 6 resolved comparisons, 1 with a "
-                                                   "paired re-timing; 1 judged by it (1 within noise)")),
+        QVERIFY2(summary().contains(
+                     QStringLiteral("Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): 6 resolved "
+                                    "comparisons, 1 with a "
+                                    "paired re-timing; 1 judged by it (1 within noise)")),
                  qPrintable(summary()));
 
         overviewRule->setCurrentIndex(overviewRule->findText(QStringLiteral("unpaired")));
