@@ -3,6 +3,7 @@
 
 #include "core/analysis/transfer.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -107,6 +108,25 @@ CalibrationMethodResult calibratePaired(const std::vector<PairedTiming>& aa, con
 CalibrationMethodResult calibrateUnpaired(const std::vector<UnpairedControl>& aa,
                                           const std::vector<UnpairedControl>& ab, const AnalysisSettings& settings) {
     return calibrate<UnpairedControl>("unpaired", aa, ab, settings, unpairedControlOutcome);
+}
+
+std::optional<BetweenGradingSpread> betweenGradingSpread(const std::vector<UnpairedControl>& aa) {
+    std::vector<double> gaps;
+    for (const UnpairedControl& control : aa) {
+        if (control.base.passed && control.other.passed && control.base.speedup > 0 && control.other.speedup > 0) {
+            gaps.push_back(std::fabs(std::log(control.other.speedup / control.base.speedup)));
+        }
+    }
+    const std::optional<double> spread = quantile(gaps, 0.95);
+    if (!spread) {
+        return std::nullopt;
+    }
+    return BetweenGradingSpread{gaps.size(), *spread};
+}
+
+Interval acrossGradings(double low, double high, const BetweenGradingSpread& spread) {
+    const double widen = std::exp(spread.logSpread / 2);
+    return Interval{low / widen, high * widen};
 }
 
 } // namespace mkb::analysis

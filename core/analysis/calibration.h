@@ -5,6 +5,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/transfer.h"
 #include "core/records/calibration.h"
 
@@ -46,5 +47,20 @@ CalibrationMethodResult calibrateUnpaired(const std::vector<UnpairedControl>& aa
 Outcome unpairedControlOutcome(const UnpairedControl& control, const AnalysisSettings& settings = {});
 /// The paired outcome of one control at settings.delta.
 Outcome pairedControlOutcome(const PairedTiming& ratio, const AnalysisSettings& settings = {});
+
+/// How far two separate gradings of one kernel move on a device, measured by a calibration's unpaired A/A controls:
+/// logSpread is the 95th percentile (linear, as quantile()) of |ln(s2 / s1)| over the controls where both gradings
+/// passed with a speedup above 0. Two gradings of one kernel differ by less than the factor exp(logSpread) about 95%
+/// of the time; a grading's own interval covers only its timing draws and misses this.
+struct BetweenGradingSpread {
+    std::size_t controls = 0;
+    double logSpread = 0;
+};
+/// nullopt when no control has two passing gradings.
+std::optional<BetweenGradingSpread> betweenGradingSpread(const std::vector<UnpairedControl>& aa);
+
+/// A within-grading speedup interval widened on the log scale by half the spread on each side: two gradings of one
+/// kernel differ by at most the spread about 95% of the time, and then their widened intervals overlap.
+Interval acrossGradings(double low, double high, const BetweenGradingSpread& spread);
 
 } // namespace mkb::analysis

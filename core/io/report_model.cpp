@@ -19,6 +19,8 @@
 #include "core/io/attempt_loader.h"
 #include "core/util/text.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -833,6 +835,27 @@ std::string timingLine(const TableTiming& timing) {
     return "Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): " + counted + "; " +
            std::to_string(timing.paired) + " judged by it (" + std::to_string(timing.withinNoise) + " within noise), " +
            std::to_string(timing.fellBack) + " fell back to the unpaired rule for want of one.";
+}
+
+std::vector<analysis::UnpairedControl> unpairedAaControls(const CalibrationRecord& calibration) {
+    std::vector<analysis::UnpairedControl> controls;
+    const nlohmann::json detail = nlohmann::json::parse(calibration.detailJson, nullptr, false);
+    if (!detail.is_array()) {
+        return controls;
+    }
+    for (const nlohmann::json& row : detail) {
+        if (!row.is_object() || !row.contains("unpaired")) {
+            continue;
+        }
+        const nlohmann::json& pair = row["unpaired"];
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_number()) {
+            continue;
+        }
+        const double first = pair[0].get<double>();
+        const double second = pair[1].get<double>();
+        controls.push_back({{first > 0, first}, {second > 0, second}});
+    }
+    return controls;
 }
 
 Result<CalibrationSummary> calibrationSummary(const Store& store) {

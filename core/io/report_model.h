@@ -2,6 +2,7 @@
 // out as titled tables of typed cells that the writers (report_writers.h) render.
 #pragma once
 
+#include "core/analysis/calibration.h"
 #include "core/analysis/settings.h"
 #include "core/records/calibration.h"
 #include "core/records/trial.h"
@@ -131,6 +132,10 @@ struct CalibrationSummary {
     bool anyCalibration = false; // the store holds at least one live calibration
     std::vector<DeviceCalibration> devices;
 };
+
+/// The unpaired A/A controls a calibration recorded per problem (its detail rows' "unpaired": [s1, s2], a speedup of
+/// 0 being a grading that did not pass); none when its detail holds none or cannot be read.
+std::vector<analysis::UnpairedControl> unpairedAaControls(const CalibrationRecord& calibration);
 
 /// Matches the store's live calibrations to the devices and grader fingerprints of its live re-timings.
 Result<CalibrationSummary> calibrationSummary(const Store& store);

@@ -1,9 +1,11 @@
 // InspectorView: shows the TransferCase of a comparison (loaded through core) and keeps the skills' annotations.
 #include "gui/inspector/inspector_view.h"
 
+#include "core/analysis/calibration.h"
 #include "core/analysis/transfer.h"
 #include "core/grading/report_text.h"
 #include "core/grading/verdict_json.h"
+#include "core/io/report_model.h"
 #include "core/io/skill_annotations.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
@@ -24,6 +26,7 @@
 #include <QTableWidget>
 #include <QTextEdit>
 #include <QVBoxLayout>
+#include <cmath>
 #include <tuple>
 
 namespace mkb::gui {
@@ -244,6 +247,12 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
     comparison_ = comparison;
     const analysis::Comparison& c = *comparison_;
     case_ = store_ ? loadTransferCase(*store_, c) : TransferCase{};
+    calibrations_.clear();
+    if (store_) {
+        if (Result<std::vector<CalibrationRecord>> live = store_->liveCalibrations()) {
+            calibrations_ = std::move(*live);
+        }
+    }
     QString headline =
         tr("<b>%1</b> · %2 · problem %3 %4 (%5) · replicate %6")
             .arg(QString::fromStdString(c.model).toHtmlEscaped(), QString::fromStdString(c.direction).toHtmlEscaped())
@@ -292,12 +301,7 @@ void InspectorView::fillArms() {
         // The speedup with its 95% CI: from the attempt when the loader kept it, else from the stored verdict JSON.
         QString speedupText = attempt && attempt->passed ? QString::number(attempt->speedup, 'f', 2) : QString();
         QString speedupTip;
-        auto showCi = [&](double low, double high) {
-            speedupText = tr("%1 [%2, %3]").arg(attempt->speedup, 0, 'f', 2).arg(low, 0, 'f', 2).arg(high, 0, 'f', 2);
-            speedupTip = tr("Speedup 95% CI [%1, %2] over the grading's own timing draws")
-                             .arg(low, 0, 'f', 3)
-                             .arg(high, 0, 'f', 3);
-        };
+        auto showCi = [&](double low, double high) { describeSpeedup(*attempt, low, high, speedupText, speedupTip); };
         if (attempt && attempt->passed) {
             if (attempt->speedupCiLow && attempt->speedupCiHigh) {
                 showCi(*attempt->speedupCiLow, *attempt->speedupCiHigh);
@@ -325,6 +329,55 @@ void InspectorView::fillArms() {
         arms_->item(row, 5)->setToolTip(speedupTip);
     }
     arms_->resizeColumnsToContents();
+}
+
+std::optional<CalibrationRecord> InspectorView::calibrationOf(const std::string& deviceName) const {
+    std::optional<CalibrationRecord> newest;
+    for (const CalibrationRecord& calibration : calibrations_) {
+        const bool sameDevice =
+            !deviceName.empty() && (calibration.deviceName == deviceName || calibration.device == deviceName);
+        if (sameDevice && (!newest || calibration.id > newest->id)) {
+            newest = calibration;
+        }
+    }
+    return newest;
+}
+
+void InspectorView::describeSpeedup(const analysis::Attempt& attempt, double low, double high, QString& text,
+                                    QString& tip) const {
+    text = tr("%1 [%2, %3] within-grading").arg(attempt.speedup, 0, 'f', 2).arg(low, 0, 'f', 2).arg(high, 0, 'f', 2);
+    tip = tr("Within-grading 95% CI [%1, %2]: it covers this grading's own timing draws only; a grading's conditions "
+             "(clock, cache, neighbours) move all of its draws together (docs/metrics.md)")
+              .arg(low, 0, 'f', 3)
+              .arg(high, 0, 'f', 3);
+    const std::optional<CalibrationRecord> calibration = calibrationOf(attempt.deviceName);
+    if (!calibration) {
+        tip += tr("\nNo calibration of %1: run mkb calibrate to see how far two gradings of one kernel move there")
+                   .arg(attempt.deviceName.empty() ? tr("this device") : QString::fromStdString(attempt.deviceName));
+        return;
+    }
+    const std::optional<analysis::BetweenGradingSpread> spread =
+        analysis::betweenGradingSpread(report::unpairedAaControls(*calibration));
+    if (!spread) {
+        tip += tr("\nThe calibration of %1 holds no unpaired A/A gradings to measure the spread between gradings")
+                   .arg(QString::fromStdString(calibration->device));
+        return;
+    }
+    const analysis::Interval across = analysis::acrossGradings(low, high, *spread);
+    const double percent = (std::exp(spread->logSpread) - 1) * 100;
+    text += tr(" · [%1, %2] across gradings (A/A ±%3%)")
+                .arg(across.low, 0, 'f', 2)
+                .arg(across.high, 0, 'f', 2)
+                .arg(percent, 0, 'f', 1);
+    tip += tr("\nAcross gradings [%1, %2]: widened by the between-grading spread that the A/A calibration of %3 on "
+              "%4 measured: two gradings of one kernel differed by up to %5% (95th percentile of %6 controls), so two "
+              "gradings' intervals overlap about 95% of the time")
+               .arg(across.low, 0, 'f', 3)
+               .arg(across.high, 0, 'f', 3)
+               .arg(QString::fromStdString(calibration->device),
+                    QString::fromStdString(calibration->createdAt.substr(0, 10)))
+               .arg(percent, 0, 'f', 1)
+               .arg(spread->controls);
 }
 
 void InspectorView::setKernelPair(KernelPair pair) {

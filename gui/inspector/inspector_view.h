@@ -2,6 +2,8 @@
 // the base, skill and source kernels as side-by-side diffs, verdicts, tiers and outcome, and every grader report.
 #pragma once
 
+#include "core/records/calibration.h"
+
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/transfer.h"
@@ -89,8 +91,15 @@ private:
     void refreshAnnotations();
     const SkillInfo& skillInfo(SkillSide side) const;
 
+    /// The newest live calibration of the device named deviceName (its name or id), from the store; none without.
+    std::optional<CalibrationRecord> calibrationOf(const std::string& deviceName) const;
+    /// The speedup cell of one arm: the within-grading 95% CI, and beside it, where the device has a calibration, the
+    /// interval widened by the between-grading spread the calibration's A/A controls measured, with its figure.
+    void describeSpeedup(const analysis::Attempt& attempt, double low, double high, QString& text, QString& tip) const;
+
     Store* store_ = nullptr;
     analysis::AnalysisSettings settings_;
+    std::vector<CalibrationRecord> calibrations_; // the store's live calibrations, read on showComparison
     std::optional<analysis::Comparison> comparison_;
     TransferCase case_; // the stored detail of comparison_'s trials
     SkillInfo sourceSkillInfo_;
