@@ -538,13 +538,13 @@ def compare(soak: Soak, baseline: dict, soaked: dict) -> dict:
                 figures["problems"].append(f"invocation {invocation.number} reported trial {trial_id} "
                                            f"({event.get('coordinate')}) finished at {event.get('speedup')}; the store "
                                            f"has {row} with final verdict {final}")
-        # A submission reported by a trial that the same run then ended as failed (its store write failed, say) is
-        # void: the trial is redone. Counted, since the event came before the store had it.
+        # A submission the event itself says was not stored ("stored": false, a full disk) is void, and so is one of
+        # a trial that the same run then ended as failed: the trial is redone. Both are counted.
         failed = {event.get("trial_id") for event in invocation.of_kind("trial_finished")
                   if event.get("status") != "finished"}
         for event in invocation.of_kind("submission"):
-            if event.get("trial_id") in failed and event.get("index") not in soaked["submissions"].get(
-                    event.get("trial_id"), {}):
+            if event.get("stored") is False or (event.get("trial_id") in failed and event.get("index") not in
+                                                 soaked["submissions"].get(event.get("trial_id"), {})):
                 figures["submissions_voided"] += 1
                 continue
             figures["verdicts_reported"] += 1

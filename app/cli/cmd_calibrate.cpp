@@ -56,7 +56,8 @@ options:
   --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
   --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
   --min-rounds N, --max-rounds N, --max-seconds S, --ci-halfwidth F   the paired re-timing's stop (as mkb retime)
-  --timing-draws N      timing draws per unpaired grading (default 50; three gradings per solution and replicate)
+  --timing-draws N      timing draws per unpaired grading (default 50, at least 3: three are re-checked);
+                        three gradings per solution and replicate
   --grade-timeout S     bound of one grading (default 600)
 
 exit codes: 0 calibrated, 1 no solution of the selection could be calibrated, 2 bad command line, 3 missing suite or
@@ -97,7 +98,8 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage, "calibrate: --dsls names no DSL (give e.g. triton,cuda)");
     }
     auto replicates = args.intOption("replicates", 1, 1, 1000);
-    auto timingDraws = args.intOption("timing-draws", 50, 1, 100000);
+    // Each grading re-checks GradeSettings::recheckDraws of its timing draws, so fewer draws than that cannot grade.
+    auto timingDraws = args.intOption("timing-draws", 50, GradeSettings{}.recheckDraws, 100000);
     RetimeSettings retimeSettings;
     auto minRounds = args.intOption("min-rounds", retimeSettings.minRounds, 2, 1000000);
     auto maxRounds = args.intOption("max-rounds", retimeSettings.maxRounds, 2, 1000000);

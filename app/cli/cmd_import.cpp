@@ -90,6 +90,12 @@ int runImport(const std::vector<std::string>& rawArgs) {
         // One line per issue: a newline or escape in a folder name or a field must not break or forge lines.
         std::cerr << safeOneLine(issue.path.string()) << ": " << safeOneLine(issue.message) << '\n';
     }
+    if (summary->storeFailure) {
+        // Not the results folder's fault: the store's own exit code, so a script can tell a locked store from bad
+        // input. Importing again finishes the job (what is stored is recognised as unchanged).
+        return fail(kExitStore, safeOneLine(*summary->storeFailure) + "; the import stopped there (" +
+                                    importCountsText(*summary) + "): run it again once the store can be written");
+    }
     if (args->has("json")) {
         nlohmann::json out = {{"models", summary->models},
                               {"trials_imported", summary->trialsImported},

@@ -3,6 +3,8 @@
 #include "app/cli/command.h"
 
 #include "core/catalog/catalog.h"
+#include "core/catalog/syntax_check.h"
+#include "core/grading/grader_process.h"
 #include "core/util/dir_walk.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 namespace mkb::cli {
 namespace {
@@ -20,7 +23,7 @@ namespace fs = std::filesystem;
 
 const char* const kProblemsHelp = R"(usage: mkb problems list [--suite DIR]... [--family F] [--json]
        mkb problems show PROBLEM [--suite DIR]... [--json]
-       mkb problems validate DIR [--json]
+       mkb problems validate DIR [--python PATH] [--json]
 
 Browse the problem catalog. Problem files are read as text and never executed.
 
@@ -29,12 +32,15 @@ Browse the problem catalog. Problem files are read as text and never executed.
   show       a problem's metadata and source; PROBLEM is a number ("7", "07", "p07"),
              "NN_slug", "family/NN_slug", a slug or a path to the file
   validate   checks every file under DIR (a suite root such as a MetaKernelBench checkout's
-             problems/) and prints each malformed file as one line "path: message"
+             problems/) and prints each malformed file as one line "path: message"; each file
+             that reads well is then compiled (not run) by Python, so a file Python would refuse
+             (a syntax error, a NUL byte, nesting too deep) is refused too
 
 options:
   --suite DIR   a suite root to read (repeatable); default: the shipped problems folder
   --family F    list only this family
   --json        machine-readable output
+  --python PATH the interpreter validate compiles with (default: $MKB_PYTHON, else python3)
 
 exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing, or the
 problem is unknown or malformed (show then prints why the file is not a valid problem).
@@ -230,6 +236,24 @@ int validateSuite(const ParsedArgs& args) {
                     "folder '" + safeOneLine(root.string()) + "' " + why + "; pass a suite root such as problems/");
     }
     Catalog catalog = loadCatalog({root});
+    std::vector<fs::path> readable;
+    for (const Problem& problem : catalog.problems) {
+        readable.push_back(problem.path);
+    }
+    Result<std::vector<CatalogIssue>> compiled = pythonSyntaxIssues(readable, graderPythonFrom(args.option("python")));
+    if (!compiled) {
+        std::cerr << "mkb: warning: " << safeOneLine(compiled.error().message)
+                  << "; the files were only read, not compiled (name an interpreter with --python)\n";
+    } else {
+        std::set<fs::path> refused;
+        for (const CatalogIssue& issue : *compiled) {
+            refused.insert(issue.path);
+            catalog.issues.push_back(issue);
+        }
+        catalog.problems.erase(std::remove_if(catalog.problems.begin(), catalog.problems.end(),
+                                              [&](const Problem& problem) { return refused.count(problem.path) != 0; }),
+                               catalog.problems.end());
+    }
     if (args.has("json")) {
         nlohmann::json report = {
             {"root", root.string()}, {"problems", catalog.problems.size()}, {"issues", issuesJson(catalog.issues)}};
@@ -252,7 +276,7 @@ int runProblems(const std::vector<std::string>& rawArgs) {
     std::vector<std::string> rest(rawArgs.begin() + 1, rawArgs.end());
     ArgSpec spec{{"json"}, {"suite", "family"}, {"suite"}};
     if (action == "validate") {
-        spec = ArgSpec{{"json"}, {}, {}};
+        spec = ArgSpec{{"json"}, {"python"}, {}};
     } else if (action == "show") {
         spec = ArgSpec{{"json"}, {"suite"}, {"suite"}};
     } else if (action != "list") {

@@ -6,6 +6,7 @@
 #include "app/cli/run_selection.h"
 
 #include "core/grading/boundary.h"
+#include "core/grading/grade_request.h"
 #include "core/grading/grader_pool.h"
 #include "core/protocol/run_setup.h"
 #include "core/protocol/runner.h"
@@ -67,7 +68,7 @@ options:
   --submissions N         feedback submissions per attempt (default 10)
   --max-kernel-bytes N    kernel.py size limit (default 300000)
   --grade-timeout S       bound of one evaluation (default 600)
-  --timing-draws N        timing draws per evaluation (default 50)
+  --timing-draws N        timing draws per evaluation (default 50, at least 3: three are re-checked)
   --boundary B            the implementation boundary graded and stated in the prompt: mkb (default;
                           MetaKernelBench's rule, eager PyTorch may finish what a DSL kernel began) or strict (all
                           arithmetic in the DSL); a trial graded under another boundary (legacy included) is stale
@@ -193,7 +194,8 @@ int runRun(const std::vector<std::string>& rawArgs) {
     auto submissions = args.intOption("submissions", 10, 0, 10000);
     auto maxBytes = args.intOption("max-kernel-bytes", 300000, 1, 1 << 30);
     auto concurrency = args.intOption("concurrency", 2, 1, 64);
-    auto timingDraws = args.intOption("timing-draws", 50, 1, 100000);
+    // Each grading re-checks GradeSettings::recheckDraws of its timing draws, so fewer draws than that cannot grade.
+    auto timingDraws = args.intOption("timing-draws", 50, GradeSettings{}.recheckDraws, 100000);
     auto wallClock = args.doubleOption("wall-clock", 2400);
     auto gradeTimeout = args.doubleOption("grade-timeout", 600);
     for (const Result<int>* value : {&replicates, &submissions, &maxBytes, &concurrency, &timingDraws}) {

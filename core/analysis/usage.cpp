@@ -1,10 +1,11 @@
 // Sums and means of usage per arm, null-propagating like MetaKernelBench's results.json.
 #include "core/analysis/usage.h"
 
-#include "core/analysis/stats.h"
-
+#include <cmath>
+#include <limits>
 #include <set>
 #include <tuple>
+#include <type_traits>
 
 namespace mkb::analysis {
 
@@ -14,19 +15,52 @@ bool carriesUsage(const Usage& usage) {
 
 namespace {
 
+/// Why a sum has no value: a counted record lacks the number, or the total does not fit its type.
+enum class SumGap { None, Missing, Overflow };
+
+/// Sums without wrapping: integers are added with an overflow check, doubles in long double, so a total past the
+/// field's range is reported as an overflow, never as a wrapped or infinite number.
 template <typename T>
-std::optional<T> nullPropagatingSum(const std::vector<const Usage*>& usages, std::optional<T> Usage::*field) {
+std::optional<T> nullPropagatingSum(const std::vector<const Usage*>& usages, std::optional<T> Usage::*field,
+                                    SumGap& gap) {
+    gap = SumGap::Missing;
     if (usages.empty()) {
         return std::nullopt;
     }
-    T total{};
+    std::conditional_t<std::is_integral_v<T>, T, long double> total{};
     for (const Usage* usage : usages) {
         if (!(usage->*field)) {
             return std::nullopt;
         }
-        total += *(usage->*field);
+        if constexpr (std::is_integral_v<T>) {
+            if (__builtin_add_overflow(total, *(usage->*field), &total)) {
+                gap = SumGap::Overflow;
+                return std::nullopt;
+            }
+        } else {
+            total += *(usage->*field);
+        }
     }
-    return total;
+    if constexpr (!std::is_integral_v<T>) {
+        if (!(std::fabs(total) <= static_cast<long double>(std::numeric_limits<T>::max()))) {
+            gap = SumGap::Overflow;
+            return std::nullopt;
+        }
+    }
+    gap = SumGap::None;
+    return static_cast<T>(total);
+}
+
+/// The mean, summed in long double so values near the largest double do not overflow on the way.
+std::optional<double> wideMean(const std::vector<double>& values) {
+    if (values.empty()) {
+        return std::nullopt;
+    }
+    long double total = 0;
+    for (double value : values) {
+        total += value;
+    }
+    return static_cast<double>(total / static_cast<long double>(values.size()));
 }
 
 ArmUsage armUsage(const std::vector<const Attempt*>& attempts) {
@@ -44,11 +78,19 @@ ArmUsage armUsage(const std::vector<const Attempt*>& attempts) {
         }
     }
     result.trials = counted.size();
-    result.inputTokens = nullPropagatingSum(counted, &Usage::inputTokens);
-    result.cacheTokens = nullPropagatingSum(counted, &Usage::cacheTokens);
-    result.outputTokens = nullPropagatingSum(counted, &Usage::outputTokens);
-    result.costUsd = nullPropagatingSum(counted, &Usage::costUsd);
-    result.meanAgentSeconds = mean(agentSeconds);
+    const auto sum = [&](auto field, const char* key) {
+        SumGap gap = SumGap::None;
+        auto total = nullPropagatingSum(counted, field, gap);
+        if (gap == SumGap::Overflow) {
+            result.overflowed.emplace_back(key);
+        }
+        return total;
+    };
+    result.inputTokens = sum(&Usage::inputTokens, "n_input_tokens");
+    result.cacheTokens = sum(&Usage::cacheTokens, "n_cache_tokens");
+    result.outputTokens = sum(&Usage::outputTokens, "n_output_tokens");
+    result.costUsd = sum(&Usage::costUsd, "cost_usd");
+    result.meanAgentSeconds = wideMean(agentSeconds);
     return result;
 }
 

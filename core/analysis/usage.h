@@ -13,8 +13,8 @@
 namespace mkb::analysis {
 
 /// Usage of one arm. Like MetaKernelBench, only attempts that carry a usage record (any field known) are counted;
-/// each sum is nullopt when any counted attempt lacks that number (or none was counted), and agentSeconds is the
-/// mean over the counted attempts that know it.
+/// each sum is nullopt when any counted attempt lacks that number (or none was counted) or when it overflows (then
+/// `overflowed` names it), and agentSeconds is the mean over the counted attempts that know it.
 struct ArmUsage {
     std::size_t attempts = 0; // attempts of the arm, with or without usage
     std::size_t trials = 0;   // attempts counted: those carrying a usage record
@@ -23,6 +23,9 @@ struct ArmUsage {
     std::optional<std::int64_t> outputTokens;
     std::optional<double> costUsd;
     std::optional<double> meanAgentSeconds;
+    // Sums too large for their type (tokens past 2^63 − 1, cost past the largest double), by results.json key
+    // ("n_input_tokens", "cost_usd", ...). Their sums are nullopt: a total is never shown wrapped or as "unknown".
+    std::vector<std::string> overflowed;
 };
 
 /// True when any field of the usage is known.

@@ -589,7 +589,23 @@ bool isOperator(const PythonToken& token, const char* op) {
 } // namespace
 
 Result<std::vector<PythonLogicalLine>> tokenizePython(std::string_view source) {
-    return Tokenizer(source).run();
+    if (source.find('\r') == std::string_view::npos) {
+        return Tokenizer(source).run();
+    }
+    // Python reads source with universal newlines: "\r\n" and a lone "\r" both end a line (old Mac files use "\r").
+    std::string unified;
+    unified.reserve(source.size());
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        if (source[i] == '\r') {
+            unified += '\n';
+            if (i + 1 < source.size() && source[i + 1] == '\n') {
+                ++i;
+            }
+        } else {
+            unified += source[i];
+        }
+    }
+    return Tokenizer(unified).run();
 }
 
 Result<nlohmann::json> parsePythonLiteral(const std::vector<PythonToken>& tokens, std::size_t begin, std::size_t end) {

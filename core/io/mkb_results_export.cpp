@@ -72,6 +72,10 @@ json usageJson(const std::vector<Comparison>& comparisons) {
                     {"n_cache_tokens", optionalJson(usage.cacheTokens)},
                     {"n_output_tokens", optionalJson(usage.outputTokens)},
                     {"agent_sec", optionalJson(usage.meanAgentSeconds)}};
+        if (!usage.overflowed.empty()) {
+            // Not a MetaKernelBench key: it says why those sums are null (a total past 64-bit integers or doubles).
+            out[arm]["overflow"] = usage.overflowed;
+        }
     }
     return out;
 }

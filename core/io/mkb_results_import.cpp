@@ -94,6 +94,10 @@ std::string describe(const json& value) {
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float:
+        if (const double number = value.is_number_float() ? value.get<double>() : 0.0; !std::isfinite(number)) {
+            // Python's json writes these bare tokens for float('nan') and the infinities; so do they read here.
+            return std::isnan(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity";
+        }
         return value.dump();
     case json::value_t::string:
         return "a string";
@@ -218,9 +222,10 @@ private:
     std::string prefix_;
 };
 
-/// Parses one JSON object from outside; the error gives the cause (syntax and where, too deep, not an object).
+/// Parses one JSON object from outside, in Python's dialect (NaN and the infinities read as numbers, so the field
+/// that holds one is named); the error gives the cause (syntax and where, too deep, not an object).
 Result<json> parseObject(std::string_view text, const std::string& file) {
-    auto value = parseJsonInput<json>(text);
+    auto value = parsePythonJsonInput(text);
     if (!value) {
         return makeError(file + ": " + value.error().message);
     }
@@ -472,6 +477,7 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& 
         return verdictText.error();
     }
     std::optional<double> verdictSeconds;
+    std::string verdictStored = *verdictText ? **verdictText : std::string();
     if (*verdictText) {
         auto verdictJson = parseObject(**verdictText, "verdict.json");
         if (!verdictJson) {
@@ -486,6 +492,9 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& 
             return seconds.error();
         }
         verdictSeconds = *seconds;
+        if (parseJsonInputOrDiscarded(**verdictText).is_discarded()) {
+            verdictStored = verdictJson->dump(); // Python's NaN tokens: kept as JSON (null), so every reader parses it
+        }
     }
 
     TrialOutcome& outcome = parsed.outcome;
@@ -494,7 +503,7 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& 
     }
     if (outcome.status == TrialStatus::Finished) {
         Verdict verdict = *rewardsVerdict;
-        verdict.json = *verdictText ? **verdictText : (*rewards)->dump();
+        verdict.json = *verdictText ? verdictStored : (*rewards)->dump();
         verdict.evalSeconds = verdictSeconds.value_or(0.0);
         outcome.verdict = verdict;
     }
@@ -584,7 +593,7 @@ public:
             settings["created_at"] = createdAt_;
         }
         if (auto model = store_.ensureModel(model_, "imported", settings.dump()); !model) {
-            issue(modelDir_, model.error().message);
+            storeIssue(modelDir_, model.error().message);
             return false;
         }
         ++summary_.models;
@@ -618,6 +627,14 @@ public:
 
 private:
     void issue(const fs::path& path, const std::string& message) { summary_.issues.push_back({path, message}); }
+    /// A write to the store failed: that is no fault of the results folder, and the import stops (the next write
+    /// would wait for the same lock or fail on the same disk).
+    void storeIssue(const fs::path& path, const std::string& message) {
+        issue(path, message);
+        if (!summary_.storeFailure) {
+            summary_.storeFailure = message;
+        }
+    }
 
     /// A JSON object file of the model folder (store.json, results.json), read like the trial files.
     Result<json> readModelFile(const char* name) {
@@ -715,7 +732,7 @@ private:
             return Ok{};
         });
         if (!written) {
-            issue(modelDir_ / "invocations.jsonl", written.error().message);
+            storeIssue(modelDir_ / "invocations.jsonl", written.error().message);
         }
     }
 
@@ -819,7 +836,7 @@ private:
         }
         auto filed = fileTrial(store_, parsed->record, parsed->outcome, std::move(parsed->submissions));
         if (!filed) {
-            issue(folder.dir, "could not be stored: " + filed.error().message);
+            storeIssue(folder.dir, "could not be stored: " + filed.error().message);
             return;
         }
         switch (filed->filed) {
@@ -893,6 +910,9 @@ Result<ImportSummary> importMetaKernelBenchResults(Store& store, const std::file
     summary.trialsTotal = static_cast<int>(total);
     std::size_t done = 0;
     for (const auto& importer : importers) {
+        if (summary.storeFailure) {
+            return summary;
+        }
         if (importer->trialCount() == 0) {
             importer->begin(); // a model folder without trials still files its model and invocations
             continue;
@@ -909,6 +929,9 @@ Result<ImportSummary> importMetaKernelBenchResults(Store& store, const std::file
             }
             begun = true;
             importer->importTrialAt(index);
+            if (summary.storeFailure) {
+                return summary;
+            }
         }
     }
     if (options.progress) {

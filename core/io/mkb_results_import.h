@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,9 @@ struct ImportSummary {
     int sourceLinksRepaired = 0; // unchanged skill arms stored without their source trial, linked now
     int trialsTotal = 0;         // trial folders found in every model folder
     bool cancelled = false;      // the progress callback stopped the import before every trial folder was handled
+    // A write to the store failed (it is locked by another process, read-only, full): the import stopped there, as
+    // if cancelled, and this is the store's error. Every trial handled before it is stored.
+    std::optional<std::string> storeFailure;
     std::vector<ImportIssue> issues;
 };
 

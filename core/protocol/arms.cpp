@@ -126,8 +126,16 @@ Result<Coordinate> parseCoordinate(std::string_view text) {
     }
     position += 2;
     digits = readDigits(text, position, coordinate.replicate);
-    if (digits == 0 || (position + digits < text.size() && isDigit(text[position + digits]))) {
+    if (digits == 0) {
         return badCoordinate(text, "the replicate must be a number");
+    }
+    if (position + digits < text.size() && isDigit(text[position + digits])) {
+        std::size_t end = position;
+        while (end < text.size() && isDigit(text[end])) {
+            ++end;
+        }
+        return badCoordinate(text, "the replicate " + std::string(text.substr(position, end - position)) +
+                                       " is out of range (1 to 999999999)");
     }
     if (text[position] == '0') {
         return badCoordinate(text, "the replicate starts at 1 and has no leading zero");

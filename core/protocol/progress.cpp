@@ -93,6 +93,9 @@ std::string progressEventJson(const ProgressEvent& event) {
         out["submissions_left"] = event.submissionsLeft;
         out["seconds_left"] = std::round(event.secondsLeft);
         out["message"] = event.message;
+        if (!event.stored) {
+            out["stored"] = false;
+        }
         break;
     case ProgressEventKind::TrialFinished:
         out["coordinate"] = event.coordinate;
@@ -195,6 +198,7 @@ std::optional<ProgressEvent> parseProgressEventJson(std::string_view line) {
     event.message = jsonText(object, "message");
     event.submissionIndex = jsonWhole(object, "index").value_or(0);
     event.counted = jsonFlag(object, "counted").value_or(false);
+    event.stored = jsonFlag(object, "stored").value_or(true);
     event.passed = jsonFlag(object, "passed");
     event.speedup = jsonNumber(object, "speedup");
     event.submissionsLeft = jsonWhole(object, "submissions_left").value_or(0);
@@ -246,7 +250,7 @@ std::string progressEventLine(const ProgressEvent& event) {
     case ProgressEventKind::Submission:
         line += event.coordinate + " submission " + std::to_string(event.submissionIndex) + ": " +
                 (event.counted ? verdictWords() : "not counted") + " (" + std::to_string(event.submissionsLeft) +
-                " left)";
+                " left)" + (event.stored ? "" : ", NOT STORED: " + event.message);
         break;
     case ProgressEventKind::TrialFinished:
         line += event.coordinate + " " + event.status;

@@ -55,6 +55,7 @@ struct ProgressEvent {
     // submissions and finished trials
     int submissionIndex = 0;
     bool counted = false;
+    bool stored = true; // submission: false when the store refused it (a full disk); message then says why
     std::optional<bool> passed;
     std::optional<double> speedup;
     int submissionsLeft = 0;

@@ -102,7 +102,8 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     record.verdict = verdict;
     record.evalSeconds = verdict.evalSeconds;
     std::string note;
-    if (Status saved = context_.recordSubmission(record); !saved) {
+    Status saved = context_.recordSubmission(record);
+    if (!saved) {
         note = "(the workbench could not store this submission: " + saved.error().message + ")\n";
     }
     finish(verdictReport(verdict, heading) + note);
@@ -122,6 +123,11 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     event.submissionsLeft = outcome.submissionsLeft;
     event.secondsLeft = outcome.secondsLeft;
     event.message = verdict.error;
+    if (!saved) {
+        // The event must not read as a stored submission: a watcher (the soak, a dashboard) would count it as kept.
+        event.stored = false;
+        event.message = saved.error().message;
+    }
     context_.emit(event);
     return outcome;
 }

@@ -3,6 +3,9 @@
 
 #include "core/util/text.h"
 
+#include <cstring>
+#include <limits>
+#include <map>
 #include <string>
 
 namespace mkb {
@@ -90,6 +93,73 @@ Result<Json> parseJsonInput(std::string_view text, std::size_t maxDepth) {
     }
     try {
         return Json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        return makeError(causeOf(error));
+    }
+}
+
+Result<nlohmann::json> parsePythonJsonInput(std::string_view text, std::size_t maxDepth) {
+    // Each of Python's tokens is replaced by a number of the same length ("0" or "-0", then spaces), so a syntax
+    // error elsewhere keeps its column; the ordinal of every number token is noted, and the parser's callback turns
+    // the noted ones back into NaN or an infinity as it reads numbers in document order.
+    std::string padded(text);
+    std::map<std::size_t, double> nonFinite; // number-token ordinal -> value
+    std::size_t numbers = 0;
+    bool inString = false;
+    const auto isNumberChar = [](char c) {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    for (std::size_t i = 0; i < padded.size(); ++i) {
+        const char c = padded[i];
+        if (inString) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                inString = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            continue;
+        }
+        const std::string_view rest = std::string_view(padded).substr(i);
+        const auto replace = [&](std::size_t length, const char* number, double value) {
+            padded.replace(i, length, std::string(number) + std::string(length - std::strlen(number), ' '));
+            nonFinite[numbers++] = value;
+            i += length - 1;
+        };
+        if (startsWith(rest, "NaN")) {
+            replace(3, "0", std::numeric_limits<double>::quiet_NaN());
+        } else if (startsWith(rest, "Infinity")) {
+            replace(8, "0", std::numeric_limits<double>::infinity());
+        } else if (startsWith(rest, "-Infinity")) {
+            replace(9, "-0", -std::numeric_limits<double>::infinity());
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            ++numbers;
+            while (i + 1 < padded.size() && isNumberChar(padded[i + 1])) {
+                ++i;
+            }
+        }
+    }
+    if (nonFinite.empty()) {
+        return parseJsonInput<nlohmann::json>(text, maxDepth);
+    }
+    if (Status bounded = checkJsonDepth(padded, maxDepth); !bounded) {
+        return bounded.error();
+    }
+    std::size_t seen = 0;
+    const nlohmann::json::parser_callback_t restore = [&](int, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::value && parsed.is_number()) {
+            if (auto found = nonFinite.find(seen++); found != nonFinite.end()) {
+                parsed = found->second;
+            }
+        }
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(padded, restore);
     } catch (const nlohmann::json::exception& error) {
         return makeError(causeOf(error));
     }

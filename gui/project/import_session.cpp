@@ -43,11 +43,14 @@ ImportOutcome importInto(const std::filesystem::path& project, const std::filesy
         outcome.summary = QString::fromStdString(imported.error().message);
         return outcome;
     }
-    outcome.ok = !imported->cancelled;
+    outcome.ok = !imported->cancelled && !imported->storeFailure;
     outcome.cancelled = imported->cancelled;
     outcome.changed = imported->trialsImported + imported->trialsReplaced + imported->models > 0;
     outcome.summary = QString::fromStdString(importOutcomeText(*imported));
-    if (!imported->issues.empty()) {
+    if (imported->storeFailure) {
+        outcome.summary += QStringLiteral(" — stopped: %1; import again once the project can be written")
+                               .arg(QString::fromStdString(*imported->storeFailure));
+    } else if (!imported->issues.empty()) {
         outcome.summary += QStringLiteral(" — %1: %2")
                                .arg(QString::fromStdString(imported->issues.front().path.filename().string()),
                                     QString::fromStdString(imported->issues.front().message));
