@@ -15,21 +15,21 @@ FIXTURE = Path(os.environ["MKB_SOURCE_DIR"]) / "tests" / "fixtures" / "kbx"
 BROKEN = Path("data") / "kernelbenchx" / "Loss" / "broken_loss.py"
 DSLS = Path(os.environ["MKB_SOURCE_DIR"]) / "tests" / "fixtures" / "dsls"
 PYTHON = os.environ.get("MKB_TEST_PYTHON", "/usr/bin/python3")
-# A cpusim kernel for the imported row_fill_ task: it fills the chosen rows of x in place with {value}.
+# A cpusim kernel for the imported row_avg_pool1d task (kernel_size=4, stride=2), its result scaled by {scale}.
 KERNEL = """import cpusim
 import torch
+import torch.nn.functional as F
 
 
 @cpusim.kernel
-def fill_rows(pid, x, idx, out):
+def pool_rows(pid, x, out):
     if pid == 0:
-        x[idx] = {value}
-        out.copy_(x)
+        out.copy_(F.avg_pool1d(x, 4, stride=2) * {scale})
 
 
-def solve(x, idx):
-    out = torch.empty_like(x)
-    fill_rows[(1,)](x, idx, out)
+def solve(x):
+    out = torch.empty(x.shape[0], x.shape[1], (x.shape[2] - 4) // 2 + 1, dtype=x.dtype, device=x.device)
+    pool_rows[(1,)](x, out)
     return out
 """
 
@@ -102,13 +102,18 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn('"outliers": False,', text)
         self.assertIn(".clamp(-10, 10)", text)
 
-    def test_an_in_place_task_declares_the_input_it_writes_and_tied_sizes_are_not_scaled(self) -> None:
+    def test_an_in_place_task_declares_the_input_it_writes_and_its_index_bound_grows_with_dim_0(self) -> None:
         text = self.problem("index/101_row_fill.py")
         self.assertIn('"inplace_outputs": [0],', text)
-        self.assertIn("idx = torch.randint(0, 64, (16,), dtype=torch.int64, device=device)", text)
-        self.assertIn("x = torch.randn((64, 128), dtype=torch.float32, device=device)", text)
-        self.assertIn("its dim 0 (64) cannot grow, since it also sizes another dimension or argument", text)
+        self.assertIn('"insensitive": [0],', text)  # a written input is compared after the call instead
+        self.assertIn("    x = torch.randn((262080, 128), dtype=torch.float32, device=device)\n"
+                      "    idx = torch.randint(0, 262080, (16,), dtype=torch.int64, device=device)\n", text)
+        self.assertIn("and the bound of 1 index draw(s) with it", text)
         self.assertIn("return row_fill_(0, x, idx, 3.14)", text)
+
+    def test_a_size_the_call_names_is_not_scaled(self) -> None:
+        text = self.problem("pooling/106_row_avg_pool1d.py")
+        self.assertIn("its dim 0 (4) cannot grow, since it also sizes another dimension or argument", text)
 
     def test_a_parameter_the_task_writes_is_an_in_place_output_and_inputs_no_seed_changes_are_insensitive(self) -> None:
         text = self.problem("matrix_multiply/104_mv_update.py")
@@ -144,22 +149,22 @@ class ImportOfTheFixture(unittest.TestCase):
 
     def test_suite_check_validates_an_imported_problem(self) -> None:
         store = Path(self.folder.name) / "store.sqlite"
-        checked = mkb("suite", "check", "--suite", str(self.out), "--problems", "index/*", "--device", "cpu",
+        checked = mkb("suite", "check", "--suite", str(self.out), "--problems", "pooling/*", "--device", "cpu",
                       "--gradings", "0", "--eager-target-ms", "0", "--python", PYTHON, "--store", str(store))
-        self.assertIn("index/101_row_fill: deterministic, sensitive (2/2 inputs)", checked.stdout,
+        self.assertIn("pooling/106_row_avg_pool1d: deterministic, sensitive (1/1 inputs)", checked.stdout,
                       checked.stdout + checked.stderr)
 
-    def test_an_imported_in_place_problem_grades_on_cpu_against_its_reference(self) -> None:
-        def graded(value: str) -> subprocess.CompletedProcess:
-            kernel = Path(self.folder.name) / f"kernel_{value}.py"
-            kernel.write_text(KERNEL.format(value=value))
-            return mkb("grade", str(kernel), "--suite", str(self.out), "--problem", "101", "--dsl", "cpusim",
+    def test_an_imported_problem_grades_on_cpu_against_its_reference(self) -> None:
+        def graded(scale: str) -> subprocess.CompletedProcess:
+            kernel = Path(self.folder.name) / f"kernel_{scale}.py"
+            kernel.write_text(KERNEL.format(scale=scale))
+            return mkb("grade", str(kernel), "--suite", str(self.out), "--problem", "106", "--dsl", "cpusim",
                        "--dsl-dir", str(DSLS), "--device", "cpu", "--python", PYTHON)
 
-        right = graded("3.14")
+        right = graded("1.0")
         self.assertEqual(right.returncode, 0, right.stdout + right.stderr)
         self.assertIn("correctness:  5/5 draws correct", right.stdout)
-        wrong = graded("2.0")
+        wrong = graded("1.01")
         self.assertEqual(wrong.returncode, 1, wrong.stdout + wrong.stderr)
         self.assertIn("correctness:  0/5 draws correct", wrong.stdout)
 

@@ -86,6 +86,14 @@ def _uses_any(called: set[str], words: tuple[str, ...]) -> bool:
                for name in called for word in words)
 
 
+def _index_bound(creation: Creation, size: int) -> bool:
+    """torch.randint(0, size, shape): indices below `size`, drawn apart from the tensor they index."""
+    call = creation.call
+    return (isinstance(call.func, ast.Attribute) and call.func.attr == "randint" and len(call.args) >= 3
+            and _int_constant(call.args[0]) and call.args[0].value == 0 and _int_constant(call.args[1])
+            and call.args[1].value == size and all(d.value != size for d in creation.dims))
+
+
 def _grow_every_size(creations: list[Creation], size: int, target: int) -> int:
     """The largest factor k for which the inputs, with every dimension equal to `size` grown k-fold, stay within
     `target`, as does a square of the grown size in float64 (the bound on an output that pairs two grown dimensions,
@@ -113,8 +121,11 @@ def scale_draft(draft: Draft, called: set[str], matmul_operator: bool, section_c
         return Scaling(1, "sizes as the harness draws them (no literal shapes to scale)", total, random_numel)
     lead = creations[0].dims[0].value
     leading = [c for c in creations if c.dims[0].value == lead]
+    # An index drawn below dim 0 (torch.randint(0, 64, ...) beside 64 rows) grows with it and stays in range.
+    bounds = [c.call.args[1] for c in creations if _index_bound(c, lead)]
     occurrences = sum(1 for s in draft.statements for n in ast.walk(s) if _int_constant(n) and n.value == lead)
     occurrences += sum(1 for n in ast.walk(draft.call) if _int_constant(n) and n.value == lead)
+    occurrences -= len(bounds)
     in_shapes = len({id(d) for c in creations for d in c.dims if d.value == lead})
     contracting = _uses_any(called, CONTRACTIONS) or matmul_operator
     decomposing = _uses_any(called, DECOMPOSITIONS)
@@ -131,10 +142,13 @@ def scale_draft(draft: Draft, called: set[str], matmul_operator: bool, section_c
             return Scaling(1, "sizes as the harness draws them (already about the target size)", total, random_numel)
         for creation in leading:
             creation.dims[0].value = lead * factor
+        for bound in bounds:
+            bound.value = lead * factor  # type: ignore[attr-defined]
         scaled = fixed + growing * factor
-        return Scaling(factor, f"dim 0 of the harness's draw scaled by {factor} ({lead} -> {lead * factor}), "
+        indices = f", and the bound of {len(bounds)} index draw(s) with it" if bounds else ""
+        return Scaling(factor, f"dim 0 of the harness's draw scaled by {factor} ({lead} -> {lead * factor}){indices}, "
                                f"{scaled / 2**20:.0f} MiB of inputs", scaled, random_numel)
-    if lead >= 8 and occurrences == in_shapes and not named_by_task:
+    if lead >= 8 and occurrences == in_shapes and not bounds and not named_by_task:
         target = SQUARE_DECOMPOSITION_TARGET_BYTES if decomposing else TARGET_BYTES
         factor = _grow_every_size(creations, lead, target)
         if factor > 1:
