@@ -110,7 +110,14 @@ def main(argv: list[str]) -> int:
             print(f"skipped  {task.label}: {why}")
         else:
             target = out / task.family / task.file_name
-            written = _write(target, converted.text, args.force)
+            try:
+                written = _write(target, converted.text, args.force)
+            except OSError as error:
+                record.update(outcome="error", reason=f"{target}: cannot be written ({error.strerror})")
+                errors.append(record["reason"])
+                print(f"error    {task.label}: {record['reason']}")
+                records.append(record)
+                continue
             record.update(outcome="imported", file=f"{task.family}/{task.file_name}", write=written,
                           scale_factor=converted.scaling.factor, sizes=converted.scaling.note,
                           input_bytes=converted.scaling.input_bytes)
@@ -138,7 +145,11 @@ def main(argv: list[str]) -> int:
     if args.json:
         summary = {"suite": "kernelbenchx", "tasks": records, "errors": errors,
                    "stale": [str(p.relative_to(out)) for p in stale], "seconds": round(seconds, 3)}
-        Path(args.json).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        try:
+            Path(args.json).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        except OSError as error:
+            print(f"mkb suite import: --json {args.json}: cannot be written ({error.strerror})", file=sys.stderr)
+            return EXIT_BAD_INPUT
     if errors:
         return EXIT_BAD_INPUT
     return EXIT_DIFFERS if writes["differs"] or (stale and not args.force) else EXIT_OK
