@@ -330,6 +330,26 @@ private slots:
             QCOMPARE(fileBytes(root / "fam" / name), text); // read, never changed
         }
     }
+
+    // Found by the soak: fewer timing draws than the three each grading re-checks were accepted, then every trial
+    // failed in the grader. They are refused on the command line, before anything runs.
+    void fewerTimingDrawsThanTheRecheckedThreeAreRefusedUpFront() {
+        const fs::path store = at("s.sqlite");
+        for (const char* draws : {"1", "2"}) {
+            const QList<QStringList> commands = {
+                {"run", "--model", "m", "--driver", "reference", "--problems", "*", "--dsls", "triton,cuda", "--device",
+                 "cpu", "--store", q(store), "--timing-draws", draws},
+                {"calibrate", "--device", "cpu", "--store", q(store), "--timing-draws", draws}};
+            for (const QStringList& command : commands) {
+                const CliRun run = runMkb(command);
+                QCOMPARE(run.exitCode, 2);
+                QVERIFY2(run.err.contains(QString("--timing-draws takes a whole number from 3 to 100000, not '") +
+                                          draws + "'"),
+                         qPrintable(run.err));
+            }
+        }
+        QVERIFY(!fs::exists(store)); // refused before the store was opened
+    }
 };
 
 QTEST_GUILESS_MAIN(MisleadingInputsTest)
