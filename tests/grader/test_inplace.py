@@ -13,6 +13,7 @@ from mkbgrader import draws
 FOLDER = os.path.join(gradertest.FIXTURES, "problems", "_inplace")
 DECLARED = os.path.join(FOLDER, "01_scaled_row_fill_inplace.py")
 UNDECLARED = os.path.join(FOLDER, "02_scaled_row_fill_undeclared.py")
+BATCH_NORM = os.path.join(FOLDER, "03_training_batch_norm_inplace.py")
 
 
 class InplaceOutputsTest(unittest.TestCase):
@@ -48,6 +49,17 @@ class InplaceOutputsTest(unittest.TestCase):
     def test_declared_positions_are_read_within_the_inputs(self) -> None:
         self.assertEqual(draws.inplace_outputs({"inplace_outputs": [3, 0, 0, 9, True]}, 4), [0, 3])
         self.assertEqual(draws.inplace_outputs({}, 4), [])
+
+    def test_validation_redraws_declared_outputs_that_a_native_kernel_wrote_unseen(self) -> None:
+        # Training batch norm writes the running statistics without moving their version counters; validation
+        # used to compare the written statistics with a fresh draw and call make_inputs non-deterministic.
+        from mkbgrader.settings import Settings
+        from mkbgrader.validate import validate
+
+        report = validate({"problem": BATCH_NORM, "device": "cpu", "eager_target_ms": 0.0},
+                          Settings(warmup_draws=1, timing_draws=3, timeout_s=120.0))
+        self.assertEqual(report["error"], "", report["issues"])
+        self.assertTrue(report["deterministic"], report["determinism_note"])
 
 
 if __name__ == "__main__":
