@@ -1,9 +1,10 @@
-// `mkb import`: files a MetaKernelBench results folder into the project store.
+// `mkb import`: files a MetaKernelBench results folder, or KernelBench-X's refinement corpus, into the project store.
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
 #include "core/io/import_families.h"
 #include "core/io/import_summary_text.h"
+#include "core/io/kbx_corpus_import.h"
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
@@ -20,6 +21,7 @@ namespace {
 
 const char* const kImportHelp =
     R"(usage: mkb import PATH [--store PATH] [--suite-name NAME] [--problems DIR]... [--json]
+       mkb import kernelbenchx-corpus FILE.jsonl [--store PATH] [--model NAME] [--tasks CHECKOUT] [--json]
 
 Imports a MetaKernelBench results folder: either results/ (one folder per model) or one model's folder
 results/<model>/ (holding store.json). Every trial folder problems/<problem>/<prefix>_p<NN>_r<k>_<arm>/ becomes a
@@ -39,11 +41,122 @@ options:
   --problems DIR     a MetaKernelBench problems/ folder used to name families that results.json lacks (repeatable)
   --json             print the summary as one JSON object
 
+kernelbenchx-corpus reads KernelBench-X's refinement corpus (data/kbx_corpus/all_records.jsonl: before/after
+records of one agent's rounds) and files one trial per task in suite kernelbenchx, arm solo_triton, replicate 1,
+with each round's kernel as a submission (round_0 is submission 1) and the last round's verdict as the final one.
+Every verdict is KernelBench-X's own (call_ok -> imported, exe_ok -> correct, perf_ok with its speedup -> passed),
+stored under the boundary "kbx" so that it is never compared with ours. A task of the checkout keeps the number
+`mkb suite import kernelbenchx` gives it; a task the checkout lacks is numbered from 900 and listed. A malformed
+line is reported (line and field) and the rest imports; importing again changes nothing.
+  --model NAME       the model the trials are filed under (default: kbx-geak; the corpus names no LLM)
+  --tasks CHECKOUT   the KernelBench-X checkout that numbers the tasks (default: the checkout FILE lies in, when it
+                     lies in data/kbx_corpus/ of one)
+
 exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
-            3 the folder is missing or holds no model folder, 4 the store cannot be opened
+            3 the folder (or corpus file, or task checkout) is missing or holds nothing to import,
+            4 the store cannot be opened or written
 )";
 
+/// The checkout a corpus file lies in: CHECKOUT/data/kbx_corpus/FILE, when CHECKOUT holds data/kernelbenchx/.
+std::optional<std::filesystem::path> checkoutHolding(const std::filesystem::path& file) {
+    const std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
+    std::error_code ec;
+    if (folder.filename() != "kbx_corpus" || folder.parent_path().filename() != "data" ||
+        !std::filesystem::is_directory(folder.parent_path() / "kernelbenchx", ec)) {
+        return std::nullopt;
+    }
+    return folder.parent_path().parent_path();
+}
+
+int runCorpusImport(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec{{"json"}, {"store", "model", "tasks"}, {}};
+    auto args = parseArgs(std::vector<std::string>(rawArgs.begin() + 1, rawArgs.end()), spec);
+    if (!args) {
+        return fail(kExitUsage, args.error().message);
+    }
+    if (args->wantsHelp()) {
+        std::cout << kImportHelp;
+        return kExitOk;
+    }
+    if (args->positionals.size() != 1) {
+        return fail(kExitUsage, "import kernelbenchx-corpus takes one corpus file (see mkb import --help)");
+    }
+    const std::filesystem::path file = args->positionals[0];
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+        return fail(kExitBadInput, "corpus file " + file.string() + " does not exist or is not a file");
+    }
+    CorpusImportOptions options;
+    options.model = args->optionOr("model", options.model);
+    if (options.model.empty()) {
+        return fail(kExitUsage, "--model needs a non-empty name");
+    }
+    options.checkout =
+        args->has("tasks") ? std::optional<std::filesystem::path>(args->optionOr("tasks", "")) : checkoutHolding(file);
+    if (options.checkout) {
+        if (auto listed = checkoutTaskFiles(*options.checkout); !listed) {
+            return fail(kExitBadInput, "--tasks: " + listed.error().message);
+        }
+    }
+    auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
+    if (!store) {
+        return fail(kExitStore, store.error().message);
+    }
+    auto summary = importKbxCorpus(**store, file, options);
+    if (!summary) {
+        return fail(kExitBadInput, summary.error().message);
+    }
+    for (const CorpusIssue& issue : summary->issues) {
+        std::cerr << safeOneLine(file.string()) << ": " << safeOneLine(issue.message) << '\n';
+    }
+    const std::string counts = std::to_string(summary->records) + " of " + std::to_string(summary->lines) +
+                               " records read; " + std::to_string(summary->tasks) + " tasks (" +
+                               std::to_string(summary->rounds) +
+                               " rounds): " + std::to_string(summary->trialsImported) + " trials imported, " +
+                               std::to_string(summary->trialsUnchanged) + " unchanged, " +
+                               std::to_string(summary->trialsReplaced) + " replaced";
+    if (summary->storeFailure) {
+        return fail(kExitStore, safeOneLine(*summary->storeFailure) + "; the import stopped there (" + counts +
+                                    "): run it again once the store can be written");
+    }
+    if (summary->records == 0 && summary->lines == 0) {
+        return fail(kExitBadInput, "corpus file " + file.string() + " holds no records");
+    }
+    if (args->has("json")) {
+        nlohmann::json absent = nlohmann::json::array();
+        for (const CorpusProblem& problem : summary->absentTasks) {
+            absent.push_back({{"task", problem.taskId}, {"number", problem.number}, {"slug", problem.slug}});
+        }
+        nlohmann::json out = {{"model", options.model},
+                              {"lines", summary->lines},
+                              {"records", summary->records},
+                              {"tasks", summary->tasks},
+                              {"rounds", summary->rounds},
+                              {"trials_imported", summary->trialsImported},
+                              {"trials_unchanged", summary->trialsUnchanged},
+                              {"trials_replaced", summary->trialsReplaced},
+                              {"tasks_not_in_checkout", absent},
+                              {"numbered_by_checkout", options.checkout.has_value()},
+                              {"issues", summary->issues.size()}};
+        std::cout << out.dump() << '\n';
+    } else {
+        if (!options.checkout) {
+            std::cout << "no task checkout (--tasks): every task is numbered from " << kFirstAbsentTaskNumber << '\n';
+        } else {
+            for (const CorpusProblem& problem : summary->absentTasks) {
+                std::cout << "absent   " << safeOneLine(problem.taskId) << " -> " << problem.number << "_"
+                          << problem.slug << " (the checkout holds no such task file)\n";
+            }
+        }
+        std::cout << "kernelbenchx-corpus: " << counts << " (model " << safeOneLine(options.model) << ")\n";
+    }
+    return summary->issues.empty() ? kExitOk : kExitFailed;
+}
+
 int runImport(const std::vector<std::string>& rawArgs) {
+    if (!rawArgs.empty() && rawArgs[0] == "kernelbenchx-corpus") {
+        return runCorpusImport(rawArgs);
+    }
     ArgSpec spec{{"json"}, {"store", "suite-name", "problems"}, {"problems"}};
     auto args = parseArgs(rawArgs, spec);
     if (!args) {
@@ -117,7 +230,8 @@ int runImport(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"import", "import a MetaKernelBench results folder into the project store", kImportHelp, runImport});
+    {"import", "import a MetaKernelBench results folder or KernelBench-X's corpus into the project store", kImportHelp,
+     runImport});
 
 } // namespace
 } // namespace mkb::cli
