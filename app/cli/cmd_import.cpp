@@ -91,8 +91,11 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
     if (options.model.empty()) {
         return fail(kExitUsage, "--model needs a non-empty name");
     }
-    options.checkout =
-        args->has("tasks") ? std::optional<std::filesystem::path>(args->optionOr("tasks", "")) : checkoutHolding(file);
+    if (auto tasks = args->option("tasks")) {
+        options.checkout = std::filesystem::path(*tasks);
+    } else {
+        options.checkout = checkoutHolding(file);
+    }
     if (options.checkout) {
         if (auto listed = checkoutTaskFiles(*options.checkout); !listed) {
             return fail(kExitBadInput, "--tasks: " + listed.error().message);

@@ -164,7 +164,12 @@ Result<CorpusSide> readSide(const json& record, int line, const std::string& sid
 Result<CorpusRecord> parseCorpusRecord(std::string_view text, int line) {
     auto parsed = parseJsonInput(text);
     if (!parsed) {
-        return makeError("line " + std::to_string(line) + ": not a whole JSON object (" + parsed.error().message +
+        // The parser counts lines within this one line: its "line 1, column C" is the column of the file's line.
+        std::string cause = parsed.error().message;
+        if (auto at = cause.find("line 1, column "); at != std::string::npos) {
+            cause.replace(at, 15, "column ");
+        }
+        return makeError("line " + std::to_string(line) + ": not a whole JSON object (" + cause +
                          "; was the line cut short?)");
     }
     if (!parsed->is_object()) {
