@@ -1,7 +1,8 @@
 """JAX Pallas solution for 43_mla_fp8_latent_cache_gather: one program per packed row finds its sequence in
 cu_seq_lens (a scalar scan over the 32 boundaries) and its page through the block table, decodes its 512 fp8 e4m3
 latent bytes into float32 (sign, exponent and mantissa fields rebuilt as float32 bits; subnormals as m * 2^-9),
-scales each by its 128-dim tile's scale and writes the bf16 row: 4 latent tiles, then the 64 rope dims, as 9 chunks of 64."""
+scales each by its 128-dim tile's scale and writes the bf16 row: the latent dims, then the 64 rope dims, as 9
+chunks of 64."""
 
 import functools
 

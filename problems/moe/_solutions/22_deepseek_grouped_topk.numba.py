@@ -87,6 +87,6 @@ def solve(router_logits, correction_bias):
     assert experts == NUM_EXPERTS
     weights = torch.empty(tokens, TOP_K, device=router_logits.device, dtype=torch.float32)
     ids = torch.empty(tokens, TOP_K, device=router_logits.device, dtype=torch.int32)
-    _grouped_topk[(tokens + WARPS - 1) // WARPS, WARPS * 32](router_logits.float(), correction_bias.float().contiguous(),
-                                                             weights, ids)
+    blocks = (tokens + WARPS - 1) // WARPS
+    _grouped_topk[blocks, WARPS * 32](router_logits.float(), correction_bias.float().contiguous(), weights, ids)
     return weights.to(router_logits.dtype), ids

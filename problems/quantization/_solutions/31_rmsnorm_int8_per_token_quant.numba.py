@@ -16,7 +16,7 @@ MIN_AMAX = 1e-10
 @cuda.jit(device=True)
 def _round_half_even(v):
     r = float32(math.floor(v + float32(0.5)))
-    if r - v == float32(0.5) and r % float32(2.0) != float32(0.0):  # exactly halfway: torch.round goes to the even neighbour
+    if r - v == float32(0.5) and r % float32(2.0) != float32(0.0):  # a tie: torch.round takes the even neighbour
         r -= float32(1.0)
     return r
 

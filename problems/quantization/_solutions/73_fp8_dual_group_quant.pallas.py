@@ -35,8 +35,9 @@ def _dual_quant(x):
                    jax.ShapeDtypeStruct((hidden, tokens), jnp.float32),
                    jax.ShapeDtypeStruct((hidden, tokens // GROUP), jnp.float32)),
         in_specs=[tile],
-        out_specs=(tile, pl.BlockSpec((GROUP, 1), lambda i, g: (i, g)), pl.BlockSpec((GROUP, GROUP), lambda i, g: (g, i)),
-                   pl.BlockSpec((GROUP, 1), lambda i, g: (g, i))))(x)
+        out_specs=(tile, pl.BlockSpec((GROUP, 1), lambda i, g: (i, g)),
+                   pl.BlockSpec((GROUP, GROUP), lambda i, g: (g, i)), pl.BlockSpec((GROUP, 1), lambda i, g: (g, i))),
+    )(x)
 
 
 def solve(x):
