@@ -21,7 +21,8 @@ namespace {
 
 const char* const kImportHelp =
     R"(usage: mkb import PATH [--store PATH] [--suite-name NAME] [--problems DIR]... [--json]
-       mkb import kernelbenchx-corpus FILE.jsonl [--store PATH] [--model NAME] [--tasks CHECKOUT] [--json]
+       mkb import kernelbenchx-corpus FILE.jsonl [--store PATH] [--model NAME] [--tasks CHECKOUT]
+                                                 [--suite DIR] [--json]
 
 Imports a MetaKernelBench results folder: either results/ (one folder per model) or one model's folder
 results/<model>/ (holding store.json). Every trial folder problems/<problem>/<prefix>_p<NN>_r<k>_<arm>/ becomes a
@@ -51,6 +52,8 @@ line is reported (line and field) and the rest imports; importing again changes 
   --model NAME       the model the trials are filed under (default: kbx-geak; the corpus names no LLM)
   --tasks CHECKOUT   the KernelBench-X checkout that numbers the tasks (default: the checkout FILE lies in, when it
                      lies in data/kbx_corpus/ of one)
+  --suite DIR        the suite mkb suite import kernelbenchx wrote from that checkout: each corpus task's problem file
+                     is stored with its trials, so the report knows its KernelBench-X category
 
 exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
             3 the folder (or corpus file, or task checkout) is missing or holds nothing to import,
@@ -69,7 +72,7 @@ std::optional<std::filesystem::path> checkoutHolding(const std::filesystem::path
 }
 
 int runCorpusImport(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec{{"json"}, {"store", "model", "tasks"}, {}};
+    ArgSpec spec{{"json"}, {"store", "model", "tasks", "suite"}, {}};
     auto args = parseArgs(std::vector<std::string>(rawArgs.begin() + 1, rawArgs.end()), spec);
     if (!args) {
         return fail(kExitUsage, args.error().message);
@@ -101,6 +104,12 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
             return fail(kExitBadInput, "--tasks: " + listed.error().message);
         }
     }
+    if (auto suite = args->option("suite")) {
+        if (!std::filesystem::is_directory(*suite, ec)) {
+            return fail(kExitBadInput, "--suite: " + *suite + " does not exist or is not a folder");
+        }
+        options.suiteFolder = std::filesystem::path(*suite);
+    }
     auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
     if (!store) {
         return fail(kExitStore, store.error().message);
@@ -110,7 +119,8 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
         return fail(kExitBadInput, summary.error().message);
     }
     for (const CorpusIssue& issue : summary->issues) {
-        std::cerr << safeOneLine(file.string()) << ": " << safeOneLine(issue.message) << '\n';
+        std::cerr << (issue.line > 0 ? safeOneLine(file.string()) + ": " : std::string()) << safeOneLine(issue.message)
+                  << '\n';
     }
     const std::string counts = std::to_string(summary->records) + " of " + std::to_string(summary->lines) +
                                " records read; " + std::to_string(summary->tasks) + " tasks (" +
@@ -140,6 +150,7 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
                               {"trials_replaced", summary->trialsReplaced},
                               {"tasks_not_in_checkout", absent},
                               {"numbered_by_checkout", options.checkout.has_value()},
+                              {"problems_stored", summary->problemsStored},
                               {"issues", summary->issues.size()}};
         std::cout << out.dump() << '\n';
     } else {
@@ -150,6 +161,10 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
                 std::cout << "absent   " << safeOneLine(problem.taskId) << " -> " << problem.number << "_"
                           << problem.slug << " (the checkout holds no such task file)\n";
             }
+        }
+        if (options.suiteFolder) {
+            std::cout << "stored the problem files of " << summary->problemsStored << " of " << summary->tasks
+                      << " tasks from " << safeOneLine(options.suiteFolder->string()) << '\n';
         }
         std::cout << "kernelbenchx-corpus: " << counts << " (model " << safeOneLine(options.model) << ")\n";
     }

@@ -1,6 +1,7 @@
 // Numbering corpus tasks like the task importer, gathering each task's rounds from its lines, and filing the trials.
 #include "core/io/kbx_corpus_import.h"
 
+#include "core/catalog/catalog.h"
 #include "core/io/kbx_corpus_records.h"
 #include "core/io/trial_filing.h"
 #include "core/protocol/arms.h"
@@ -155,6 +156,22 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
         checkoutTasks = std::move(*listed);
     }
 
+    // The suite's problems by the task they were imported from ("kernelbenchx:Activation/gelu_bf16").
+    std::map<std::string, Problem> suiteProblems;
+    if (options.suiteFolder) {
+        Catalog catalog = loadCatalog({*options.suiteFolder});
+        for (Problem& problem : catalog.problems) {
+            if (problem.meta.origin.rfind("kernelbenchx:", 0) == 0) {
+                suiteProblems.emplace(problem.meta.origin.substr(13), std::move(problem));
+            }
+        }
+        if (suiteProblems.empty()) {
+            return makeError("suite " + options.suiteFolder->string() +
+                             " holds no problem imported from KernelBench-X (write one with mkb suite import "
+                             "kernelbenchx CHECKOUT --out DIR)");
+        }
+    }
+
     CorpusImportSummary summary;
     std::map<std::string, TaskRounds> tasks; // by task id
     std::istringstream lines(*text);
@@ -208,6 +225,22 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
         trial.dsl = "triton";
         trial.coordinate = formatCoordinate(Coordinate{problem.number, 1, soloArm("triton")});
         trial.status = TrialStatus::Finished;
+        if (auto found = suiteProblems.find(problem.taskId); found != suiteProblems.end()) {
+            const Problem& file = found->second;
+            if (file.number != problem.number || file.slug != problem.slug) {
+                summary.issues.push_back(
+                    {0, "suite " + options.suiteFolder->string() + ": task " + problem.taskId + " is problem " +
+                            std::to_string(file.number) + "_" + file.slug + " there but " +
+                            std::to_string(problem.number) + "_" + problem.slug +
+                            " here; import the suite and the corpus from one checkout (its problem is not stored)"});
+            } else if (auto stored = store.upsertProblem(file); !stored) {
+                summary.storeFailure = stored.error().message;
+                return summary;
+            } else {
+                trial.problemFingerprint = file.fingerprint;
+                ++summary.problemsStored;
+            }
+        }
 
         std::vector<SubmissionRecord> submissions;
         std::string identity = trial.coordinate + '\0' + problem.taskId;

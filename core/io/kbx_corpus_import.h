@@ -47,12 +47,15 @@ struct CorpusImportOptions {
     std::string model = "kbx-geak"; // the model the trials are filed under
     std::string suite = "kernelbenchx";
     std::optional<std::filesystem::path> checkout; // numbers the tasks; unset: none (every task from 900)
+    // The suite `mkb suite import kernelbenchx` wrote from the same checkout: the problem file of each corpus task is
+    // stored (so the report knows its category and the workbench its source) and its fingerprint goes on the trial.
+    std::optional<std::filesystem::path> suiteFolder;
 };
 
-/// One malformed or conflicting line; the rest imports.
+/// One malformed or conflicting line (or a suite problem numbered otherwise); the rest imports.
 struct CorpusIssue {
-    int line = 0;
-    std::string message; // starts with "line N: "
+    int line = 0;        // 0: not about one line (a suite problem)
+    std::string message; // starts with "line N: " when line > 0
 };
 
 struct CorpusImportSummary {
@@ -64,14 +67,16 @@ struct CorpusImportSummary {
     int trialsUnchanged = 0;
     int trialsReplaced = 0;                 // a task whose records changed: the old trial archived, the new one filed
     std::vector<CorpusProblem> absentTasks; // numbered from 900: the checkout holds no such task file
+    int problemsStored = 0; // corpus tasks whose problem file the suite holds (CorpusImportOptions::suiteFolder)
     std::vector<CorpusIssue> issues;
     // A write to the store failed: the import stopped there, and this is the store's error. Importing again
     // finishes the job.
     std::optional<std::string> storeFailure;
 };
 
-/// Reads the corpus file and files its tasks. Fails as a whole only when the file cannot be read; a malformed line
-/// or a round two lines disagree on is an issue, and the rest imports.
+/// Reads the corpus file and files its tasks. Fails as a whole only when the file, the checkout or the suite cannot be
+/// read (a suite without any problem imported from KernelBench-X is refused); a malformed line, a round two lines
+/// disagree on or a suite problem numbered otherwise is an issue, and the rest imports.
 Result<CorpusImportSummary> importKbxCorpus(Store& store, const std::filesystem::path& file,
                                             const CorpusImportOptions& options = {});
 

@@ -212,6 +212,39 @@ private slots:
         QVERIFY(lines[0].find("NameError: name 'tl_erf' is not defined") != std::string::npos);
         QVERIFY(lines[1].find("\"problem\":\"106_row_avg_pool1d\"") != std::string::npos);
     }
+
+    void theImportedSuiteGivesEachTaskItsProblemAndCategory() {
+        QTemporaryDir dir;
+        const QString suite = dir.filePath("kbx-suite");
+        const QString store = dir.filePath("kbx-corpus.sqlite");
+        const CliRun imported = runMkb({"suite", "import", "kernelbenchx", kCheckout, "--out", suite, "--python",
+                                        QString::fromStdString(mkbtest::testPython())});
+        QCOMPARE(imported.exitCode, 3); // the fixture checkout holds a malformed task file on purpose
+        const CliRun corpus = runMkb(
+            {"import", "kernelbenchx-corpus", kFixture, "--tasks", kCheckout, "--suite", suite, "--store", store});
+        QCOMPARE(corpus.exitCode, 1);
+        QVERIFY2(corpus.out.find("stored the problem files of 3 of 4 tasks from ") != std::string::npos,
+                 corpus.out.c_str());
+        auto opened = mkb::Store::open(store.toStdString(), mkb::OpenMode::MustExist);
+        QVERIFY(opened.ok());
+        auto problems = (*opened)->problems();
+        QVERIFY(problems.ok());
+        QCOMPARE(problems->size(), std::size_t(3));
+        QCOMPARE((*problems)[0].number, 100);
+        QCOMPARE((*problems)[0].slug, std::string("gelu_fp16"));
+        QVERIFY((*problems)[0].source.find("\"origin\": \"kernelbenchx:Activation/gelu_fp16\"") != std::string::npos);
+        const CliRun report =
+            runMkb({"report", "--store", store, "--metrics", "kbx", "--split", "category", "--format", "csv"});
+        QCOMPARE(report.exitCode, 0);
+        QVERIFY2(report.out.find("\nActivation,1,1.000,1.000,") != std::string::npos, report.out.c_str());
+        QVERIFY(report.out.find("\nuncategorised,1,1.000,0.000,") != std::string::npos); // Broadcast/expand_where
+
+        const CliRun noSuite =
+            runMkb({"import", "kernelbenchx-corpus", kFixture, "--suite", kCheckout, "--store", store});
+        QCOMPARE(noSuite.exitCode, 3);
+        QVERIFY2(noSuite.err.find("holds no problem imported from KernelBench-X") != std::string::npos,
+                 noSuite.err.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKbxCorpusImport)
