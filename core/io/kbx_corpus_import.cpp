@@ -45,7 +45,10 @@ void noteRound(TaskRounds& task, const CorpusSide& side, int line, const std::st
     if (inserted) {
         return;
     }
-    const CorpusSide& kept = it->second.side;
+    CorpusSide& kept = it->second.side;
+    if (kept.reachedBy.empty()) {
+        kept.reachedBy = side.reachedBy; // first read as a before side, now as the after side of its transition
+    }
     if (kept.code != side.code || kept.sideJson != side.sideJson) {
         issues.push_back({line, "line " + std::to_string(line) + ": task " + task.category + "/" + task.taskName +
                                     " round_" + std::to_string(side.round) + " ('" + sideName +
@@ -250,7 +253,8 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
             submission.kernelSource = seen.side.code;
             submission.verdict = corpusVerdict(seen.side, problem.taskId);
             submissions.push_back(std::move(submission));
-            identity += '\0' + std::to_string(round) + '\0' + seen.side.sideJson + '\0' + seen.side.code;
+            identity += '\0' + std::to_string(round) + '\0' + seen.side.sideJson + '\0' + seen.side.code + '\0' +
+                        seen.side.reachedBy;
         }
         trial.origin = "kbx-corpus:" + sha256Hex(identity);
         summary.rounds += static_cast<int>(submissions.size());

@@ -208,6 +208,7 @@ Result<CorpusRecord> parseCorpusRecord(std::string_view text, int line) {
     }
     record.before = std::move(*before);
     record.after = std::move(*after);
+    record.after.reachedBy = record.kind;
     return record;
 }
 
@@ -264,6 +265,9 @@ Verdict corpusVerdict(const CorpusSide& side, const std::string& taskId) {
                              {"task", taskId},
                              {"round", "round_" + std::to_string(side.round)},
                              {"kernelbenchx", nlohmann::json::parse(side.sideJson)}};
+    if (!side.reachedBy.empty()) {
+        stored["reached_by"] = side.reachedBy;
+    }
     verdict.json = stored.dump();
     return verdict;
 }

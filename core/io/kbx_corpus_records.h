@@ -22,6 +22,7 @@ struct CorpusSide {
     std::string error;             // the harness's captured stderr (often a traceback, sometimes cut short)
     std::string code;              // the Triton source of that round
     std::string sideJson;          // the side object exactly as the corpus holds it (dtype, gbs, tflops, ...)
+    std::string reachedBy;         // an after side: the kind of the transition that led to it; "" for a before side
 };
 
 struct CorpusRecord {
@@ -42,7 +43,7 @@ Result<CorpusRecord> parseCorpusRecord(std::string_view text, int line);
 /// The verdict KernelBench-X gave one side, in the store's terms: imported = call_ok, correct = exe_ok, passed =
 /// exe_ok and perf_ok with a positive speedup (the speedup is 0 otherwise, as in every failed verdict). Its boundary
 /// is "kbx" (judged by KernelBench-X's harness, never compared with ours); its JSON keeps the corpus's side object
-/// under "kernelbenchx" with "source": "kernelbenchx-corpus".
+/// under "kernelbenchx" with "source": "kernelbenchx-corpus", and "reached_by" names the transition's kind.
 Verdict corpusVerdict(const CorpusSide& side, const std::string& taskId);
 
 /// The one-line reason of a failed side: the last exception line of its traceback, else its last line that is not a

@@ -75,6 +75,8 @@ private slots:
         QCOMPARE(after.speedupVsEager, 1.25);
         QVERIFY(after.error.empty());
         QVERIFY(after.json.find("\"source\":\"kernelbenchx-corpus\"") != std::string::npos);
+        QVERIFY(after.json.find("\"reached_by\":\"call_fail_to_pass\"") != std::string::npos);
+        QVERIFY(before.json.find("reached_by") == std::string::npos);
     }
 
     void aMalformedFieldIsNamedWithItsLine() {
