@@ -145,39 +145,29 @@ std::vector<CorpusProblem> numberCorpusTasks(std::vector<std::pair<std::string, 
     return problems;
 }
 
-Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, const CorpusImportOptions& options) {
-    auto text = readFile(file);
-    if (!text) {
-        return text.error();
-    }
-    std::vector<std::pair<std::string, std::string>> checkoutTasks;
-    if (options.checkout) {
-        auto listed = checkoutTaskFiles(*options.checkout);
-        if (!listed) {
-            return listed.error();
-        }
-        checkoutTasks = std::move(*listed);
-    }
+namespace {
 
-    // The suite's problems by the task they were imported from ("kernelbenchx:Activation/gelu_bf16").
-    std::map<std::string, Problem> suiteProblems;
-    if (options.suiteFolder) {
-        Catalog catalog = loadCatalog({*options.suiteFolder});
-        for (Problem& problem : catalog.problems) {
-            if (problem.meta.origin.rfind("kernelbenchx:", 0) == 0) {
-                suiteProblems.emplace(problem.meta.origin.substr(13), std::move(problem));
-            }
-        }
-        if (suiteProblems.empty()) {
-            return makeError("suite " + options.suiteFolder->string() +
-                             " holds no problem imported from KernelBench-X (write one with mkb suite import "
-                             "kernelbenchx CHECKOUT --out DIR)");
+/// The problems of a suite `mkb suite import kernelbenchx` wrote, by the task they came from ("Activation/gelu_bf16").
+Result<std::map<std::string, Problem>> suiteProblemsByTask(const fs::path& folder) {
+    static const std::string kOrigin = "kernelbenchx:";
+    std::map<std::string, Problem> byTask;
+    for (Problem& problem : loadCatalog({folder}).problems) {
+        if (problem.meta.origin.rfind(kOrigin, 0) == 0) {
+            byTask.emplace(problem.meta.origin.substr(kOrigin.size()), std::move(problem));
         }
     }
+    if (byTask.empty()) {
+        return makeError("suite " + folder.string() +
+                         " holds no problem imported from KernelBench-X (write one with mkb suite import kernelbenchx "
+                         "CHECKOUT --out DIR)");
+    }
+    return byTask;
+}
 
-    CorpusImportSummary summary;
+/// Every task's rounds from the corpus text; malformed lines and disagreeing rounds become issues of the summary.
+std::map<std::string, TaskRounds> readTaskRounds(const std::string& text, CorpusImportSummary& summary) {
     std::map<std::string, TaskRounds> tasks; // by task id
-    std::istringstream lines(*text);
+    std::istringstream lines(text);
     int lineNumber = 0;
     for (std::string line; std::getline(lines, line);) {
         ++lineNumber;
@@ -198,7 +188,84 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
         noteRound(task, record->before, lineNumber, "before", summary.issues);
         noteRound(task, record->after, lineNumber, "after", summary.issues);
     }
+    return tasks;
+}
 
+/// The trial a task becomes, without its content: identity, arm and DSL.
+TrialRecord trialOfTask(const CorpusProblem& problem, const TaskRounds& task, const CorpusImportOptions& options) {
+    TrialRecord trial;
+    trial.model = options.model;
+    trial.suite = options.suite;
+    trial.problemNumber = problem.number;
+    trial.problemSlug = problem.slug;
+    trial.family = problem.family;
+    trial.category = task.category;
+    trial.replicate = 1;
+    trial.arm = soloArm("triton").name();
+    trial.dsl = "triton";
+    trial.coordinate = formatCoordinate(Coordinate{problem.number, 1, soloArm("triton")});
+    trial.status = TrialStatus::Finished;
+    return trial;
+}
+
+/// The task's rounds as submissions in order, and the trial's origin: a hash of everything they were made from.
+std::vector<SubmissionRecord> roundsAsSubmissions(const CorpusProblem& problem, const TaskRounds& task,
+                                                  TrialRecord& trial) {
+    std::vector<SubmissionRecord> submissions;
+    std::string identity = trial.coordinate + '\0' + problem.taskId;
+    for (const auto& [round, seen] : task.rounds) {
+        SubmissionRecord submission;
+        submission.index = round + 1;
+        submission.kernelSource = seen.side.code;
+        submission.verdict = corpusVerdict(seen.side, problem.taskId);
+        submissions.push_back(std::move(submission));
+        identity += '\0' + std::to_string(round) + '\0' + seen.side.sideJson + '\0' + seen.side.code + '\0' +
+                    seen.side.reachedBy;
+    }
+    trial.origin = "kbx-corpus:" + sha256Hex(identity);
+    return submissions;
+}
+
+void countFiled(FiledAs filed, CorpusImportSummary& summary) {
+    switch (filed) {
+    case FiledAs::Unchanged:
+        ++summary.trialsUnchanged;
+        break;
+    case FiledAs::Imported:
+        ++summary.trialsImported;
+        break;
+    case FiledAs::Replaced:
+        ++summary.trialsReplaced;
+        break;
+    }
+}
+
+} // namespace
+
+Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, const CorpusImportOptions& options) {
+    auto text = readFile(file);
+    if (!text) {
+        return text.error();
+    }
+    std::vector<std::pair<std::string, std::string>> checkoutTasks;
+    if (options.checkout) {
+        auto listed = checkoutTaskFiles(*options.checkout);
+        if (!listed) {
+            return listed.error();
+        }
+        checkoutTasks = std::move(*listed);
+    }
+    std::map<std::string, Problem> suiteProblems;
+    if (options.suiteFolder) {
+        auto found = suiteProblemsByTask(*options.suiteFolder);
+        if (!found) {
+            return found.error();
+        }
+        suiteProblems = std::move(*found);
+    }
+
+    CorpusImportSummary summary;
+    const std::map<std::string, TaskRounds> tasks = readTaskRounds(*text, summary);
     std::vector<std::pair<std::string, std::string>> corpusTasks;
     for (const auto& [id, task] : tasks) {
         corpusTasks.emplace_back(task.category, task.taskFile);
@@ -216,47 +283,24 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
         if (!problem.inCheckout) {
             summary.absentTasks.push_back(problem);
         }
-        TrialRecord trial;
-        trial.model = options.model;
-        trial.suite = options.suite;
-        trial.problemNumber = problem.number;
-        trial.problemSlug = problem.slug;
-        trial.family = problem.family;
-        trial.category = task.category;
-        trial.replicate = 1;
-        trial.arm = soloArm("triton").name();
-        trial.dsl = "triton";
-        trial.coordinate = formatCoordinate(Coordinate{problem.number, 1, soloArm("triton")});
-        trial.status = TrialStatus::Finished;
+        TrialRecord trial = trialOfTask(problem, task, options);
         if (auto found = suiteProblems.find(problem.taskId); found != suiteProblems.end()) {
-            const Problem& file = found->second;
-            if (file.number != problem.number || file.slug != problem.slug) {
+            const Problem& suiteProblem = found->second;
+            if (suiteProblem.number != problem.number || suiteProblem.slug != problem.slug) {
                 summary.issues.push_back(
                     {0, "suite " + options.suiteFolder->string() + ": task " + problem.taskId + " is problem " +
-                            std::to_string(file.number) + "_" + file.slug + " there but " +
+                            std::to_string(suiteProblem.number) + "_" + suiteProblem.slug + " there but " +
                             std::to_string(problem.number) + "_" + problem.slug +
                             " here; import the suite and the corpus from one checkout (its problem is not stored)"});
-            } else if (auto stored = store.upsertProblem(file); !stored) {
+            } else if (auto stored = store.upsertProblem(suiteProblem); !stored) {
                 summary.storeFailure = stored.error().message;
                 return summary;
             } else {
-                trial.problemFingerprint = file.fingerprint;
+                trial.problemFingerprint = suiteProblem.fingerprint;
                 ++summary.problemsStored;
             }
         }
-
-        std::vector<SubmissionRecord> submissions;
-        std::string identity = trial.coordinate + '\0' + problem.taskId;
-        for (const auto& [round, seen] : task.rounds) {
-            SubmissionRecord submission;
-            submission.index = round + 1;
-            submission.kernelSource = seen.side.code;
-            submission.verdict = corpusVerdict(seen.side, problem.taskId);
-            submissions.push_back(std::move(submission));
-            identity += '\0' + std::to_string(round) + '\0' + seen.side.sideJson + '\0' + seen.side.code + '\0' +
-                        seen.side.reachedBy;
-        }
-        trial.origin = "kbx-corpus:" + sha256Hex(identity);
+        std::vector<SubmissionRecord> submissions = roundsAsSubmissions(problem, task, trial);
         summary.rounds += static_cast<int>(submissions.size());
         ++summary.tasks;
 
@@ -269,17 +313,7 @@ Result<CorpusImportSummary> importKbxCorpus(Store& store, const fs::path& file, 
             summary.storeFailure = "task " + problem.taskId + ": " + filed.error().message;
             return summary;
         }
-        switch (filed->filed) {
-        case FiledAs::Unchanged:
-            ++summary.trialsUnchanged;
-            break;
-        case FiledAs::Imported:
-            ++summary.trialsImported;
-            break;
-        case FiledAs::Replaced:
-            ++summary.trialsReplaced;
-            break;
-        }
+        countFiled(filed->filed, summary);
     }
     return summary;
 }

@@ -247,6 +247,33 @@ private slots:
         QVERIFY2(noSuite.err.find("holds no problem imported from KernelBench-X") != std::string::npos,
                  noSuite.err.c_str());
     }
+
+    void twoLinesThatDisagreeOnARoundKeepTheFirstAndSaySo() {
+        QTemporaryDir dir;
+        const std::string first = kbxtest::recordLine(kbxtest::sideJson("false", "false", "null", ""),
+                                                      kbxtest::sideJson("true", "true", "1.1", ""));
+        std::string second = first;
+        second.replace(second.find("\"round_1\""), 9, "\"round_2\"");
+        second.replace(second.find("\"round_0\""), 9, "\"round_1\"");
+        const fs::path file = fs::path(dir.path().toStdString()) / "corpus.jsonl";
+        std::ofstream(file) << first << "\n\n" << second << "\n";
+        auto store = mkb::Store::open(fs::path(dir.path().toStdString()) / "s.sqlite");
+        QVERIFY(store.ok());
+        auto summary = mkb::importKbxCorpus(**store, file);
+        QVERIFY(summary.ok());
+        QCOMPARE(summary->lines, 2);
+        QCOMPARE(summary->rounds, 3);
+        QCOMPARE(summary->issues.size(), std::size_t(1));
+        QCOMPARE(summary->issues[0].message,
+                 std::string("line 3: task Math/exp round_1 ('before') differs from line 1's; line 1's is kept"));
+        auto trials = (*store)->loadTrials({}, mkb::TrialDetail::Lean);
+        QVERIFY(trials.ok());
+        QCOMPARE(trials->size(), std::size_t(1));
+        QCOMPARE(trials->front().problemNumber, mkb::kFirstAbsentTaskNumber); // no checkout: numbered from 900
+        auto rounds = (*store)->submissions(trials->front().id);
+        QVERIFY(rounds.ok());
+        QCOMPARE((*rounds)[1].kernelSource, std::string("def exp(x): return x.exp()"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKbxCorpusImport)
