@@ -91,6 +91,12 @@ private slots:
         auto empty = mkb::parseCorpusRecord(noCode, 2);
         QVERIFY(!empty.ok());
         QCOMPARE(empty.error().message, std::string("line 2: field 'after_code' is empty"));
+        auto notANumber = mkb::parseCorpusRecord(kbxtest::recordLine(kbxtest::sideJson("true", "true", "NaN", ""),
+                                                                     kbxtest::sideJson("true", "true", "1.0", "")),
+                                                 3);
+        QVERIFY(!notANumber.ok());
+        QCOMPARE(notANumber.error().message,
+                 std::string("line 3: field 'before.speedup' must be a finite number or null"));
         auto cut = mkb::parseCorpusRecord("{\"task_id\": \"Math/exp.py\", \"from_ro", 9);
         QVERIFY(!cut.ok());
         QVERIFY2(cut.error().message.rfind("line 9: not a whole JSON object", 0) == 0, cut.error().message.c_str());
