@@ -22,10 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kPlanHelp = R"(usage: mkb plan --problems GLOB --dsls A,B [options]
+const char* const kPlanHelp = R"(usage: mkb plan --problems GLOB --dsls A,B[,C...] [options]
 
 Plans a run: every trial of the selected problems × both solo arms and both skill arms of the DSL pair ×
-replicates, each given a status from the store's history of this model (DESIGN §6):
+replicates (with more than two DSLs, of every pair of them: one solo per DSL, a skill arm per ordered pair), each given a status from the store's history of this model (DESIGN §6):
   run     no record yet
   rerun   the record holds an infrastructure error, was interrupted, or was left "running" by a crash
   reuse   the record is valid and current
@@ -44,7 +44,8 @@ options:
   --problems GLOB         problems to include: a shell glob over "family/NN_slug", "pNN", "NN_slug" or
                           the family, e.g. "*", "p0[1-3]", "attention/*"  (required)
   --suite DIR             a suite root (repeatable; default: the shipped problems/)
-  --dsls A,B              the DSL pair, two different ids of resources/dsls/ (required)
+  --dsls A,B[,C...]       two or more different ids of resources/dsls/ (required); n DSLs plan all n(n-1)
+                          directions, e.g. triton,cuda,numba,pallas gives 12
   --replicates N          replicates per cell, 1..100 (default 1)
   --model NAME            the model whose history is read (default: reference)
   --store PATH            the project store (default: $MKB_STORE, else the user's data folder); a store that
@@ -64,8 +65,7 @@ exit codes: 0 planned, 2 bad command line or unknown DSL, 3 suite folder missing
 struct PlanOptions {
     std::string glob;
     std::vector<fs::path> suites;
-    std::string dslA;
-    std::string dslB;
+    std::vector<std::string> dsls; // two or more; every pair is planned
     int replicates = 1;
     std::string model = "reference";
     fs::path storePath;
@@ -79,7 +79,7 @@ struct PlanOptions {
 nlohmann::json planToJson(const Plan& plan, const PlanOptions& options, bool storeExists) {
     nlohmann::json out;
     out["model"] = options.model;
-    out["dsls"] = {options.dslA, options.dslB};
+    out["dsls"] = options.dsls;
     out["replicates"] = options.replicates;
     out["store"] = options.storePath.string();
     out["store_exists"] = storeExists;
@@ -115,10 +115,15 @@ nlohmann::json planToJson(const Plan& plan, const PlanOptions& options, bool sto
 }
 
 void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problemCount, bool storeExists) {
-    std::cout << "plan for model " << safeOneLine(options.model) << ", DSLs " << safeOneLine(options.dslA) << ","
-              << safeOneLine(options.dslB) << ": " << problemCount << (problemCount == 1 ? " problem" : " problems")
-              << " x " << options.replicates << (options.replicates == 1 ? " replicate" : " replicates")
-              << " x 4 arms = " << plan.entries.size() << " trials\n";
+    std::string dslList;
+    for (const std::string& dsl : options.dsls) {
+        dslList += (dslList.empty() ? "" : ",") + safeOneLine(dsl);
+    }
+    const std::size_t n = options.dsls.size();
+    std::cout << "plan for model " << safeOneLine(options.model) << ", DSLs " << dslList << ": " << problemCount
+              << (problemCount == 1 ? " problem" : " problems") << " x " << options.replicates
+              << (options.replicates == 1 ? " replicate" : " replicates") << " x " << n + n * (n - 1)
+              << " arms = " << plan.entries.size() << " trials\n";
     std::cout << "history: "
               << (storeExists ? "store " + options.storePath.string()
                               : "none (no store at " + options.storePath.string() + ")")
@@ -160,12 +165,11 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
     if (!dsls) {
         return makeError("plan: --dsls A,B is required, e.g. --dsls triton,cuda");
     }
-    auto pair = parseDslPair(*dsls, "plan");
-    if (!pair) {
-        return pair.error();
+    auto list = parseDslList(*dsls, "plan");
+    if (!list) {
+        return list.error();
     }
-    options.dslA = pair->first;
-    options.dslB = pair->second;
+    options.dsls = std::move(list).value();
     auto replicates = args.intOption("replicates", 1, 1, 100);
     if (!replicates) {
         return replicates.error();
@@ -223,13 +227,13 @@ int runPlan(const std::vector<std::string>& rawArgs) {
     if (!registry) {
         return fail(kExitBadInput, registry.error().message);
     }
-    for (const std::string* dsl : {&options->dslA, &options->dslB}) {
-        if (!registry->find(*dsl)) {
+    for (const std::string& dsl : options->dsls) {
+        if (!registry->find(dsl)) {
             std::string known;
             for (const std::string& id : registry->ids()) {
                 known += (known.empty() ? "" : ", ") + id;
             }
-            return fail(kExitUsage, "plan: unknown DSL '" + safeOneLine(*dsl) + "' in --dsls; known DSLs: " + known);
+            return fail(kExitUsage, "plan: unknown DSL '" + safeOneLine(dsl) + "' in --dsls; known DSLs: " + known);
         }
     }
 
@@ -242,8 +246,8 @@ int runPlan(const std::vector<std::string>& rawArgs) {
     PlanRequest request;
     request.model = options->model;
     request.problems = std::move(selected);
-    request.dslA = options->dslA;
-    request.dslB = options->dslB;
+    request.dslA = options->dsls[0];
+    request.dslB = options->dsls[1];
     request.replicates = options->replicates;
     request.graderFingerprint = options->graderFingerprint;
     request.boundary = options->boundary;
@@ -258,7 +262,7 @@ int runPlan(const std::vector<std::string>& rawArgs) {
     }
     const bool storeExists = history->storeExists;
 
-    const Plan plan = makePlan(request, history->trials, contextFromTrials(history->trials));
+    const Plan plan = makePlanForDsls(request, options->dsls, history->trials, contextFromTrials(history->trials));
     if (options->json) {
         std::cout << planToJson(plan, *options, storeExists).dump(2) << '\n';
     } else {

@@ -8,6 +8,7 @@
 #include "core/grading/boundary.h"
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_pool.h"
+#include "core/protocol/planner.h"
 #include "core/protocol/run_setup.h"
 #include "core/protocol/runner.h"
 #include "core/util/json_input.h"
@@ -20,13 +21,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 namespace mkb::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B [options]
+const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B[,C...] [options]
 
 Runs the transfer protocol (DESIGN §6) for one model: for every selected problem and replicate, a solo attempt in
 each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
@@ -50,7 +52,8 @@ options:
   --driver KIND           reference, command or chat (required)
   --driver-config FILE    the driver's settings, a JSON object (never put secrets in it)
   --problems GLOB         problems to include, e.g. "*", "p0[1-3]", "attention/*" (required)
-  --dsls A,B              the DSL pair (required)
+  --dsls A,B[,C...]       the DSL pair, or more DSLs: every pair of them is run, pair after pair, each DSL's
+                          solos shared (e.g. triton,cuda,numba,pallas: 12 directions) (required)
   --replicates N          replicates per cell, 1..100 (default 1)
   --suite DIR             a suite root (repeatable; default: the shipped problems/)
   --dsl-dir DIR           an extra folder of DSL descriptors, searched first (repeatable)
@@ -148,9 +151,9 @@ int runRun(const std::vector<std::string>& rawArgs) {
             return fail(kExitUsage, std::string("run: --") + required + " is required (mkb run --help)");
         }
     }
-    auto pair = parseDslPair(*args.option("dsls"), "run");
-    if (!pair) {
-        return fail(kExitUsage, pair.error().message);
+    auto dslList = parseDslList(*args.option("dsls"), "run");
+    if (!dslList) {
+        return fail(kExitUsage, dslList.error().message);
     }
     const std::string progressMode = args.optionOr("progress", "text");
     if (progressMode != "text" && progressMode != "json") {
@@ -254,12 +257,13 @@ int runRun(const std::vector<std::string>& rawArgs) {
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);
     }
-    for (auto [id, into] : {std::pair{pair->first, &settings.dslA}, std::pair{pair->second, &settings.dslB}}) {
+    std::map<std::string, RunDsl> loadedDsls; // every DSL of --dsls, checked before anything runs
+    for (const std::string& id : *dslList) {
         auto dsl = loadRunDsl(id, dslDirs);
         if (!dsl) {
             return fail(kExitUsage, "run: DSL '" + id + "': " + dsl.error().message);
         }
-        *into = std::move(dsl).value();
+        loadedDsls.emplace(id, std::move(dsl).value());
     }
 
     std::vector<fs::path> suites;
@@ -286,11 +290,41 @@ int runRun(const std::vector<std::string>& rawArgs) {
     TextProgress textProgress(stderr);
     JsonProgress jsonProgress(stdout);
     ProgressSink& progress = progressMode == "json" ? static_cast<ProgressSink&>(jsonProgress) : textProgress;
-    auto summary = executor == "slurm" && store
-                       ? runOnSlurmFromArgs(args, settings, *store, progress, stopRequested)
-                       : runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
-
-    RunFinish finish = runFinished(summary, settings);
+    // More than two DSLs run pair after pair (planner.h, dslPairsOf): a later pair reuses the solos an earlier one
+    // recorded, so each DSL's solo runs once per problem and replicate, and the run ends with one run_finished line.
+    const std::vector<std::pair<std::string, std::string>> pairs = dslPairsOf(*dslList);
+    Result<RunSummary> summary = makeError("run: no DSL pair was run");
+    RunFinish finish;
+    ProgressCounts totals;
+    for (std::size_t index = 0; index < pairs.size(); ++index) {
+        settings.dslA = loadedDsls.at(pairs[index].first);
+        settings.dslB = loadedDsls.at(pairs[index].second);
+        if (pairs.size() > 1 && progressMode == "text") {
+            std::cerr << "mkb: DSL pair " << index + 1 << "/" << pairs.size() << ": " << pairs[index].first << ","
+                      << pairs[index].second << '\n';
+        }
+        summary = executor == "slurm" && store
+                      ? runOnSlurmFromArgs(args, settings, *store, progress, stopRequested)
+                      : runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
+        finish = runFinished(summary, settings);
+        const ProgressCounts& counts = finish.event.counts;
+        totals.total += counts.total;
+        totals.done += counts.done;
+        totals.failed += counts.failed;
+        totals.interrupted += counts.interrupted;
+        totals.passed += counts.passed;
+        totals.elapsedSeconds += counts.elapsedSeconds;
+        if (finish.end != RunEnd::Complete && finish.end != RunEnd::Planned) {
+            break; // a failed or interrupted pair ends the run; running it again continues where it stopped
+        }
+        if (finish.end == RunEnd::Planned && progressMode == "text" && index + 1 < pairs.size()) {
+            printDryRun(*summary);
+        }
+    }
+    if (pairs.size() > 1) {
+        finish.event.counts = totals;
+        finish.event.counts.etaSeconds.reset();
+    }
     if (finish.end == RunEnd::Planned && progressMode == "text") {
         printDryRun(*summary);
     }

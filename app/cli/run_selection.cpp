@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "core/util/text.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace mkb::cli {
@@ -20,6 +21,25 @@ Result<std::pair<std::string, std::string>> parseDslPair(const std::string& text
     std::pair<std::string, std::string> ids{std::string(trimmed(pair[0])), std::string(trimmed(pair[1]))};
     if (ids.first == ids.second) {
         return makeError(verb + ": --dsls needs two different DSLs, got '" + safeOneLine(ids.first) + "' twice");
+    }
+    return ids;
+}
+
+Result<std::vector<std::string>> parseDslList(const std::string& text, const std::string& verb) {
+    std::vector<std::string> ids;
+    for (const std::string& part : splitString(text, ',')) {
+        ids.emplace_back(trimmed(part));
+    }
+    const bool blank = std::any_of(ids.begin(), ids.end(), [](const std::string& id) { return id.empty(); });
+    if (ids.size() < 2 || blank) {
+        return makeError(verb + ": --dsls takes two or more DSL ids separated by commas, e.g. triton,cuda or " +
+                         "triton,cuda,numba,pallas; got '" + safeOneLine(text) + "'");
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) !=
+            ids.begin() + static_cast<std::ptrdiff_t>(i)) {
+            return makeError(verb + ": --dsls names '" + safeOneLine(ids[i]) + "' twice; each DSL once");
+        }
     }
     return ids;
 }

@@ -6,7 +6,9 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace mkb {
 namespace {
@@ -337,6 +339,55 @@ Plan makePlan(const PlanRequest& request, const std::vector<TrialRecord>& liveTr
                 }
             }
         }
+    }
+    return plan;
+}
+
+std::vector<std::pair<std::string, std::string>> dslPairsOf(const std::vector<std::string>& dsls) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (std::size_t i = 0; i < dsls.size(); ++i) {
+        for (std::size_t j = i + 1; j < dsls.size(); ++j) {
+            pairs.emplace_back(dsls[i], dsls[j]);
+        }
+    }
+    return pairs;
+}
+
+Plan makePlanForDsls(PlanRequest request, const std::vector<std::string>& dsls,
+                     const std::vector<TrialRecord>& liveTrials, const PlanContext& context) {
+    // Each pair's entries, once per coordinate; a skill arm's source is remembered by coordinate, since its index
+    // belongs to the pair's plan.
+    std::vector<std::pair<PlanEntry, std::string>> merged; // entry, its source's coordinate ("" for solos)
+    std::set<std::string> seen;
+    for (const auto& [dslA, dslB] : dslPairsOf(dsls)) {
+        request.dslA = dslA;
+        request.dslB = dslB;
+        const Plan pairPlan = makePlan(request, liveTrials, context);
+        for (const PlanEntry& entry : pairPlan.entries) {
+            if (seen.insert(entry.coordinateText).second) {
+                merged.emplace_back(entry,
+                                    entry.sourceEntry ? pairPlan.entries[*entry.sourceEntry].coordinateText : "");
+            }
+        }
+    }
+    std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) {
+        const Coordinate& x = a.first.coordinate;
+        const Coordinate& y = b.first.coordinate;
+        return std::tuple(x.arm.isSkill(), x.problemNumber, x.replicate) <
+               std::tuple(y.arm.isSkill(), y.problemNumber, y.replicate);
+    });
+    Plan plan;
+    std::map<std::string, std::size_t> indexOf;
+    for (auto& [entry, source] : merged) {
+        indexOf[entry.coordinateText] = plan.entries.size();
+        plan.entries.push_back(std::move(entry));
+    }
+    for (std::size_t i = 0; i < plan.entries.size(); ++i) {
+        PlanEntry& entry = plan.entries[i];
+        if (const std::string& source = merged[i].second; !source.empty()) {
+            entry.sourceEntry = indexOf.at(source);
+        }
+        plan.counts[entry.status] += 1;
     }
     return plan;
 }

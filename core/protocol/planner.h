@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mkb {
@@ -92,5 +93,15 @@ Status validatePlanRequest(const PlanRequest& request);
 /// Plans every trial of the request. liveTrials may hold any records: only the request's model, not archived, count.
 /// Call validatePlanRequest first; an invalid request yields a plan of what can be made of it.
 Plan makePlan(const PlanRequest& request, const std::vector<TrialRecord>& liveTrials, const PlanContext& context);
+
+/// The DSL pairs a list of DSLs is planned as: every unordered pair once, in list order ((a,b), (a,c), (b,c) for
+/// a,b,c), each with both directions, so n DSLs give n(n-1) directions that share one solo per DSL and problem.
+std::vector<std::pair<std::string, std::string>> dslPairsOf(const std::vector<std::string>& dsls);
+
+/// makePlan over every pair of `dsls` (the request's dslA and dslB are set per pair), merged into one plan: a
+/// coordinate appears once (a solo serves as source and base for every pair it belongs to), solos first and then
+/// skill arms, each by problem and replicate, counts recomputed. For two DSLs it is makePlan's plan.
+Plan makePlanForDsls(PlanRequest request, const std::vector<std::string>& dsls,
+                     const std::vector<TrialRecord>& liveTrials, const PlanContext& context);
 
 } // namespace mkb

@@ -105,6 +105,30 @@ private slots:
         QVERIFY(statusByCoordinate(plan).contains("p02_r1_tirx2cutedsl_skill"));
     }
 
+    void fourDslsPlanEveryOrderedPairSharingOneSoloPerDsl() {
+        const QJsonObject plan = runJson({"plan", "--problems", "p0[12]", "--suite", shippedSuite(), "--dsls",
+                                          "triton,cuda,numba,pallas", "--store", emptyStore(), "--dry-run"});
+        QCOMPARE(plan["dsls"].toArray().size(), 4);
+        QCOMPARE(plan["total"].toInt(), 2 * (4 + 12)); // per problem: 4 solos and 12 directed skill arms
+        const QMap<QString, QString> statuses = statusByCoordinate(plan);
+        for (const char* coordinate : {"p01_r1_solo_numba", "p01_r1_pallas2numba_skill", "p02_r1_numba2cuda_skill",
+                                       "p02_r1_triton2pallas_skill"}) {
+            QVERIFY2(statuses.contains(coordinate), coordinate);
+        }
+        // Solos first, then skill arms; each skill arm waits for its own source solo.
+        const QJsonArray entries = plan["entries"].toArray();
+        for (int i = 0; i < entries.size(); ++i) {
+            const QJsonObject entry = entries[i].toObject();
+            const QString arm = entry["arm"].toString();
+            QCOMPARE(arm.startsWith("solo_"), i < 8);
+            if (!arm.startsWith("solo_")) {
+                const QString source = arm.section('2', 0, 0);
+                QCOMPARE(entry["waits_for"].toString(),
+                         entry["coordinate"].toString().section('_', 0, 1) + "_solo_" + source);
+            }
+        }
+    }
+
     void unknownDslIsABadCommandLine() {
         const CliRun run =
             runMkb({"plan", "--problems", "*", "--suite", shippedSuite(), "--dsls", "triton,fortran", "--dry-run"});
@@ -124,8 +148,10 @@ private slots:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("no --problems") << QStringList{"--dsls", "triton,cuda"} << 2 << "--problems";
-        QTest::newRow("one dsl") << QStringList{"--problems", "*", "--dsls", "triton"} << 2 << "two DSL ids";
-        QTest::newRow("same dsl twice") << QStringList{"--problems", "*", "--dsls", "cuda,cuda"} << 2 << "different";
+        QTest::newRow("one dsl") << QStringList{"--problems", "*", "--dsls", "triton"} << 2 << "two or more DSL ids";
+        QTest::newRow("same dsl twice") << QStringList{"--problems", "*", "--dsls", "cuda,cuda"} << 2 << "twice";
+        QTest::newRow("same dsl twice of three")
+            << QStringList{"--problems", "*", "--dsls", "triton,cuda,triton"} << 2 << "'triton' twice";
         QTest::newRow("zero replicates") << QStringList{"--problems", "*", "--dsls", "triton,cuda", "--replicates", "0"}
                                          << 2 << "--replicates";
         QTest::newRow("unknown option") << QStringList{"--problems", "*", "--dsls", "triton,cuda", "--fast"} << 2

@@ -117,8 +117,35 @@ private slots:
         QVERIFY(dir_.isValid());
         const QString written = mkbtest::writeCpusimPair(dir_.path(), {"01_vector_add", "02_row_softmax"});
         QVERIFY2(written.isEmpty(), qPrintable(written));
+        // A third CPU test DSL, cpusimc, the same descriptor and solutions under another id (for three-DSL runs).
+        QByteArray third = mkbtest::readText(dslDir() + "/cpusimb.json");
+        third.replace("\"id\": \"cpusimb\"", "\"id\": \"cpusimc\"");
+        QVERIFY(third.contains("\"cpusimc\"") && writeText(dslDir() + "/cpusimc.json", third));
+        for (const char* stem : {"01_vector_add", "02_row_softmax"}) {
+            QVERIFY(writeText(solutions() + "/" + stem + ".cpusimc.py",
+                              mkbtest::readText(solutions() + "/" + stem + ".cpusim.py")));
+        }
         QVERIFY(writeText(dir_.filePath("reference.json"),
                           QJsonDocument(QJsonObject{{"solutions_dir", solutions()}}).toJson()));
+    }
+
+    void threeDslsRunEveryPairOnceEachWithOneSoloPerDslAndARetimingPerDirection() {
+        const QString store = newStore();
+        QStringList args = runArgs(store, "p01");
+        args[args.indexOf("cpusim,cpusimb")] = "cpusim,cpusimb,cpusimc";
+        const CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        const QList<QJsonObject> finished = mkbtest::events(run.out, "run_finished");
+        QCOMPARE(finished.size(), 1); // one end for the whole run, whatever the number of pairs
+        QCOMPARE(finished.front()["exit_code"].toInt(), 0);
+        QCOMPARE(mkbtest::events(run.out, "trial_finished").size(), 3 + 6); // each solo once, six directions
+        const std::vector<RetimingRecord> cells = retimings(store, false);
+        QCOMPARE(cells.size(), std::size_t(6));
+        // Running it again reuses everything: every pair converges on the solos the others recorded.
+        const CliRun again = runMkb(args);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(mkbtest::events(again.out, "trial_finished").size(), 0);
+        QCOMPARE(retimings(store, false).size(), std::size_t(6));
     }
 
     void retimeConvergesAndRetimesOnlyWhatIsStale() {
