@@ -6,6 +6,8 @@
 #include "kbx_corpus/corpus_lines.h"
 #include "support/testpaths.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -279,6 +281,21 @@ private slots:
         auto rounds = (*store)->submissions(trials->front().id);
         QVERIFY(rounds.ok());
         QCOMPARE((*rounds)[1].kernelSource, std::string("def exp(x): return x.exp()"));
+    }
+
+    void jsonSummarySaysWhatWasFiledAndWhichTasksTheCheckoutLacks() {
+        QTemporaryDir dir;
+        const CliRun run = runMkb({"import", "kernelbenchx-corpus", kFixture, "--tasks", kCheckout, "--store",
+                                   dir.filePath("s.sqlite"), "--model", "geak-fixture", "--json"});
+        QCOMPARE(run.exitCode, 1);
+        const nlohmann::json summary = nlohmann::json::parse(run.out);
+        QCOMPARE(summary["model"].get<std::string>(), std::string("geak-fixture"));
+        QCOMPARE(summary["records"].get<int>(), 5);
+        QCOMPARE(summary["rounds"].get<int>(), 9);
+        QCOMPARE(summary["trials_imported"].get<int>(), 4);
+        QCOMPARE(summary["issues"].get<int>(), 2);
+        QCOMPARE(summary["tasks_not_in_checkout"].size(), std::size_t(1));
+        QCOMPARE(summary["tasks_not_in_checkout"][0]["number"].get<int>(), 900);
     }
 };
 
