@@ -1,6 +1,8 @@
 // Assembles the problems view's rows from the shipped catalog and the project store, with solution status.
 #include "gui/problems/problem_rows.h"
 
+#include "core/catalog/dsl_registry.h"
+
 #include <map>
 #include <set>
 #include <system_error>
@@ -10,7 +12,11 @@
 namespace mkb::gui {
 
 const std::vector<std::string>& knownSolutionDsls() {
-    static const std::vector<std::string> dsls = {"triton", "cuda", "cutedsl", "tirx"};
+    // Every DSL the shipped registry describes (resources/dsls/), read once: a new descriptor needs no code here.
+    static const std::vector<std::string> dsls = [] {
+        Result<DslRegistry> registry = loadDslRegistry();
+        return registry ? registry->ids() : std::vector<std::string>{};
+    }();
     return dsls;
 }
 

@@ -1,6 +1,8 @@
 // The Runs view's run form: its widgets, and the RunRequest it stands for (request, setRequest).
 #include "gui/runs/runs_view.h"
 
+#include "core/catalog/dsl_registry.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -18,8 +20,19 @@
 namespace mkb::gui {
 namespace {
 
-const QStringList kKnownDsls = {QStringLiteral("triton"), QStringLiteral("cuda"), QStringLiteral("cutedsl"),
-                                QStringLiteral("tirx")};
+/// The DSLs the shipped registry describes (resources/dsls/), read once.
+const QStringList& knownDsls() {
+    static const QStringList ids = [] {
+        QStringList list;
+        if (Result<DslRegistry> registry = loadDslRegistry()) {
+            for (const std::string& id : registry->ids()) {
+                list << QString::fromStdString(id);
+            }
+        }
+        return list;
+    }();
+    return ids;
+}
 
 QString driverTemplate(const QString& driver) {
     if (driver == QLatin1String("command")) {
@@ -45,7 +58,7 @@ QStringList listField(const QLineEdit* edit) {
 QComboBox* dslCombo(const QString& chosen, QWidget* parent) {
     auto* combo = new QComboBox(parent);
     combo->setEditable(true);
-    combo->addItems(kKnownDsls);
+    combo->addItems(knownDsls());
     combo->setCurrentText(chosen);
     return combo;
 }

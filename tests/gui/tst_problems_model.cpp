@@ -90,7 +90,7 @@ private slots:
                  QStringList({"attention", "attention", "moe", "mlp_norm"}));
         QCOMPARE(column(model, ProblemsModel::TitleColumn).at(2), QString("Top-2 router with softmax"));
         QCOMPARE(column(model, ProblemsModel::TagsColumn).at(1), QString("reduction, mask"));
-        QCOMPARE(column(model, ProblemsModel::SolutionsColumn), QStringList({"triton, cuda", "—", "cuda", "—"}));
+        QCOMPARE(column(model, ProblemsModel::SolutionsColumn), QStringList({"cuda, triton", "—", "cuda", "—"}));
         QCOMPARE(model.rowAt(0)->solutionDsls, std::vector<std::string>({"triton", "cuda"}));
         QVERIFY(model.index(0, ProblemsModel::SolutionsColumn)
                     .data(Qt::ToolTipRole)
@@ -196,8 +196,8 @@ private slots:
         const QStringList lines = selectedRowsAsTsv(*table).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         QCOMPARE(lines[0], QString("No.\tFamily\tSlug\tTitle\tTags\tSolutions\tLast grading\tSuite"));
-        QCOMPARE(lines[1], QString("01\tattention\tgqa_decode\tGrouped-query attention decode\tgather\ttriton, "
-                                   "cuda\t—\tsuite"));
+        QCOMPARE(lines[1], QString("01\tattention\tgqa_decode\tGrouped-query attention decode\tgather\tcuda, "
+                                   "triton\t—\tsuite"));
         QVERIFY(lines[2].startsWith("03\tmoe\ttopk_router\t"));
     }
 
