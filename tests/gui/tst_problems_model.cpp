@@ -91,7 +91,7 @@ private slots:
         QCOMPARE(column(model, ProblemsModel::TitleColumn).at(2), QString("Top-2 router with softmax"));
         QCOMPARE(column(model, ProblemsModel::TagsColumn).at(1), QString("reduction, mask"));
         QCOMPARE(column(model, ProblemsModel::SolutionsColumn), QStringList({"cuda, triton", "—", "cuda", "—"}));
-        QCOMPARE(model.rowAt(0)->solutionDsls, std::vector<std::string>({"triton", "cuda"}));
+        QCOMPARE(model.rowAt(0)->solutionDsls, std::vector<std::string>({"cuda", "triton"}));
         QVERIFY(model.index(0, ProblemsModel::SolutionsColumn)
                     .data(Qt::ToolTipRole)
                     .toString()
