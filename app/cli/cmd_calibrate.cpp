@@ -29,7 +29,7 @@ const char* const kCalibrateHelp =
     R"(usage: mkb calibrate [--problems GLOB] [--dsls a,b] [--device DEV] [--replicates N] [options]
 
 Measures how often each timing method calls a change where there is none, and how often it sees a real one, on
-this device (DESIGN §5.5). For every shipped solution of the selection (<suite>/<family>/_solutions/NN_slug.<dsl>.py):
+this device (docs/metrics.md, "Calibration"). For every shipped solution of the selection (<suite>/<family>/_solutions/NN_slug.<dsl>.py):
   A/A  the solution against itself;
   A/B  the solution against a copy slowed by --slowdown (default 0.10: after each call the grader adds a device-side
        delay of that fraction of the kernel's own median, inside the timed region).
@@ -37,7 +37,7 @@ Paired method: one re-timing per solution and replicate with kernels a, a copy o
 together in one child (mkb retime's protocol). Unpaired method: three separate gradings (as mkb run grades its
 arms): a, a again, and the slowed copy, which the grader really slows (the same delay, sized from the copy's own
 warm-up median, inside the timed region; its verdict records the slowdown). A/A compares the two gradings of a, A/B
-the first with the slowed copy. Outcomes follow DESIGN §8 at --delta.
+the first with the slowed copy. Outcomes follow docs/metrics.md at --delta.
 
 It prints, for both methods, the false helped/harmed rate on A/A, the detection rate of the slowdown as harmed on
 A/B, and the smallest delta that keeps the A/A false rate at or below 1%, and stores them in the project store for

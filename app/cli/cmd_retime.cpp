@@ -30,7 +30,7 @@ const char* const kRetimeHelp =
                   [--replicates N] [--device DEV] [options]
 
 Times the kernels of each cell (source, base and skill: each trial's final kernel) together in one grader child on
-one device, paired and interleaved on the same seeds with the order rotating every round (DESIGN §5.5), and stores
+one device, paired and interleaved on the same seeds with the order rotating every round (docs/metrics.md), and stores
 the result: the median per-round ratio of each pair with its 95% bootstrap CI and n. A cell is re-timed when its
 base and skill arms are both final and both passed (a pass/fail difference is decisive without timing); the
 source joins when it passed. Convergent: a repeated command re-times only cells whose re-timing is missing or stale

@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 
 const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B[,C...] [options]
 
-Runs the transfer protocol (DESIGN §6) for one model: for every selected problem and replicate, a solo attempt in
+Runs the transfer protocol (docs/guide/runs.md) for one model: for every selected problem and replicate, a solo attempt in
 each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
 was distilled in the other DSL. Planning is convergent, exactly like `mkb plan`: finished trials are reused,
 crashed, interrupted or broken ones rerun, stale ones kept unless --rerun-stale archives and redoes them. Running
@@ -80,7 +80,7 @@ options:
   --rerun-stale           archive stale trials and run them again
   --no-retime             skip the paired re-timing of cells (on by default: as soon as a cell's three arms are
                           final, while other attempts still run, a cell whose base and skill passed has its kernels
-                          timed together on --device under its GPU lock, DESIGN §5.5;
+                          timed together on --device under its GPU lock, docs/metrics.md;
                           cells already re-timed of the same kernels, device and grader are kept; mkb retime
                           does the same for existing stores); on --device cpu (a test device) it stops at
                           20..200 rounds or 10 s instead of 100..2000 rounds or 60 s

@@ -20,9 +20,10 @@ TimingRuleSwitch::TimingRuleSwitch(QWidget* parent) : QWidget(parent) {
     for (analysis::TimingRule rule : {analysis::TimingRule::Paired, analysis::TimingRule::Unpaired}) {
         combo_->addItem(QString::fromLatin1(analysis::toString(rule)), int(rule));
     }
-    combo_->setToolTip(tr("paired: a re-timed cell whose kernels both passed is judged on its paired ratio and 95% CI "
-                          "(DESIGN §8), the others on the separate gradings; unpaired: MetaKernelBench's rule on the "
-                          "separate gradings everywhere (mkb report --timing)"));
+    combo_->setToolTip(
+        tr("paired: a re-timed cell whose kernels both passed is judged on its paired ratio and 95% CI "
+           "(docs/metrics.md), the others on the separate gradings; unpaired: MetaKernelBench's rule on the "
+           "separate gradings everywhere (mkb report --timing)"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(label);
