@@ -37,6 +37,16 @@ QCPBars* newBars(QCustomPlot* plot, const QColor& colour, const QString& name) {
     return bars;
 }
 
+/// An invisible graph, out of the legend, that carries the points an error-bar plottable hangs its 95% CIs on.
+QCPGraph* newCiCarrier(QCustomPlot* plot, const QString& name) {
+    QCPGraph* carrier = plot->addGraph();
+    carrier->setLineStyle(QCPGraph::lsNone);
+    carrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+    carrier->removeFromLegend();
+    carrier->setName(name);
+    return carrier;
+}
+
 QCPGraph* newPoints(QCustomPlot* plot, const QColor& colour, const QString& name) {
     QCPGraph* graph = plot->addGraph();
     graph->setLineStyle(QCPGraph::lsNone);
@@ -119,11 +129,7 @@ void FamilyLiftChart::draw(const std::vector<analysis::Comparison>& comparisons,
         QString interval;
         if (bar.liftCi) {
             if (!ciCarrier) {
-                ciCarrier = plot()->addGraph();
-                ciCarrier->setLineStyle(QCPGraph::lsNone);
-                ciCarrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
-                ciCarrier->removeFromLegend();
-                ciCarrier->setName(tr("95% CI"));
+                ciCarrier = newCiCarrier(plot(), tr("95% CI"));
             }
             ciCarrier->addData(key, bar.lift);
             ciBelow.push_back(std::max(0.0, bar.lift - bar.liftCi->low));
@@ -229,11 +235,7 @@ void PairedRatioChart::draw(const std::vector<analysis::Comparison>& comparisons
             QString interval;
             if (point.ciLow && point.ciHigh) {
                 if (!ciCarrier) {
-                    ciCarrier = plot()->addGraph();
-                    ciCarrier->setLineStyle(QCPGraph::lsNone);
-                    ciCarrier->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
-                    ciCarrier->removeFromLegend();
-                    ciCarrier->setName(tr("95% CI"));
+                    ciCarrier = newCiCarrier(plot(), tr("95% CI"));
                 }
                 ciCarrier->addData(key, point.ratio);
                 ciBelow.push_back(std::max(0.0, point.ratio - *point.ciLow));
