@@ -448,7 +448,13 @@ AttemptResult Runner::runAttempt(std::size_t index, std::int64_t trialId, const 
     TrialGate gate(std::move(context), [this, &grader](const GradeRequest& request, const std::atomic<bool>* stop) {
         return gradeWith(grader, request, stop);
     });
-    return driver.attempt(task, gate, halted_);
+    AttemptResult attempt = driver.attempt(task, gate, halted_);
+    if (std::string unstored = gate.unstoredSubmission(); !unstored.empty() && !attempt.infrastructureError) {
+        // The attempt is not whole in the store (a full disk): filed as an infrastructure error, it runs again.
+        attempt.infrastructureError = true;
+        attempt.error = unstored + "; the trial is run again";
+    }
+    return attempt;
 }
 
 Verdict Runner::gradeFinalKernel(std::size_t index, std::int64_t trialId, const AttemptResult& result,

@@ -105,6 +105,9 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     Status saved = context_.recordSubmission(record);
     if (!saved) {
         note = "(the workbench could not store this submission: " + saved.error().message + ")\n";
+        if (unstored_.empty()) { // submit holds mutex_ throughout
+            unstored_ = "submission " + std::to_string(used_) + " could not be stored: " + saved.error().message;
+        }
     }
     finish(verdictReport(verdict, heading) + note);
     char tail[128];
@@ -130,6 +133,11 @@ SubmitOutcome TrialGate::submit(const std::string& kernelSource) {
     }
     context_.emit(event);
     return outcome;
+}
+
+std::string TrialGate::unstoredSubmission() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return unstored_;
 }
 
 int TrialGate::submissionsLeft() const {

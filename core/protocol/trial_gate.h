@@ -41,6 +41,10 @@ public:
     int submissionsLeft() const override;
     double secondsLeft() const override;
 
+    /// The first store error a counted submission met ("" when every one was stored). An attempt with a submission
+    /// the store lost is not whole: the runner files it as an infrastructure error, so it is run again.
+    std::string unstoredSubmission() const;
+
 private:
     using Clock = std::chrono::steady_clock;
     double secondsSinceStart() const;
@@ -51,6 +55,7 @@ private:
     Clock::time_point started_;
     mutable std::mutex mutex_;
     int used_ = 0;
+    std::string unstored_; // guarded by mutex_
 };
 
 } // namespace mkb
