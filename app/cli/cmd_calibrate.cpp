@@ -29,7 +29,8 @@ const char* const kCalibrateHelp =
     R"(usage: mkb calibrate [--problems GLOB] [--dsls a,b] [--device DEV] [--replicates N] [options]
 
 Measures how often each timing method calls a change where there is none, and how often it sees a real one, on
-this device (docs/metrics.md, "Calibration"). For every shipped solution of the selection (<suite>/<family>/_solutions/NN_slug.<dsl>.py):
+this device (docs/metrics.md, "Calibration"). For every shipped solution of the selection
+(<suite>/<family>/_solutions/NN_slug.<dsl>.py):
   A/A  the solution against itself;
   A/B  the solution against a copy slowed by --slowdown (default 0.10: after each call the grader adds a device-side
        delay of that fraction of the kernel's own median, inside the timed region).

@@ -27,8 +27,8 @@ namespace fs = std::filesystem;
 const char* const kGradeHelp = R"(usage: mkb grade KERNEL --problem P --dsl D [options]
 
 Grades one kernel file (a kernel.py defining solve(*inputs)) against one problem with the Python grader
-(docs/guide/grading.md): import, correctness draws against the float64 anchor, compliance, timing against eager PyTorch,
-outliers, quantization metrics and roofline. Prints the grading report, or the verdict JSON with --json.
+(docs/guide/grading.md): import, correctness draws against the float64 anchor, compliance, timing against eager
+PyTorch, outliers, quantization metrics and roofline. Prints the grading report, or the verdict JSON with --json.
 
 options:
   --problem P     the problem: number ("7", "p07"), name ("attention/07_slug") or path to its file

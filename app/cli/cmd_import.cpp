@@ -61,6 +61,13 @@ exit codes: 0 imported with no issue, 1 imported but some items were skipped (li
 )";
 
 /// The checkout a corpus file lies in: CHECKOUT/data/kbx_corpus/FILE, when CHECKOUT holds data/kernelbenchx/.
+/// An import that a store write stopped (locked, read-only, full): not the input's fault, so the store's own exit code,
+/// and importing again finishes the job (what is stored is recognised as unchanged).
+int stoppedByTheStore(const std::string& failure, const std::string& counts) {
+    return fail(kExitStore, safeOneLine(failure) + "; the import stopped there (" + counts +
+                                "): run it again once the store can be written");
+}
+
 std::optional<std::filesystem::path> checkoutHolding(const std::filesystem::path& file) {
     const std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
     std::error_code ec;
@@ -129,8 +136,7 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
                                std::to_string(summary->trialsUnchanged) + " unchanged, " +
                                std::to_string(summary->trialsReplaced) + " replaced";
     if (summary->storeFailure) {
-        return fail(kExitStore, safeOneLine(*summary->storeFailure) + "; the import stopped there (" + counts +
-                                    "): run it again once the store can be written");
+        return stoppedByTheStore(*summary->storeFailure, counts);
     }
     if (summary->records == 0 && summary->lines == 0) {
         return fail(kExitBadInput, "corpus file " + file.string() + " holds no records");
@@ -222,10 +228,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
         std::cerr << safeOneLine(issue.path.string()) << ": " << safeOneLine(issue.message) << '\n';
     }
     if (summary->storeFailure) {
-        // Not the results folder's fault: the store's own exit code, so a script can tell a locked store from bad
-        // input. Importing again finishes the job (what is stored is recognised as unchanged).
-        return fail(kExitStore, safeOneLine(*summary->storeFailure) + "; the import stopped there (" +
-                                    importCountsText(*summary) + "): run it again once the store can be written");
+        return stoppedByTheStore(*summary->storeFailure, importCountsText(*summary));
     }
     if (args->has("json")) {
         nlohmann::json out = {{"models", summary->models},

@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 const char* const kPlanHelp = R"(usage: mkb plan --problems GLOB --dsls A,B[,C...] [options]
 
 Plans a run: every trial of the selected problems × both solo arms and both skill arms of the DSL pair ×
-replicates (with more than two DSLs, of every pair of them: one solo per DSL, a skill arm per ordered pair), each given a status from the store's history of this model (docs/guide/runs.md):
+replicates (with more than two DSLs, of every pair of them: one solo per DSL, a skill arm per ordered pair), each
+given a status from the store's history of this model (docs/guide/runs.md):
   run     no record yet
   rerun   the record holds an infrastructure error, was interrupted, or was left "running" by a crash
   reuse   the record is valid and current

@@ -30,8 +30,8 @@ namespace fs = std::filesystem;
 
 const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B[,C...] [options]
 
-Runs the transfer protocol (docs/guide/runs.md) for one model: for every selected problem and replicate, a solo attempt in
-each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
+Runs the transfer protocol (docs/guide/runs.md) for one model: for every selected problem and replicate, a solo
+attempt in each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
 was distilled in the other DSL. Planning is convergent, exactly like `mkb plan`: finished trials are reused,
 crashed, interrupted or broken ones rerun, stale ones kept unless --rerun-stale archives and redoes them. Running
 the same command again after a crash, kill -9 or Ctrl+C completes the run without losing or duplicating a trial.

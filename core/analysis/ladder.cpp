@@ -7,35 +7,6 @@
 
 namespace mkb::analysis {
 
-bool attains(const Attempt& attempt, double threshold) {
-    return attempt.passed && reaches(attempt.speedup, threshold);
-}
-
-std::optional<LadderRates> ladder(const std::vector<const Attempt*>& attempts, const AnalysisSettings& settings) {
-    if (attempts.empty() || settings.thresholds.empty()) {
-        return std::nullopt;
-    }
-    LadderRates result;
-    result.thresholds = settings.thresholds;
-    double rateSum = 0;
-    for (double threshold : settings.thresholds) {
-        std::size_t attained = 0;
-        for (const Attempt* attempt : attempts) {
-            attained += attains(*attempt, threshold) ? 1 : 0;
-        }
-        const double rate = static_cast<double>(attained) / static_cast<double>(attempts.size());
-        result.rates.push_back(rate);
-        rateSum += rate;
-    }
-    result.score = 100.0 * rateSum / static_cast<double>(settings.thresholds.size());
-    return result;
-}
-
-bool straddles(const Attempt& attempt, double threshold) {
-    return attempt.passed && attempt.speedupCiLow && attempt.speedupCiHigh && *attempt.speedupCiLow <= threshold &&
-           threshold <= *attempt.speedupCiHigh;
-}
-
 namespace {
 
 /// Where one arm of a cell stands on the ladder: passed or not, the speedup it is ranked by and that speedup's CI.
@@ -117,6 +88,25 @@ std::optional<LadderRates> ladderOf(const std::vector<std::vector<double>>& atta
 }
 
 } // namespace
+
+bool attains(const Attempt& attempt, double threshold) {
+    return verdictPosition(attempt).attains(threshold);
+}
+
+bool straddles(const Attempt& attempt, double threshold) {
+    return verdictPosition(attempt).straddles(threshold);
+}
+
+std::optional<LadderRates> ladder(const std::vector<const Attempt*>& attempts, const AnalysisSettings& settings) {
+    std::vector<std::vector<double>> attained;
+    for (const Attempt* attempt : attempts) {
+        std::vector<double>& cell = attained.emplace_back();
+        for (double threshold : settings.thresholds) {
+            cell.push_back(attains(*attempt, threshold) ? 1 : 0);
+        }
+    }
+    return ladderOf(attained, settings.thresholds);
+}
 
 /// withIntervals: bootstrap S and lift (groupMetrics asks it only for the whole group, not for its sub-contrasts).
 static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings,

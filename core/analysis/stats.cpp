@@ -13,7 +13,9 @@ std::optional<double> mean(const std::vector<double>& values) {
     if (values.empty()) {
         return std::nullopt;
     }
-    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+    // Summed in long double, so values near the largest double (an absurd agent time) do not overflow on the way.
+    const long double total = std::accumulate(values.begin(), values.end(), 0.0L);
+    return static_cast<double>(total / static_cast<long double>(values.size()));
 }
 
 std::optional<double> geometricMean(const std::vector<double>& values) {

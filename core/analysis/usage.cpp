@@ -1,6 +1,8 @@
 // Sums and means of usage per arm, null-propagating like MetaKernelBench's results.json.
 #include "core/analysis/usage.h"
 
+#include "core/analysis/stats.h"
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -15,15 +17,13 @@ bool carriesUsage(const Usage& usage) {
 
 namespace {
 
-/// Why a sum has no value: a counted record lacks the number, or the total does not fit its type.
-enum class SumGap { None, Missing, Overflow };
-
 /// Sums without wrapping: integers are added with an overflow check, doubles in long double, so a total past the
-/// field's range is reported as an overflow, never as a wrapped or infinite number.
+/// field's range sets `overflowed` (and is nullopt), never a wrapped or infinite number. nullopt too when no usage
+/// was counted or a counted one lacks the field.
 template <typename T>
 std::optional<T> nullPropagatingSum(const std::vector<const Usage*>& usages, std::optional<T> Usage::*field,
-                                    SumGap& gap) {
-    gap = SumGap::Missing;
+                                    bool& overflowed) {
+    overflowed = false;
     if (usages.empty()) {
         return std::nullopt;
     }
@@ -34,7 +34,7 @@ std::optional<T> nullPropagatingSum(const std::vector<const Usage*>& usages, std
         }
         if constexpr (std::is_integral_v<T>) {
             if (__builtin_add_overflow(total, *(usage->*field), &total)) {
-                gap = SumGap::Overflow;
+                overflowed = true;
                 return std::nullopt;
             }
         } else {
@@ -43,24 +43,11 @@ std::optional<T> nullPropagatingSum(const std::vector<const Usage*>& usages, std
     }
     if constexpr (!std::is_integral_v<T>) {
         if (!(std::fabs(total) <= static_cast<long double>(std::numeric_limits<T>::max()))) {
-            gap = SumGap::Overflow;
+            overflowed = true;
             return std::nullopt;
         }
     }
-    gap = SumGap::None;
     return static_cast<T>(total);
-}
-
-/// The mean, summed in long double so values near the largest double do not overflow on the way.
-std::optional<double> wideMean(const std::vector<double>& values) {
-    if (values.empty()) {
-        return std::nullopt;
-    }
-    long double total = 0;
-    for (double value : values) {
-        total += value;
-    }
-    return static_cast<double>(total / static_cast<long double>(values.size()));
 }
 
 ArmUsage armUsage(const std::vector<const Attempt*>& attempts) {
@@ -79,9 +66,9 @@ ArmUsage armUsage(const std::vector<const Attempt*>& attempts) {
     }
     result.trials = counted.size();
     const auto sum = [&](auto field, const char* key) {
-        SumGap gap = SumGap::None;
-        auto total = nullPropagatingSum(counted, field, gap);
-        if (gap == SumGap::Overflow) {
+        bool overflowed = false;
+        auto total = nullPropagatingSum(counted, field, overflowed);
+        if (overflowed) {
             result.overflowed.emplace_back(key);
         }
         return total;
@@ -90,7 +77,7 @@ ArmUsage armUsage(const std::vector<const Attempt*>& attempts) {
     result.cacheTokens = sum(&Usage::cacheTokens, "n_cache_tokens");
     result.outputTokens = sum(&Usage::outputTokens, "n_output_tokens");
     result.costUsd = sum(&Usage::costUsd, "cost_usd");
-    result.meanAgentSeconds = wideMean(agentSeconds);
+    result.meanAgentSeconds = mean(agentSeconds);
     return result;
 }
 

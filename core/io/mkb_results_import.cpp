@@ -224,8 +224,8 @@ private:
 
 /// Parses one JSON object from outside, in Python's dialect (NaN and the infinities read as numbers, so the field
 /// that holds one is named); the error gives the cause (syntax and where, too deep, not an object).
-Result<json> parseObject(std::string_view text, const std::string& file) {
-    auto value = parsePythonJsonInput(text);
+Result<json> parseObject(std::string_view text, const std::string& file, bool* readPythonTokens = nullptr) {
+    auto value = parsePythonJsonInput(text, readPythonTokens);
     if (!value) {
         return makeError(file + ": " + value.error().message);
     }
@@ -479,7 +479,8 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& 
     std::optional<double> verdictSeconds;
     std::string verdictStored = *verdictText ? **verdictText : std::string();
     if (*verdictText) {
-        auto verdictJson = parseObject(**verdictText, "verdict.json");
+        bool pythonTokens = false;
+        auto verdictJson = parseObject(**verdictText, "verdict.json", &pythonTokens);
         if (!verdictJson) {
             return makeError(verdictJson.error().message + " (truncated or not written by MetaKernelBench?)");
         }
@@ -492,7 +493,7 @@ Result<ParsedTrial> parseTrialFolder(const TrialFolder& folder, const fs::path& 
             return seconds.error();
         }
         verdictSeconds = *seconds;
-        if (parseJsonInputOrDiscarded(**verdictText).is_discarded()) {
+        if (pythonTokens) {
             verdictStored = verdictJson->dump(); // Python's NaN tokens: kept as JSON (null), so every reader parses it
         }
     }

@@ -17,6 +17,7 @@
 #include "core/catalog/problem_meta.h"
 #include "core/grading/boundary.h"
 #include "core/io/attempt_loader.h"
+#include "core/util/json_input.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -839,7 +840,7 @@ std::string timingLine(const TableTiming& timing) {
 
 std::vector<analysis::UnpairedControl> unpairedAaControls(const CalibrationRecord& calibration) {
     std::vector<analysis::UnpairedControl> controls;
-    const nlohmann::json detail = nlohmann::json::parse(calibration.detailJson, nullptr, false);
+    const nlohmann::json detail = parseJsonInputOrDiscarded(calibration.detailJson); // a store's text: bounded
     if (!detail.is_array()) {
         return controls;
     }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace mkb {
 namespace {
@@ -98,19 +99,25 @@ Result<Json> parseJsonInput(std::string_view text, std::size_t maxDepth) {
     }
 }
 
-Result<nlohmann::json> parsePythonJsonInput(std::string_view text, std::size_t maxDepth) {
+Result<nlohmann::json> parsePythonJsonInput(std::string_view text, bool* readPythonTokens, std::size_t maxDepth) {
     // Each of Python's tokens is replaced by a number of the same length ("0" or "-0", then spaces), so a syntax
     // error elsewhere keeps its column; the ordinal of every number token is noted, and the parser's callback turns
-    // the noted ones back into NaN or an infinity as it reads numbers in document order.
-    std::string padded(text);
+    // the noted ones back into NaN or an infinity as it reads numbers in document order. The text is copied only
+    // when it holds such a token.
+    struct Token {
+        std::size_t at;
+        std::size_t length;
+        const char* number;
+    };
+    std::vector<Token> tokens;
     std::map<std::size_t, double> nonFinite; // number-token ordinal -> value
     std::size_t numbers = 0;
     bool inString = false;
     const auto isNumberChar = [](char c) {
         return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
     };
-    for (std::size_t i = 0; i < padded.size(); ++i) {
-        const char c = padded[i];
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         if (inString) {
             if (c == '\\') {
                 ++i;
@@ -123,27 +130,35 @@ Result<nlohmann::json> parsePythonJsonInput(std::string_view text, std::size_t m
             inString = true;
             continue;
         }
-        const std::string_view rest = std::string_view(padded).substr(i);
-        const auto replace = [&](std::size_t length, const char* number, double value) {
-            padded.replace(i, length, std::string(number) + std::string(length - std::strlen(number), ' '));
+        const std::string_view rest = text.substr(i);
+        const auto note = [&](std::size_t length, const char* number, double value) {
+            tokens.push_back({i, length, number});
             nonFinite[numbers++] = value;
             i += length - 1;
         };
         if (startsWith(rest, "NaN")) {
-            replace(3, "0", std::numeric_limits<double>::quiet_NaN());
+            note(3, "0", std::numeric_limits<double>::quiet_NaN());
         } else if (startsWith(rest, "Infinity")) {
-            replace(8, "0", std::numeric_limits<double>::infinity());
+            note(8, "0", std::numeric_limits<double>::infinity());
         } else if (startsWith(rest, "-Infinity")) {
-            replace(9, "-0", -std::numeric_limits<double>::infinity());
+            note(9, "-0", -std::numeric_limits<double>::infinity());
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             ++numbers;
-            while (i + 1 < padded.size() && isNumberChar(padded[i + 1])) {
+            while (i + 1 < text.size() && isNumberChar(text[i + 1])) {
                 ++i;
             }
         }
     }
-    if (nonFinite.empty()) {
+    if (readPythonTokens) {
+        *readPythonTokens = !tokens.empty();
+    }
+    if (tokens.empty()) {
         return parseJsonInput<nlohmann::json>(text, maxDepth);
+    }
+    std::string padded(text);
+    for (const Token& token : tokens) {
+        padded.replace(token.at, token.length,
+                       std::string(token.number) + std::string(token.length - std::strlen(token.number), ' '));
     }
     if (Status bounded = checkJsonDepth(padded, maxDepth); !bounded) {
         return bounded.error();

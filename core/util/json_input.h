@@ -28,8 +28,10 @@ Result<Json> parseJsonInput(std::string_view text, std::size_t maxDepth = kMaxJs
 /// parseJsonInput for files written by Python's json module, which by default writes float('nan') and the infinities
 /// as the bare tokens NaN, Infinity and -Infinity (not JSON). Those tokens, outside strings, parse as non-finite
 /// doubles, so a reader can name the field that holds one instead of failing on the whole file; errors keep the
-/// line and column of the text as written.
-Result<nlohmann::json> parsePythonJsonInput(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);
+/// line and column of the text as written. *readPythonTokens, when given, says whether the text held any of them
+/// (then it is not JSON as written, and a reader that keeps the text should keep the parsed value's dump instead).
+Result<nlohmann::json> parsePythonJsonInput(std::string_view text, bool* readPythonTokens = nullptr,
+                                            std::size_t maxDepth = kMaxJsonDepth);
 
 /// Drop-in for Json::parse(text, nullptr, false) on input from outside: a discarded value when the text is too deep
 /// or not JSON, so a caller's existing is_discarded() check covers the depth bound too.

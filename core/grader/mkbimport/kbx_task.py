@@ -91,16 +91,20 @@ def read_task_file(path: Path) -> TaskFile:
     section_tree: list[ast.stmt] = []
     module_names: set[str] = set()
     modules: set[str] = set()
+
+    def keep_import(node: ast.Import | ast.ImportFrom) -> None:
+        statement = ast.unparse(node)
+        if statement not in imports:
+            imports.append(statement)
+        module_names.update(_bound_names(node))
+        if isinstance(node, ast.Import):
+            modules.update(_bound_names(node))
+
     for node in tree.body:
         if node in harnesses or _harness_only(node):
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            statement = ast.unparse(node)
-            if statement not in imports:
-                imports.append(statement)
-            module_names.update(_bound_names(node))
-            if isinstance(node, ast.Import):
-                modules.update(_bound_names(node))
+            keep_import(node)
             continue
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         section.append("\n".join(lines[start - 1:node.end_lineno]))
@@ -108,12 +112,7 @@ def read_task_file(path: Path) -> TaskFile:
         module_names.update(_bound_names(node))
     for node in ast.walk(harness):  # imports inside the harness are hoisted beside the task's own
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not _harness_only(node):
-            statement = ast.unparse(node)
-            if statement not in imports:
-                imports.append(statement)
-            module_names.update(_bound_names(node))
-            if isinstance(node, ast.Import):
-                modules.update(_bound_names(node))
+            keep_import(node)
     functions = {n.name: n for n in section_tree if isinstance(n, ast.FunctionDef)}
     called = _called_names(harness)
     function = functions.get(path.stem)
