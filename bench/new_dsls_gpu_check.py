@@ -31,7 +31,7 @@ def say(*parts: object) -> None:
 # ----- probe ----------------------------------------------------------------------------------------------------------
 def probe_numba() -> None:
     import torch
-    from mkbgrader.dsls.numba import numpy_compatibility
+    from mkbgrader.child.dsls.numba import numpy_compatibility
 
     say("numba: numpy aliases restored:", numpy_compatibility())
     import numba
@@ -107,7 +107,7 @@ def probe_pallas() -> None:
 def clock_check(name: str, launch, block) -> None:
     """The grader's Clock (device-wide sync) against the kernel's own time, and torch events alone (no sync)."""
     import torch
-    from mkbgrader import timing
+    from mkbgrader.child import timing
 
     clock = timing.Clock("cuda:0")
     begin = time.perf_counter()
@@ -148,8 +148,8 @@ def descriptor(dsl: str) -> dict:
 
 
 def grade_one(problem: str, kernel: str, dsl: str, slowdown: float = 0.0, boundary: str = "mkb") -> dict:
-    from mkbgrader.grade import grade
-    from mkbgrader.settings import parse_settings
+    from mkbgrader.parent.grade import grade
+    from mkbgrader.parent.settings import parse_settings
 
     request = {"problem": problem, "kernel": kernel, "dsl": dsl, "dsl_descriptor": descriptor(dsl),
                "device": "cuda:0"}

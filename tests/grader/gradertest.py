@@ -38,8 +38,8 @@ def descriptor(dsl: str) -> dict:
 
 
 def grade(problem_path: str, kernel_path: str, dsl: str = "cpusim", device: str = "cpu", **overrides: object) -> dict:
-    from mkbgrader.grade import grade as run_grade
-    from mkbgrader.settings import parse_settings
+    from mkbgrader.parent.grade import grade as run_grade
+    from mkbgrader.parent.settings import parse_settings
 
     request = {"problem": problem_path, "kernel": kernel_path, "dsl": dsl, "dsl_descriptor": descriptor(dsl),
                "device": device}

@@ -220,13 +220,13 @@ class BoundaryGradingTest(unittest.TestCase):
         self.assert_rejected(self.two_outputs, "both_routed", "mkb", "eager_result_routed", "output[0]")
 
     def test_the_default_boundary_is_mkb(self) -> None:
-        from mkbgrader.settings import parse_settings
+        from mkbgrader.parent.settings import parse_settings
 
         self.assertEqual(parse_settings({}).boundary, "mkb")
         self.assertEqual(grade(ADD, GOOD_ADD)["boundary"], "mkb")
 
     def test_an_unknown_boundary_is_refused_with_the_allowed_names(self) -> None:
-        from mkbgrader.settings import parse_settings
+        from mkbgrader.parent.settings import parse_settings
 
         with self.assertRaises(ValueError) as caught:
             parse_settings({"boundary": "loose"})
@@ -265,7 +265,7 @@ class CheckSolutionsTest(unittest.TestCase):
 class ProbeWriteTest(unittest.TestCase):
     def test_a_transpose_into_memory_that_already_held_its_answer_is_seen_writing(self) -> None:
         import torch
-        from mkbgrader.compliance_runtime import RuntimeGuard
+        from mkbgrader.child.compliance_runtime import RuntimeGuard
 
         guard = RuntimeGuard("cpu")
         guard.probing = True
@@ -281,14 +281,14 @@ class ProbeWriteTest(unittest.TestCase):
 
 class DataMovementTest(unittest.TestCase):
     def test_allocation_views_copies_casts_and_fills_are_data_movement(self) -> None:
-        from mkbgrader.boundary import is_data_movement
+        from mkbgrader.child.boundary import is_data_movement
 
         for name in ("empty_like", "view", "permute", "copy_", "_to_copy", "fill_", "clone", "cat", "permute_copy",
                      "squeeze_", "t_"):
             self.assertTrue(is_data_movement(name), name)
 
     def test_arithmetic_reductions_and_gathers_are_not(self) -> None:
-        from mkbgrader.boundary import is_data_movement
+        from mkbgrader.child.boundary import is_data_movement
 
         for name in ("add", "mul", "sum", "mean", "rsqrt", "_softmax", "index", "gather", "mm", "silu", "add_copy",
                      "add_", "mul_"):

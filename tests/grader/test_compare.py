@@ -5,13 +5,14 @@ import unittest
 import torch
 
 import gradertest  # noqa: F401
-from mkbgrader import compare
+from mkbgrader.child import compare
+from mkbgrader.parent import judging
 
 
 def judge(cand, ref, anchor=None):
     leaves = compare.compare_outputs(cand, ref, ref if anchor is None else anchor)
-    failing = [leaf for leaf in leaves if not compare.leaf_passes(leaf)]
-    return (not failing), (compare.mismatch_note(failing[0]) if failing else "")
+    failing = [leaf for leaf in leaves if not judging.leaf_passes(leaf)]
+    return (not failing), (judging.mismatch_note(failing[0]) if failing else "")
 
 
 class CompareTest(unittest.TestCase):
@@ -87,7 +88,7 @@ class CompareTest(unittest.TestCase):
         x = torch.ones(2)
         leaves = compare.compare_outputs(x.to("meta"), x, x)
         self.assertEqual(leaves[0]["kind"], "structure")
-        self.assertIn("device meta", compare.mismatch_note(leaves[0]))
+        self.assertIn("device meta", judging.mismatch_note(leaves[0]))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import math
 import unittest
 
 import gradertest  # noqa: F401
-from mkbgrader import contract
+from mkbgrader.parent import contract
 
 
 class ContractTest(unittest.TestCase):

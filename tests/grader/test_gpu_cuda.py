@@ -26,7 +26,7 @@ HOSTILE_DIR = os.path.join(gradertest.REPO, "tests", "hostile")
 class CudaGpuTest(unittest.TestCase):
     def in_child(self, work) -> dict:
         """Runs `work()` in a forked child (CUDA stays uninitialised here) and returns its result dict."""
-        from mkbgrader import sandbox
+        from mkbgrader.parent import sandbox
 
         def run(send) -> None:
             try:

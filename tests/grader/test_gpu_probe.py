@@ -21,7 +21,7 @@ except ImportError:
 @unittest.skipUnless(HAS_GPU, "needs an NVIDIA GPU")
 class ProbeGpuTest(unittest.TestCase):
     def test_probe_reads_plausible_peaks(self) -> None:
-        from mkbgrader.server import Server
+        from mkbgrader.parent.server import Server
 
         buffer = io.StringIO()
         Server(buffer).probe({"id": "t", "device": "cuda:0"})

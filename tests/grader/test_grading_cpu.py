@@ -144,8 +144,8 @@ class CpuGradingTest(unittest.TestCase):
                 if importlib.util.find_spec(module) is not None:
                     self.skipTest(f"{module} is installed here")
                 descriptor = {"id": dsl, "compliance": {"adapter": dsl}}
-                from mkbgrader.grade import grade as run_grade
-                from mkbgrader.settings import parse_settings
+                from mkbgrader.parent.grade import grade as run_grade
+                from mkbgrader.parent.settings import parse_settings
 
                 verdict = run_grade({"problem": ADD, "kernel": GOOD, "dsl": dsl, "dsl_descriptor": descriptor,
                                      "device": "cpu"}, parse_settings(gradertest.FAST))

@@ -8,7 +8,7 @@ import unittest
 import gradertest
 from gradertest import grade, solution
 
-from mkbgrader import draws
+from mkbgrader.child import draws
 
 FOLDER = os.path.join(gradertest.FIXTURES, "problems", "_inplace")
 DECLARED = os.path.join(FOLDER, "01_scaled_row_fill_inplace.py")
@@ -53,8 +53,8 @@ class InplaceOutputsTest(unittest.TestCase):
     def test_validation_redraws_declared_outputs_that_a_native_kernel_wrote_unseen(self) -> None:
         # Training batch norm writes the running statistics without moving their version counters; validation
         # used to compare the written statistics with a fresh draw and call make_inputs non-deterministic.
-        from mkbgrader.settings import Settings
-        from mkbgrader.validate import validate
+        from mkbgrader.parent.settings import Settings
+        from mkbgrader.parent.validate import validate
 
         report = validate({"problem": BATCH_NORM, "device": "cpu", "eager_target_ms": 0.0},
                           Settings(warmup_draws=1, timing_draws=3, timeout_s=120.0))

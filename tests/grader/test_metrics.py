@@ -6,22 +6,24 @@ import unittest
 import torch
 
 import gradertest  # noqa: F401
-from mkbgrader import outliers, quant, timing
-from mkbgrader.settings import Settings, parse_settings
+from mkbgrader.child import outliers
+from mkbgrader.child.compare import quant_metrics
+from mkbgrader.parent import quant, timing
+from mkbgrader.parent.settings import QUANT_THRESHOLDS, Settings, parse_settings
 
 
 class QuantTest(unittest.TestCase):
     def test_metrics_by_hand(self) -> None:
         ref = torch.tensor([1.0, 0.0, -1.0, 2.0], dtype=torch.float64)
         cand = torch.tensor([1.0, 0.5, -1.0, 2.0], dtype=torch.float64)
-        m = quant.quant_metrics(cand, ref)
+        m = quant_metrics(cand, ref)
         self.assertAlmostEqual(m["relative_l1"], 0.5 / 4.0)
         self.assertAlmostEqual(m["rmse"], math.sqrt(0.25 / 4))
         self.assertAlmostEqual(m["cosine"], 6.0 / math.sqrt(6.25 * 6.0))
 
     def test_thresholds_from_meta_and_defaults(self) -> None:
         self.assertIsNone(quant.thresholds_from_meta({}))
-        self.assertEqual(quant.thresholds_from_meta({"quant": True}), quant.DEFAULT_THRESHOLDS)
+        self.assertEqual(quant.thresholds_from_meta({"quant": True}), QUANT_THRESHOLDS)
         t = quant.thresholds_from_meta({"quant": {"min_cosine": 0.99}})
         self.assertEqual(t["min_cosine"], 0.99)
         self.assertEqual(t["max_rmse"], 0.1)
@@ -37,7 +39,7 @@ class QuantTest(unittest.TestCase):
         self.assertFalse(quant.passes({**good, "finite": False}, {}))
 
     def test_relative_l1_of_zero_reference_uses_floor(self) -> None:
-        m = quant.quant_metrics(torch.full((2,), 1e-13, dtype=torch.float64), torch.zeros(2, dtype=torch.float64))
+        m = quant_metrics(torch.full((2,), 1e-13, dtype=torch.float64), torch.zeros(2, dtype=torch.float64))
         self.assertAlmostEqual(m["relative_l1"], 2e-13 / 1e-12)
 
 

@@ -22,15 +22,15 @@ def descriptor(dsl: str) -> dict:
 
 
 def static(source: str, dsl: str):
-    from mkbgrader.compliance_static import check_source
+    from mkbgrader.parent.compliance_static import check_source
 
     return check_source(source, descriptor(dsl), 262144)
 
 
 class NotInstalledTest(unittest.TestCase):
     def test_numba_and_pallas_say_not_installed_in_one_line(self) -> None:
-        from mkbgrader.grade import grade
-        from mkbgrader.settings import parse_settings
+        from mkbgrader.parent.grade import grade
+        from mkbgrader.parent.settings import parse_settings
 
         for dsl, module, hint in (("numba", "numba", "pip install numba-cuda"), ("pallas", "jax", "jax[cuda13]")):
             with self.subTest(dsl=dsl):
@@ -48,7 +48,7 @@ class NotInstalledTest(unittest.TestCase):
                 self.assertNotIn("\n", verdict["error"])
 
     def test_the_descriptors_name_adapters_the_grader_has(self) -> None:
-        from mkbgrader.dsls import adapter_for
+        from mkbgrader.child.dsls import adapter_for
 
         for dsl in ("numba", "pallas"):
             adapter = adapter_for(dsl, descriptor(dsl))
@@ -58,7 +58,7 @@ class NotInstalledTest(unittest.TestCase):
 
 class NumpyAliasTest(unittest.TestCase):
     def test_a_numpy_without_row_stack_gets_vstack_under_that_name(self) -> None:
-        from mkbgrader.dsls.numba import numpy_compatibility
+        from mkbgrader.child.dsls.numba import numpy_compatibility
 
         fake = types.ModuleType("numpy")
         fake.vstack = lambda arrays: ("vstack", arrays)
@@ -143,7 +143,7 @@ class StaticComplianceTest(unittest.TestCase):
 class AdapterComputeBoundaryTest(unittest.TestCase):
     def recorder(self, boundary: str, foreign: str):
         import torch
-        from mkbgrader.boundary import BoundaryRecorder
+        from mkbgrader.child.boundary import BoundaryRecorder
 
         reference = torch.ones(4)
         return BoundaryRecorder(boundary, lambda: False, reference, reference.double(), None, "pallas",
@@ -162,7 +162,7 @@ class AdapterComputeBoundaryTest(unittest.TestCase):
         self.assertIsNone(self.recorder("strict", "").violation([True]))
 
     def test_the_guard_keeps_the_first_compute_it_is_told_of(self) -> None:
-        from mkbgrader.compliance_runtime import RuntimeGuard
+        from mkbgrader.child.compliance_runtime import RuntimeGuard
 
         guard = RuntimeGuard("cpu")
         guard.foreign_compute("jax primitive exp")

@@ -6,7 +6,7 @@ import unittest
 import gradertest  # noqa: F401  (puts the grader on sys.path)
 import torch
 
-from mkbgrader import compliance_runtime as runtime
+from mkbgrader.child import compliance_runtime as runtime
 
 FP8 = [getattr(torch, name) for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name)]
 

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 import gradertest
-from mkbgrader import retime
+from mkbgrader.child import retime
 
 VECTOR_ADD = gradertest.problem("01_vector_add.py")
 GOOD = gradertest.solution("01_vector_add.cpusim.py")
@@ -281,9 +281,10 @@ class RetimeGpuTest(unittest.TestCase):
     itself and against a copy slowed by 10%."""
 
     def test_a_triton_copy_kernel_reaches_ninety_percent_of_the_probed_copy_bandwidth_over_gpu_time(self) -> None:
-        from mkbgrader import probe, sandbox
-        from mkbgrader.grade import grade
-        from mkbgrader.settings import parse_settings
+        from mkbgrader.child import probe
+        from mkbgrader.parent import sandbox
+        from mkbgrader.parent.grade import grade
+        from mkbgrader.parent.settings import parse_settings
 
         outcome = sandbox.run_in_child(lambda send: send({"device": probe.probe_device("cuda:0")}), 600)
         peaks = next(m["device"] for m in outcome.messages if "device" in m)
@@ -306,7 +307,7 @@ class RetimeGpuTest(unittest.TestCase):
         self.assertGreaterEqual(verdict["roofline"]["iou"], 0.90)
 
     def test_a_shipped_solution_against_itself_and_a_slowed_copy(self) -> None:
-        from mkbgrader.retime import retime
+        from mkbgrader.parent.retime import retime
 
         solutions = os.path.join(gradertest.REPO, "problems", "attention", "_solutions")
         triton_path = os.path.join(solutions, "01_gqa_decode_attention.triton.py")

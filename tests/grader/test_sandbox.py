@@ -7,7 +7,7 @@ import time
 import unittest
 
 import gradertest  # noqa: F401
-from mkbgrader import sandbox
+from mkbgrader.parent import sandbox
 
 
 def _alive(pid: int) -> bool:
@@ -26,7 +26,7 @@ def _alive(pid: int) -> bool:
 _SERVER_THAT_GETS_KILLED = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from mkbgrader import sandbox
+from mkbgrader.parent import sandbox
 
 def work(send):
     with open(sys.argv[2], "w") as handle:
@@ -42,7 +42,7 @@ class SandboxTest(unittest.TestCase):
         import subprocess
         import sys
 
-        package = os.path.dirname(os.path.dirname(sandbox.__file__))
+        package = gradertest.GRADER
         with tempfile.TemporaryDirectory() as folder:
             pid_file = os.path.join(folder, "child.pid")
             server = subprocess.Popen([sys.executable, "-c", _SERVER_THAT_GETS_KILLED, package, pid_file])

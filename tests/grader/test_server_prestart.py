@@ -182,7 +182,7 @@ class WarmUpLockTest(unittest.TestCase):
     def run_warm_up(self, lock_path: str, arrivals: list) -> tuple[list, list]:
         import fcntl
 
-        from mkbgrader import warmup
+        from mkbgrader.child import warmup
 
         calls, held_inside = [], []
 

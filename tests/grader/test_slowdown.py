@@ -29,8 +29,8 @@ except ImportError:
 
 def grade_slowed(slowdown: object, problem_path: str = ADD, kernel: str = GOOD, dsl: str = "cpusim",
                  device: str = "cpu", **overrides: object) -> dict:
-    from mkbgrader.grade import grade
-    from mkbgrader.settings import parse_settings
+    from mkbgrader.parent.grade import grade
+    from mkbgrader.parent.settings import parse_settings
 
     request = {"problem": problem_path, "kernel": kernel, "dsl": dsl, "dsl_descriptor": gradertest.descriptor(dsl),
                "device": device, "slowdown": slowdown}

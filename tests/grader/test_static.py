@@ -3,7 +3,7 @@
 import unittest
 
 import gradertest
-from mkbgrader.compliance_static import check_source
+from mkbgrader.parent.compliance_static import check_source
 
 CPUSIM = gradertest.descriptor("cpusim")
 GOOD = "import cpusim\n\n@cpusim.kernel\ndef k(pid, x):\n    pass\n\ndef solve(x):\n    return x\n"

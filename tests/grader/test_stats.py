@@ -5,9 +5,9 @@ import time
 import unittest
 
 import gradertest
-from mkbgrader import roofline, stats, verdict
-from mkbgrader.sandbox import ChildOutcome
-from mkbgrader.settings import parse_settings
+from mkbgrader.parent import roofline, stats, verdict
+from mkbgrader.parent.sandbox import ChildOutcome
+from mkbgrader.parent.settings import parse_settings
 
 
 class StatsTest(unittest.TestCase):

@@ -9,8 +9,8 @@ import unittest
 from unittest import mock
 
 import gradertest  # noqa: F401  (puts core/grader on sys.path)
-from mkbgrader.settings import Settings
-from mkbgrader.validate import validate
+from mkbgrader.parent.settings import Settings
+from mkbgrader.parent.validate import validate
 
 FAST = Settings(warmup_draws=1, timing_draws=3, timeout_s=120.0)
 GATHER = os.path.join(gradertest.FIXTURES, "problems", "_validation", "42_context_parallel_gather_breaks_on_redraw.py")
@@ -19,7 +19,7 @@ GATHER = os.path.join(gradertest.FIXTURES, "problems", "_validation", "42_contex
 def run(path: str) -> tuple[dict, list[str]]:
     stages: list[str] = []
     # Fixed seeds: the base and the redraw get different seq_lens (a random pair could, rarely, agree in sum).
-    with mock.patch("mkbgrader.draws.fresh_seed", side_effect=itertools.count(11)):
+    with mock.patch("mkbgrader.parent.validate.fresh_seed", side_effect=itertools.count(11)):
         report = validate({"problem": path, "device": "cpu", "eager_target_ms": 0.0}, FAST, stages.append)
     return report, stages
 

@@ -9,9 +9,9 @@ import unittest
 from unittest import mock
 
 import gradertest  # noqa: F401  (puts core/grader on sys.path)
-from mkbgrader import memory
-from mkbgrader.settings import Settings
-from mkbgrader.validate import validate
+from mkbgrader.child import memory
+from mkbgrader.parent.settings import Settings
+from mkbgrader.parent.validate import validate
 
 FAST = Settings(warmup_draws=1, timing_draws=2, timeout_s=120.0)
 LARGE = os.path.join(gradertest.FIXTURES, "problems", "_validation", "41_paged_kv_decode_large_cache.py")

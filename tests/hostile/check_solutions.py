@@ -62,8 +62,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     options = parser.parse_args(argv)
     sys.path.insert(0, os.path.join(REPO, "core", "grader"))
     os.environ.setdefault("MKB_CPUSIM_PATH", os.path.join(REPO, "tests", "fixtures", "cpusim_lib"))
-    from mkbgrader.grade import grade, preload_for_server
-    from mkbgrader.settings import parse_settings
+    from mkbgrader.parent.child_task import preload_for_server
+    from mkbgrader.parent.grade import grade
+    from mkbgrader.parent.settings import parse_settings
 
     entries = [e for e in solutions_of(options.suite, options.dsls.split(",")) if options.only in e[1]]
     if not entries:

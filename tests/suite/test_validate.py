@@ -9,9 +9,9 @@ import tempfile
 import textwrap
 import unittest
 
-from mkbgrader.server import Server
-from mkbgrader.settings import Settings
-from mkbgrader.validate import validate
+from mkbgrader.parent.server import Server
+from mkbgrader.parent.settings import Settings
+from mkbgrader.parent.validate import validate
 
 FAST = Settings(warmup_draws=1, timing_draws=3, timeout_s=120.0)
 

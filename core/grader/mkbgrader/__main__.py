@@ -2,6 +2,6 @@
 
 import sys
 
-from mkbgrader.cli import main
+from mkbgrader.parent.cli import main
 
 sys.exit(main(sys.argv[1:]))
