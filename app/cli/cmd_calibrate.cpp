@@ -9,6 +9,7 @@
 #include "core/grading/grade_request.h"
 #include "core/grading/grader_process.h"
 #include "core/grading/retime_request.h"
+#include "core/protocol/calibration_ladder.h"
 #include "core/protocol/calibration_run.h"
 #include "core/protocol/calibration_store.h"
 #include "core/util/paths.h"
@@ -43,6 +44,10 @@ the first with the slowed copy. Outcomes follow docs/metrics.md at --delta.
 It prints, for both methods, the false helped/harmed rate on A/A, the detection rate of the slowdown as harmed on
 A/B, and the smallest delta that keeps the A/A false rate at or below 1%, and stores them in the project store for
 this device and grader fingerprint (a newer calibration of the same device and grader archives the older one).
+Then the A/B ladder: the paired re-timing also times eager, so A's and B's speedups over eager come from one
+session; R@t and S of A and of B, the lift B - A with its 95% bootstrap interval, ties per t, how many controls
+crossed a threshold (and how many the wrong way), how many speedup changes B/A lie below 1 beyond noise, and one
+line per control (docs/metrics.md, "Calibration ladder"). mkb report shows the stored ladder too.
 
 options:
   --problems GLOB       problems to include (default "*"; repeatable: the union, e.g. 'p0[1-9]' and 'p1[0-2]')
@@ -205,6 +210,13 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     }
     std::printf("\n");
     for (const std::string& line : calibrationSummaryLines(run.record, *delta)) {
+        printLine(line);
+    }
+    // The ladder is read back from the record's detail, as mkb report reads the stored one.
+    const analysis::AnalysisSettings ladderSettings;
+    for (const std::string& line :
+         slowdownLadderLines(analysis::slowdownLadder(slowdownSessions(run.record), ladderSettings), *slowdown,
+                             ladderSettings.thresholds)) {
         printLine(line);
     }
     if (!outcome.storedId) {

@@ -1,4 +1,5 @@
-// Calibration statistics: A/A false rates, A/B detection rates and the smallest safe δ, per timing method.
+// Calibration statistics: A/A false rates, A/B detection rates and the smallest safe δ, per timing method; the A/B
+// controls' ladder.
 #include "core/analysis/calibration.h"
 
 #include "core/analysis/transfer.h"
@@ -32,6 +33,21 @@ Comparison pairedComparison(const PairedTiming& ratio) {
     auto retiming = std::make_shared<CellRetiming>();
     retiming->skillOverBase = ratio;
     retiming->rounds = ratio.n;
+    comparison.retiming = retiming;
+    return comparison;
+}
+
+/// An A/B control as a resolved cell whose base is A and whose skill is B, both passed and timed in one re-timing.
+Comparison slowdownComparison(const SlowdownSession& session) {
+    Comparison comparison;
+    comparison.source = attemptOf({true, session.a.ratio}, "solo_a");
+    comparison.base = attemptOf({true, session.a.ratio}, "solo_b");
+    comparison.skill = attemptOf({true, session.b.ratio}, "a2b_skill");
+    auto retiming = std::make_shared<CellRetiming>();
+    retiming->skillOverBase = session.bOverA;
+    retiming->baseOverEager = session.a;
+    retiming->skillOverEager = session.b;
+    retiming->rounds = session.bOverA.n;
     comparison.retiming = retiming;
     return comparison;
 }
@@ -108,6 +124,34 @@ CalibrationMethodResult calibratePaired(const std::vector<PairedTiming>& aa, con
 CalibrationMethodResult calibrateUnpaired(const std::vector<UnpairedControl>& aa,
                                           const std::vector<UnpairedControl>& ab, const AnalysisSettings& settings) {
     return calibrate<UnpairedControl>("unpaired", aa, ab, settings, unpairedControlOutcome);
+}
+
+SlowdownLadder slowdownLadder(const std::vector<SlowdownSession>& sessions, const AnalysisSettings& settings) {
+    AnalysisSettings paired = settings;
+    paired.timing = TimingRule::Paired;
+    std::vector<Comparison> cells;
+    for (const SlowdownSession& session : sessions) {
+        cells.push_back(slowdownComparison(session));
+    }
+    SlowdownLadder result;
+    result.contrast = contrast(cells, paired);
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        SlowdownControl control{sessions[i], cellLadder(cells[i], paired)};
+        for (std::size_t t = 0; t < control.ladder.baseAttains.size(); ++t) {
+            const bool a = control.ladder.baseAttains[t];
+            const bool b = control.ladder.skillAttains[t];
+            control.crossed = control.crossed || a != b;
+            control.wrongWay = control.wrongWay || (b && !a);
+        }
+        control.changeExcludesZero = sessions[i].bOverA.ciHigh < 1;
+        control.changeWrongWay = sessions[i].bOverA.ciLow > 1;
+        result.crossed += control.crossed ? 1 : 0;
+        result.wrongWay += control.wrongWay ? 1 : 0;
+        result.changeExcludesZero += control.changeExcludesZero ? 1 : 0;
+        result.changeWrongWay += control.changeWrongWay ? 1 : 0;
+        result.controls.push_back(std::move(control));
+    }
+    return result;
 }
 
 std::optional<BetweenGradingSpread> betweenGradingSpread(const std::vector<UnpairedControl>& aa) {

@@ -9,19 +9,6 @@ namespace mkb::analysis {
 
 namespace {
 
-/// Where one arm of a cell stands on the ladder: passed or not, the speedup it is ranked by and that speedup's CI.
-struct LadderPosition {
-    bool passed = false;
-    double speedup = 0;
-    std::optional<double> ciLow;
-    std::optional<double> ciHigh;
-
-    bool attains(double threshold) const { return passed && reaches(speedup, threshold); }
-    bool straddles(double threshold) const {
-        return passed && ciLow && ciHigh && *ciLow <= threshold && threshold <= *ciHigh;
-    }
-};
-
 LadderPosition verdictPosition(const Attempt& attempt) {
     return {attempt.passed, attempt.speedup, attempt.speedupCiLow, attempt.speedupCiHigh};
 }
@@ -89,6 +76,23 @@ std::optional<LadderRates> ladderOf(const std::vector<std::vector<double>>& atta
 
 } // namespace
 
+CellLadder cellLadder(const Comparison& comparison, const AnalysisSettings& settings) {
+    const CellPositions cell = positionsOf(comparison, settings.timing);
+    CellLadder result{cell.base, cell.skill, cell.paired, cell.fellBack, {}, {}, {}};
+    for (double t : settings.thresholds) {
+        const bool base = cell.base.attains(t);
+        const bool skill = cell.skill.attains(t);
+        const bool crossing = base != skill && cell.base.passed && cell.skill.passed;
+        // A tie: noise moved it across t, so it lifts nothing.
+        const bool tie =
+            cell.paired && crossing && (cell.base.straddles(t) || cell.skill.straddles(t) || cell.indistinct);
+        result.baseAttains.push_back(base);
+        result.skillAttains.push_back(tie ? base : skill);
+        result.ties.push_back(tie);
+    }
+    return result;
+}
+
 bool attains(const Attempt& attempt, double threshold) {
     return verdictPosition(attempt).attains(threshold);
 }
@@ -123,7 +127,7 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
     // Per cell, the statistics whose means are bootstrapped: S base, S skill, S lift, then lift at each threshold.
     std::vector<std::vector<double>> cellStatistics;
     for (const Comparison* comparison : resolved) {
-        const CellPositions cell = positionsOf(*comparison, settings.timing);
+        const CellLadder cell = cellLadder(*comparison, settings);
         result.pairedCells += cell.paired ? 1 : 0;
         result.fellBack += cell.fellBack ? 1 : 0;
         std::vector<double> base(count);
@@ -136,14 +140,9 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
             }
         }
         for (std::size_t i = 0; i < count; ++i) {
-            const double t = settings.thresholds[i];
-            base[i] = cell.base.attains(t) ? 1 : 0;
-            skill[i] = cell.skill.attains(t) ? 1 : 0;
-            const bool crossing = base[i] != skill[i] && cell.base.passed && cell.skill.passed;
-            if (cell.paired && crossing && (cell.base.straddles(t) || cell.skill.straddles(t) || cell.indistinct)) {
-                skill[i] = base[i]; // a tie: noise moved it across t, so it lifts nothing
-                ++result.ties[i];
-            }
+            base[i] = cell.baseAttains[i] ? 1 : 0;
+            skill[i] = cell.skillAttains[i] ? 1 : 0;
+            result.ties[i] += cell.ties[i] ? 1 : 0;
         }
         std::vector<double> statistics{0, 0, 0};
         for (std::size_t i = 0; i < count; ++i) {

@@ -60,6 +60,33 @@ struct Contrast {
     std::size_t fellBack = 0;
 };
 
+/// Where one arm of a cell stands on the ladder: passed or not, the speedup it is ranked by and that speedup's CI.
+struct LadderPosition {
+    bool passed = false;
+    double speedup = 0;
+    std::optional<double> ciLow;
+    std::optional<double> ciHigh;
+
+    bool attains(double threshold) const { return passed && reaches(speedup, threshold); }
+    bool straddles(double threshold) const {
+        return passed && ciLow && ciHigh && *ciLow <= threshold && threshold <= *ciHigh;
+    }
+};
+
+/// One resolved cell on the ladder under settings.timing, as contrast() ranks it: its arms' positions and, per
+/// threshold (the settings' order), whether each attains it once the tie rule has applied (a tie: the skill counts as
+/// its base) and whether the crossing there was a tie.
+struct CellLadder {
+    LadderPosition base;
+    LadderPosition skill;  // the skill outcome: a skipped skill is its base
+    bool paired = false;   // both speedups came from the cell's re-timing
+    bool fellBack = false; // a passing arm had no speedup from a re-timing
+    std::vector<bool> baseAttains;
+    std::vector<bool> skillAttains;
+    std::vector<bool> ties;
+};
+CellLadder cellLadder(const Comparison& comparison, const AnalysisSettings& settings = {});
+
 /// Shares of resolved comparisons whose source passed and whose source handed over a skill.
 struct Coverage {
     std::size_t resolved = 0;

@@ -4,6 +4,7 @@
 
 #include "core/analysis/calibration.h"
 #include "core/catalog/catalog.h"
+#include "core/protocol/calibration_ladder.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -93,9 +94,19 @@ public:
         row["paired_aa"] = {aa->ratio, aa->ciLow, aa->ciHigh};
         row["paired_ab"] = {ab->ratio, ab->ciLow, ab->ciHigh};
         row["rounds"] = retimed->rounds;
-        return formatted("paired A/A %.4f [%.4f, %.4f]", aa->ratio, aa->ciLow, aa->ciHigh) +
-               formatted(" A/B %.4f [%.4f, %.4f]", ab->ratio, ab->ciLow, ab->ciHigh) +
-               " n=" + std::to_string(retimed->rounds);
+        std::string text = formatted("paired A/A %.4f [%.4f, %.4f]", aa->ratio, aa->ciLow, aa->ciHigh) +
+                           formatted(" A/B %.4f [%.4f, %.4f]", ab->ratio, ab->ciLow, ab->ciHigh);
+        // The ladder's speedups: A and B over eager, which the re-timing timed in the same rounds (slowdownSessions).
+        const std::optional<RetimedPair> a = retimed->pair("eager", "a");
+        const std::optional<RetimedPair> b = retimed->pair("eager", "a_slow");
+        if (a && b) {
+            row[kDetailSpeedupA] = {a->ratio, a->ciLow, a->ciHigh};
+            row[kDetailSpeedupB] = {b->ratio, b->ciLow, b->ciHigh};
+            text += formatted(" speedups A %.3fx B %.3fx", a->ratio, b->ratio);
+        } else {
+            text += " (no speedups over eager in the reply: left out of the ladder)";
+        }
+        return text + " n=" + std::to_string(retimed->rounds);
     }
 
     /// The unpaired controls of one replicate: a graded twice, and its slowed copy graded once for real.

@@ -1,10 +1,14 @@
-// calibration statistics: A/A false rates, A/B detection, the smallest safe δ, on synthetic samples.
+// calibration statistics: A/A false rates, A/B detection, the smallest safe δ and the A/B ladder, on synthetic
+// samples.
 #include "core/analysis/calibration.h"
+#include "core/protocol/calibration_ladder.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 using namespace mkb::analysis;
 
@@ -26,6 +30,25 @@ PairedTiming noisyPaired(double trueRatio, double noise, double halfwidth, std::
     std::normal_distribution<double> epsilon(0, noise);
     const double ratio = trueRatio * (1 + epsilon(random));
     return {ratio, ratio * (1 - halfwidth), ratio * (1 + halfwidth), 200};
+}
+
+/// One A/B session with speedups a and b over eager and B/A, each with its CI.
+SlowdownSession session(int problem, PairedTiming a, PairedTiming b, PairedTiming bOverA) {
+    return {problem, "triton", 1, a, b, bOverA};
+}
+
+/// Four hand-made sessions: p01 crosses R@2 (2.2x to 1.9x, neither CI near 2), p02 crosses R@2 within A's CI (a tie),
+/// p03 moves between rungs without crossing one, p04 crosses R@1 with a B/A interval that contains 1 (a tie).
+std::vector<SlowdownSession> handMadeSessions() {
+    return {session(1, {2.2, 2.15, 2.25, 100}, {1.9, 1.85, 1.95, 100}, {0.864, 0.85, 0.88, 100}),
+            session(2, {2.05, 1.98, 2.1, 100}, {1.9, 1.85, 1.95, 100}, {0.93, 0.91, 0.95, 100}),
+            session(3, {1.5, 1.45, 1.55, 100}, {1.36, 1.3, 1.4, 100}, {0.91, 0.9, 0.92, 100}),
+            session(4, {1.02, 1.01, 1.03, 100}, {0.98, 0.97, 0.99, 100}, {0.96, 0.9, 1.02, 100})};
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& text) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&text](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
 } // namespace
@@ -125,6 +148,88 @@ private slots:
         QVERIFY(!calibrateUnpaired({control}, {}).smallestDelta);
         // A pass/fail difference is decisive.
         QCOMPARE(unpairedControlOutcome({{true, 1.5}, {false, 0}}), Outcome::Harmed);
+    }
+
+    void theAbLadderCountsACrossingMovesSOnlyThereAndTiesTheCrossingsWithinNoise() {
+        const SlowdownLadder ladder = slowdownLadder(handMadeSessions());
+        const Contrast& c = ladder.contrast;
+        QVERIFY(c.base && c.skill && c.lift);
+        QCOMPARE(c.resolved, std::size_t(4));
+        QCOMPARE(c.pairedCells, std::size_t(4));
+        // A: every control passes and reaches 0.5 and 1; p01 and p02 reach 2. B keeps A's rung where it tied.
+        const std::vector<double> a{1, 1, 1, 0.5, 0};
+        const std::vector<double> b{1, 1, 1, 0.25, 0};
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(c.base->rates[i], a[i]);
+            QCOMPARE(c.skill->rates[i], b[i]);
+        }
+        QCOMPARE(c.base->score, 70.0);
+        QCOMPARE(c.skill->score, 65.0);
+        QCOMPARE(c.lift->score, -5.0);
+        QCOMPARE(c.ties, (std::vector<std::size_t>{0, 0, 1, 1, 0})); // p04 at R@1, p02 at R@2
+        // Only p01 crossed a threshold; none the wrong way. Three of four B/A intervals lie below 1.
+        QCOMPARE(ladder.crossed, std::size_t(1));
+        QVERIFY(ladder.controls[0].crossed && !ladder.controls[1].crossed && !ladder.controls[2].crossed &&
+                !ladder.controls[3].crossed);
+        QCOMPARE(ladder.wrongWay, std::size_t(0));
+        QCOMPARE(ladder.changeExcludesZero, std::size_t(3));
+        QVERIFY(!ladder.controls[3].changeExcludesZero);
+        QCOMPARE(ladder.changeWrongWay, std::size_t(0));
+        QCOMPARE(ladder.controls[1].ladder.ties, (std::vector<bool>{false, false, false, true, false}));
+        // A slower copy never lifts: the lift's interval lies at or below 0 and contains the lift.
+        QVERIFY(c.intervals.liftScore);
+        QVERIFY(c.intervals.liftScore->low <= -5.0 && c.intervals.liftScore->high <= 0.0);
+        const std::vector<double> thresholds = AnalysisSettings{}.thresholds;
+        QCOMPARE(mkb::ladderRung(ladder.controls[0].ladder.baseAttains, thresholds), std::string("R@2"));
+        QCOMPARE(mkb::ladderRung(ladder.controls[0].ladder.skillAttains, thresholds), std::string("R@1"));
+        QCOMPARE(mkb::ladderRung(ladder.controls[1].ladder.skillAttains, thresholds), std::string("R@2")); // tied
+    }
+
+    void aSlowedCopyMeasuredFasterIsNamedTheWrongWay() {
+        const SlowdownLadder ladder =
+            slowdownLadder({session(5, {0.95, 0.94, 0.96, 100}, {1.05, 1.04, 1.06, 100}, {1.1, 1.08, 1.12, 100})});
+        QCOMPARE(ladder.crossed, std::size_t(1));
+        QCOMPARE(ladder.wrongWay, std::size_t(1));
+        QCOMPARE(ladder.changeExcludesZero, std::size_t(0));
+        QCOMPARE(ladder.changeWrongWay, std::size_t(1));
+        QCOMPARE(ladder.contrast.lift->score, 20.0);   // one rung of five gained
+        QVERIFY(!ladder.contrast.intervals.liftScore); // one control: no interval
+    }
+
+    void theAbLadderLinesGiveRatesTiesCrossingsAndEveryControl() {
+        const std::vector<std::string> lines =
+            mkb::slowdownLadderLines(slowdownLadder(handMadeSessions()), 0.10, AnalysisSettings{}.thresholds);
+        QVERIFY(contains(lines, "copy slowed by 0.100"));
+        QVERIFY(contains(lines, "  A         1.000   1.000   1.000   0.500   0.000    70.0 ["));
+        QVERIFY(contains(lines, "  B - A     0.000   0.000   0.000  -0.250   0.000    -5.0 ["));
+        QVERIFY(contains(lines, "R@0 0 R@0.5 0 R@1 1 R@2 1 R@4 0"));
+        QVERIFY(contains(lines, "crossed a threshold (counted, not a tie): 1 of 4 controls; the wrong way (B attains a "
+                                "t that A does not): 0"));
+        QVERIFY(contains(lines, "excludes 0): 3 of 4 controls (75.0%); above 1 beyond noise: 0"));
+        QVERIFY(contains(lines, "  p02 triton r1  A 2.050x [1.980, 2.100] R@2  B 1.900x [1.850, 1.950] R@2  B/A 0.9300 "
+                                "[0.910, 0.950] excludes 1 tie at R@2"));
+        QVERIFY(mkb::slowdownLadderLines(slowdownLadder({}), 0.10, AnalysisSettings{}.thresholds).empty());
+    }
+
+    void theAbSessionsAreReadFromTheDetailAndOldDetailsGiveNone() {
+        mkb::CalibrationRecord record;
+        record.detailJson = R"([{"problem": 3, "dsl": "cuda", "replicate": 2, "rounds": 150,
+            "paired_ab": [0.91, 0.9, 0.92], "paired_speedup_a": [1.5, 1.45, 1.55], "paired_speedup_b": [1.36, 1.3, 1.4]},
+            {"problem": 4, "paired_ab": [0.91, 0.9, 0.92], "paired_aa": [1.0, 0.99, 1.01]},
+            {"problem": 5, "paired_ab": [0.91, 0.9, 0.92], "paired_speedup_a": [1.5, -1, 1.55],
+             "paired_speedup_b": [1.36, 1.3, 1.4]}])";
+        const std::vector<SlowdownSession> sessions = mkb::slowdownSessions(record);
+        QCOMPARE(sessions.size(), std::size_t(1)); // p04 was stored before the ladder; p05's interval is not positive
+        QCOMPARE(sessions[0].problem, 3);
+        QCOMPARE(sessions[0].dsl, std::string("cuda"));
+        QCOMPARE(sessions[0].replicate, 2);
+        QCOMPARE(sessions[0].a.ratio, 1.5);
+        QCOMPARE(sessions[0].b.ciHigh, 1.4);
+        QCOMPARE(sessions[0].bOverA.n, 150);
+        record.detailJson = "[]";
+        QVERIFY(mkb::slowdownSessions(record).empty());
+        record.detailJson = std::string(100000, '[');
+        QVERIFY(mkb::slowdownSessions(record).empty()); // too deep for the bounded reader: no ladder, no crash
     }
 };
 

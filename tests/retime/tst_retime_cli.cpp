@@ -1,5 +1,6 @@
 // mkb retime, mkb run's re-timing and mkb calibrate as processes, through the real grader on device cpu with the
 // cpusim fixtures: convergence, staleness, archiving, dry runs and a stored calibration.
+#include "core/protocol/calibration_ladder.h"
 #include "core/store/store.h"
 #include "support/cli_files.h"
 #include "support/process_signals.h"
@@ -10,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -310,6 +312,39 @@ private slots:
             QVERIFY2(row["unpaired_slowed"].get<double>() > 0, row.dump().c_str());
         }
         QCOMPARE(record.methods[1].abComparisons, 2);
+
+        // The A/B ladder: printed, and stored as each control's A and B speedups over eager from its one re-timing.
+        QVERIFY2(run.out.contains("paired A/B ladder"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("copy slowed by 1.000"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("the wrong way (B attains a t that A does not): 0"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("ties (a crossing of t within noise, counted as no move): R@0 0 R@0.5 "),
+                 qPrintable(run.out));
+        QVERIFY2(run.out.contains(QRegularExpression("speedup change B/A below 1 beyond noise \\(95% interval of "
+                                                     "ln\\(B/A\\) excludes 0\\): 2 of 2 controls")),
+                 qPrintable(run.out));
+        QVERIFY2(run.out.contains(QRegularExpression("p01 cpusim r1  A [0-9.]+x \\[[0-9., ]+\\] R@")),
+                 qPrintable(run.out));
+        QVERIFY2(run.out.contains(QRegularExpression("p01 cpusim r2  A ")), qPrintable(run.out));
+        const std::vector<analysis::SlowdownSession> sessions = slowdownSessions(record);
+        QCOMPARE(sessions.size(), std::size_t(2));
+        for (const analysis::SlowdownSession& session : sessions) {
+            QCOMPARE(session.problem, 1);
+            // B never above A: the slowed copy's speedup over eager is below A's, in the same session.
+            QVERIFY2(session.b.ratio < session.a.ratio, std::to_string(session.b.ratio).c_str());
+            QVERIFY(session.a.ciLow <= session.a.ratio && session.a.ratio <= session.a.ciHigh);
+        }
+        const analysis::SlowdownLadder ladder = analysis::slowdownLadder(sessions);
+        QCOMPARE(ladder.contrast.resolved, std::size_t(2));
+        QCOMPARE(ladder.contrast.pairedCells, std::size_t(2));
+        QCOMPARE(ladder.wrongWay, std::size_t(0));
+        QVERIFY(ladder.contrast.lift->score <= 0);
+        QCOMPARE(ladder.contrast.ties.size(), std::size_t(5));
+        // Each printed tie count is the stored ladder's.
+        const QString tieLine =
+            "ties (a crossing of t within noise, counted as no move): R@0 " + QString::number(ladder.contrast.ties[0]) +
+            " R@0.5 " + QString::number(ladder.contrast.ties[1]) + " R@1 " + QString::number(ladder.contrast.ties[2]) +
+            " R@2 " + QString::number(ladder.contrast.ties[3]) + " R@4 " + QString::number(ladder.contrast.ties[4]);
+        QVERIFY2(run.out.contains(tieLine), qPrintable(run.out));
     }
 };
 
