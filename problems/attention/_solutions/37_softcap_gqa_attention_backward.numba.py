@@ -23,7 +23,7 @@ SCALE = 256**-0.5
 FULL = 0xFFFFFFFF
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _lane_sum(value):
     value += cuda.shfl_xor_sync(FULL, value, 1)
     value += cuda.shfl_xor_sync(FULL, value, 2)
@@ -31,7 +31,7 @@ def _lane_sum(value):
     return value
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _capped(dot):
     return float32(SOFTCAP) * math.tanh(dot * float32(SCALE / SOFTCAP))
 

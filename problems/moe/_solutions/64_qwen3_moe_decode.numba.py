@@ -20,12 +20,12 @@ DOWN_N = 128  # output columns per down block
 WORDS = K_TILE // 2
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _low(word):
     return libdevice.int_as_float(int32(word << 16))
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _high(word):
     return libdevice.int_as_float(int32(word & -65536))
 
