@@ -25,6 +25,9 @@ from typing import List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.realpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "core", "grader"))
+from mkbgrader.parent.settings import BOUNDARIES, parse_settings  # noqa: E402 (after its path)
+
 QUICK = {"correctness_draws": 1, "warmup_draws": 0, "timing_draws": 1, "recheck_draws": 0, "outliers": False}
 
 
@@ -54,17 +57,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default=os.path.join(REPO, "problems"), help="suite root (default: problems/)")
     parser.add_argument("--dsls", default="triton,cuda", help="comma-separated DSLs (default triton,cuda)")
-    parser.add_argument("--boundary", default="strict", choices=("mkb", "strict"), help="default strict")
+    parser.add_argument("--boundary", default="strict", choices=BOUNDARIES, help="default strict")
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--timeout", type=float, default=300.0, help="bound of each evaluation in seconds")
     parser.add_argument("--only", default="", help="only solutions whose file name contains this text")
     parser.add_argument("--json", dest="json_path", help="also write every verdict here")
     options = parser.parse_args(argv)
-    sys.path.insert(0, os.path.join(REPO, "core", "grader"))
     os.environ.setdefault("MKB_CPUSIM_PATH", os.path.join(REPO, "tests", "fixtures", "cpusim_lib"))
     from mkbgrader.parent.child_task import preload_for_server
     from mkbgrader.parent.grade import grade
-    from mkbgrader.parent.settings import parse_settings
 
     entries = [e for e in solutions_of(options.suite, options.dsls.split(",")) if options.only in e[1]]
     if not entries:

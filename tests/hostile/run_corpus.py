@@ -6,7 +6,8 @@ entry's "under" object overrides its expectation per boundary), and then grades 
 hostile one left grading healthy. It prints one table row per kernel and exits non-zero on any mismatch. With
 --device cpu it runs the CPU corpus instead: the cpusim entries against problem_cpu/, a small copy of the suite.
 
-Standard library only: it runs on any Python 3.8+ (the grader's own interpreter is chosen by mkb, or by --python).
+Standard library and the grader's torch-free settings (mkbgrader/parent/settings.py: the boundary names and the size
+limit) only: it runs on any Python 3.8+ (the grader's own interpreter is chosen by mkb, or by --python).
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ KERNELS = os.path.join(HERE, "kernels")
 GOOD = os.path.join(HERE, "good")
 CPUSIM_DSL_DIR = os.path.join(REPO, "tests", "fixtures", "dsls")
 CPUSIM_LIB = os.path.join(REPO, "tests", "fixtures", "cpusim_lib")
-BOUNDARIES = ("mkb", "strict")
+sys.path.insert(0, os.path.join(REPO, "core", "grader"))
+from mkbgrader.parent.settings import BOUNDARIES, DEFAULT_BOUNDARY, Settings  # noqa: E402 (after its path)
+
 MANIFEST = os.path.join(HERE, "expected.json")
-OVERSIZE_BYTES = 310_000
+OVERSIZE_BYTES = Settings().max_kernel_bytes + 10_000  # a kernel.py just over the size limit
 GRACE_S = 300  # on top of the evaluation bound: interpreter start, imports, compiles, mkb's own margin
 REDUCED_DRAWS = {"correctness_draws": 2, "warmup_draws": 2, "timing_draws": 5, "recheck_draws": 1}
 
@@ -82,7 +85,7 @@ class Grader:
                     json.dumps(settings), "--json"]  # the grader finds cpusim.json in tests/fixtures/dsls
         command = [options.cli, "grade", kernel, "--problem", number, "--suite", suite, "--dsl", dsl,
                    "--json", "--timeout", str(options.timeout)]
-        if options.boundary != "mkb" or re.search(r"--boundary\b", self.cli_flags):
+        if options.boundary != DEFAULT_BOUNDARY or re.search(r"--boundary\b", self.cli_flags):
             command += ["--boundary", options.boundary]  # an mkb without the option grades under mkb, its default
         if options.device:
             command += ["--device", options.device]
@@ -196,7 +199,7 @@ def engaged(marks_dir: str, kernel_name: str) -> bool:
 
 
 def judge(entry: Dict[str, Any], verdict: Optional[Verdict], diagnostic: str, marks_dir: str,
-          boundary: str = "mkb") -> List[str]:
+          boundary: str = DEFAULT_BOUNDARY) -> List[str]:
     """Every way the verdict differs from the entry's expectation under `boundary` (empty when it matches)."""
     if verdict is None:
         return [diagnostic]
@@ -332,7 +335,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--timeout", type=int, default=60, help="evaluation bound per kernel, seconds")
     parser.add_argument("--device", default=os.environ.get("MKB_HOSTILE_DEVICE", ""),
                         help="e.g. cuda:0; cpu runs the CPU corpus (the cpusim entries)")
-    parser.add_argument("--boundary", default="mkb", choices=BOUNDARIES,
+    parser.add_argument("--boundary", default=DEFAULT_BOUNDARY, choices=BOUNDARIES,
                         help="the implementation boundary to grade under and judge by (default mkb)")
     parser.add_argument("--only", action="append", default=[], help="run only these kernels (repeatable)")
     parser.add_argument("--dsl", action="append", default=[], help="run only kernels of this DSL (repeatable)")
