@@ -1,7 +1,7 @@
 // Compiling problem files in a Python child: one interpreter for all the files, one JSON line back per file.
 #include "core/catalog/syntax_check.h"
 
-#include "core/cluster/command_runner.h"
+#include "core/util/child_process.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
 
@@ -42,7 +42,10 @@ Result<std::vector<CatalogIssue>> pythonSyntaxIssues(const std::vector<std::file
     for (const std::filesystem::path& file : files) {
         argv.push_back(file.string());
     }
-    Result<cluster::CommandOutput> ran = cluster::runCommand(argv, kTimeoutS);
+    ChildSpec spec;
+    spec.argv = std::move(argv);
+    spec.whatToDo = "name a Python through --python or MKB_PYTHON";
+    Result<ChildOutput> ran = runChild(spec, kTimeoutS);
     if (!ran) {
         return makeError("the Python syntax check could not start: " + ran.error().message);
     }
@@ -70,8 +73,9 @@ Result<std::vector<CatalogIssue>> pythonSyntaxIssues(const std::vector<std::file
         while (answered.count(first) != 0) {
             ++first;
         }
-        const std::string how = ran->timedOut ? "took longer than " + std::to_string(int(kTimeoutS)) + " s"
-                                              : "stopped with exit code " + std::to_string(ran->exitCode);
+        const std::string how =
+            ran->timedOut ? "took longer than " + std::to_string(int(kTimeoutS)) + " s"
+                          : "stopped with exit code " + std::to_string(ran->status.exited() ? ran->status.code : -1);
         issues.push_back({files[first], "Python's compiler " + how + " on this file; it cannot be a problem file" +
                                             (files.size() - answered.size() > 1
                                                  ? " (" + std::to_string(files.size() - answered.size() - 1) +

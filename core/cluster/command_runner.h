@@ -17,7 +17,7 @@ struct CommandOutput {
 };
 
 /// Runs argv[0] (searched on PATH) with argv and extra environment variables, stdin from /dev/null, and waits at
-/// most timeoutS seconds (then kills it by its pid). Fails only when it cannot be started at all; the error names
+/// most timeoutS seconds (then kills its process tree). Fails only when it cannot be started at all; the error names
 /// the program and says what to install or put on PATH.
 Result<CommandOutput> runCommand(const std::vector<std::string>& argv, double timeoutS,
                                  const std::map<std::string, std::string>& environment = {});
