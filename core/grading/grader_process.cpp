@@ -1,7 +1,5 @@
-// Spawning and talking to the grader server: posix_spawn into its own process group, poll()-driven non-blocking
-// pipes, bounded lines, deadlines, and killing the whole process tree on any failure.
-// Longer than 600 lines because spawning, the pipes, the deadlines and killing the tree are one process lifecycle
-// sharing the process's descriptors and state.
+// Talking to the grader server: a child process in its own process group, bounded JSON lines over its pipes,
+// deadlines, and killing its whole process tree on any failure.
 #include "core/grading/grader_process.h"
 
 #include "core/grading/grade_request.h"
@@ -9,27 +7,17 @@
 #include "core/grading/verdict_json.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"
-#include "core/util/signals.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
-#include <map>
 #include <mutex>
-#include <poll.h>
-#include <set>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace mkb {
 namespace {
@@ -45,29 +33,10 @@ void ignoreSigpipeOnce() {
     std::call_once(once, [] { std::signal(SIGPIPE, SIG_IGN); });
 }
 
-void closeFd(int& fd) {
-    if (fd >= 0) {
-        ::close(fd);
-        fd = -1;
-    }
-}
-
 std::string formatSeconds(double seconds) {
     char text[32];
     std::snprintf(text, sizeof text, seconds < 10 ? "%.1f" : "%.0f", seconds);
     return text;
-}
-
-std::string describeExit(int status) {
-    if (WIFEXITED(status)) {
-        return "exited with status " + std::to_string(WEXITSTATUS(status));
-    }
-    if (WIFSIGNALED(status)) {
-        const char* name = ::strsignal(WTERMSIG(status));
-        return "was killed by signal " + std::to_string(WTERMSIG(status)) +
-               (name ? std::string(" (") + name + ")" : "");
-    }
-    return "stopped";
 }
 
 std::string printablePrefix(const std::string& text, std::size_t limit) {
@@ -76,54 +45,6 @@ std::string printablePrefix(const std::string& text, std::size_t limit) {
         out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
     }
     return text.size() > limit ? out + "…" : out;
-}
-
-/// Every process's parent and group, read from /proc (Linux). Empty where /proc is unavailable.
-struct ProcessEntry {
-    pid_t parent = 0;
-    pid_t group = 0;
-};
-std::map<pid_t, ProcessEntry> processTable() {
-    std::map<pid_t, ProcessEntry> table;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/proc", ec); !ec && it != std::filesystem::directory_iterator();
-         it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
-            continue;
-        }
-        auto stat = readFile(it->path() / "stat");
-        if (!stat) {
-            continue;
-        }
-        auto close = stat->rfind(')');
-        if (close == std::string::npos) {
-            continue;
-        }
-        char state = 0;
-        int parent = 0;
-        int group = 0;
-        if (std::sscanf(stat->c_str() + close + 1, " %c %d %d", &state, &parent, &group) == 3) {
-            table[static_cast<pid_t>(std::stoi(name))] = {parent, group};
-        }
-    }
-    return table;
-}
-
-/// All descendants of root in the table (children, grandchildren, ...).
-std::set<pid_t> descendantsOf(pid_t root, const std::map<pid_t, ProcessEntry>& table) {
-    std::set<pid_t> found;
-    std::vector<pid_t> frontier = {root};
-    while (!frontier.empty()) {
-        pid_t parent = frontier.back();
-        frontier.pop_back();
-        for (const auto& [pid, entry] : table) {
-            if (entry.parent == parent && found.insert(pid).second) {
-                frontier.push_back(pid);
-            }
-        }
-    }
-    return found;
 }
 
 /// A grade or retime request line with "device_lock": the lock file mkb holds around each grading of the device,
@@ -157,90 +78,25 @@ GraderProcess::~GraderProcess() {
 }
 
 Status GraderProcess::spawn() {
-    int toChild[2] = {-1, -1};
-    int fromChild[2] = {-1, -1};
-    int errFromChild[2] = {-1, -1};
-    if (::pipe2(toChild, O_CLOEXEC) != 0 || ::pipe2(fromChild, O_CLOEXEC) != 0 ||
-        ::pipe2(errFromChild, O_CLOEXEC) != 0) {
-        std::string reason = std::strerror(errno);
-        for (int* pair : {toChild, fromChild, errFromChild}) {
-            closeFd(pair[0]);
-            closeFd(pair[1]);
-        }
-        return makeError("cannot create pipes for the grader: " + reason);
-    }
-
-    std::vector<std::string> argvStrings = {launch_.python};
-    argvStrings.insert(argvStrings.end(), launch_.serverArgs.begin(), launch_.serverArgs.end());
-    std::vector<char*> argv;
-    for (auto& arg : argvStrings) {
-        argv.push_back(arg.data());
-    }
-    argv.push_back(nullptr);
-
-    std::filesystem::path packageDir = launch_.packageDir.empty() ? graderPackageDir() : launch_.packageDir;
-    std::map<std::string, std::string> overrides;
+    ChildSpec spec;
+    spec.argv = {launch_.python};
+    spec.argv.insert(spec.argv.end(), launch_.serverArgs.begin(), launch_.serverArgs.end());
+    const std::filesystem::path packageDir = launch_.packageDir.empty() ? graderPackageDir() : launch_.packageDir;
     const char* oldPath = std::getenv("PYTHONPATH");
-    overrides["PYTHONPATH"] = packageDir.string() + (oldPath && *oldPath ? std::string(":") + oldPath : "");
-    overrides["PYTHONUNBUFFERED"] = "1";
+    spec.setEnvironment["PYTHONPATH"] = packageDir.string() + (oldPath && *oldPath ? std::string(":") + oldPath : "");
+    spec.setEnvironment["PYTHONUNBUFFERED"] = "1";
     for (const auto& [key, value] : launch_.extraEnvironment) {
-        overrides[key] = value;
+        spec.setEnvironment[key] = value;
     }
-    std::vector<std::string> envStrings;
-    for (char** entry = environ; entry && *entry; ++entry) {
-        std::string text = *entry;
-        if (overrides.count(text.substr(0, text.find('='))) == 0) {
-            envStrings.push_back(text);
-        }
+    spec.input = ChildStream::pipe();
+    spec.role = "the grader with '" + launch_.python + "'";
+    spec.whatToDo = "name a Python with torch through --python or MKB_PYTHON";
+    auto started = ChildProcess::spawn(spec);
+    if (!started) {
+        return started.error();
     }
-    for (const auto& [key, value] : overrides) {
-        envStrings.push_back(key + "=" + value);
-    }
-    std::vector<char*> envp;
-    for (auto& entry : envStrings) {
-        envp.push_back(entry.data());
-    }
-    envp.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, errFromChild[1], 2);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigset_t emptyMask;
-    sigemptyset(&emptyMask);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setsigmask(&attributes, &emptyMask);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-    pid_t child = -1;
-    int spawnError = ::posix_spawnp(&child, argv[0], &actions, &attributes, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    closeFd(toChild[0]);
-    closeFd(fromChild[1]);
-    closeFd(errFromChild[1]);
-    if (spawnError != 0) {
-        closeFd(toChild[1]);
-        closeFd(fromChild[0]);
-        closeFd(errFromChild[0]);
-        return makeError("cannot start the grader with '" + launch_.python + "': " + std::strerror(spawnError) +
-                         " (name a Python with torch through --python or MKB_PYTHON)");
-    }
-    pid_ = child;
+    child_.emplace(std::move(started).value());
     ++spawnCount_;
-    stdinFd_ = toChild[1];
-    stdoutFd_ = fromChild[0];
-    stderrFd_ = errFromChild[0];
-    for (int fd : {stdinFd_, stdoutFd_, stderrFd_}) {
-        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-    }
     stdoutBuffer_.clear();
     stderrRing_.clear();
     return Ok{};
@@ -304,15 +160,10 @@ std::string GraderProcess::stderrTail() const {
 
 Error GraderProcess::failure(const std::string& what) {
     // Drain what stderr still holds so the message can quote the server's last words.
-    if (stderrFd_ >= 0) {
-        char chunk[65536];
-        for (int round = 0; round < 64; ++round) {
-            ssize_t got = ::read(stderrFd_, chunk, sizeof chunk);
-            if (got <= 0) {
-                break;
-            }
-            appendStderr(chunk, static_cast<std::size_t>(got));
-        }
+    if (child_) {
+        std::string rest;
+        child_->readAvailable(ChildPipe::Error, rest, std::size_t(4) << 20);
+        appendStderr(rest.data(), rest.size());
     }
     std::string last = lastStderrLine();
     killTree();
@@ -320,7 +171,6 @@ Error GraderProcess::failure(const std::string& what) {
 }
 
 Result<std::string> GraderProcess::readLine(double deadline, const std::atomic<bool>* cancel, const char* waitingFor) {
-    char chunk[65536];
     std::size_t scanned = 0;
     while (true) {
         auto newline = stdoutBuffer_.find('\n', scanned);
@@ -347,73 +197,26 @@ Result<std::string> GraderProcess::readLine(double deadline, const std::atomic<b
             return failure("the grader gave no " + std::string(waitingFor) + " within " + formatSeconds(boundS_) +
                            " s; killed its process tree");
         }
-        pollfd fds[2] = {{stdoutFd_, POLLIN, 0}, {stderrFd_, POLLIN, 0}};
-        int waitMs = static_cast<int>(std::min(remaining * 1000.0 + 1, cancel ? 100.0 : 1000.0));
-        int ready = ::poll(fds, stderrFd_ >= 0 ? 2 : 1, waitMs);
-        if (ready < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return failure(std::string("poll on the grader's pipes failed: ") + std::strerror(errno));
-        }
-        if (stderrFd_ >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t got = ::read(stderrFd_, chunk, sizeof chunk);
-            if (got > 0) {
-                appendStderr(chunk, static_cast<std::size_t>(got));
-            } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-                closeFd(stderrFd_);
-            }
-        }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            bool endOfFile = false;
-            for (int round = 0; round < 16; ++round) {
-                ssize_t got = ::read(stdoutFd_, chunk, sizeof chunk);
-                if (got > 0) {
-                    stdoutBuffer_.append(chunk, static_cast<std::size_t>(got));
-                    continue;
-                }
-                endOfFile = got == 0 || (errno != EAGAIN && errno != EINTR);
-                break;
-            }
-            if (endOfFile && stdoutBuffer_.find('\n', scanned) == std::string::npos) {
-                int status = 0;
-                std::string how = "closed its stdout";
-                for (int tries = 0; tries < 100; ++tries) {
-                    pid_t done = ::waitpid(pid_, &status, WNOHANG);
-                    if (done == pid_) {
-                        how = describeExit(status);
-                        pid_ = -pid_; // reaped: killTree must not wait for it again
-                        break;
-                    }
-                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                }
-                return failure("the grader " + how + " while mkb waited for its " + std::string(waitingFor));
-            }
+        child_->waitReadable(deadlineIn(std::min(remaining, cancel ? 0.1 : 1.0)));
+        std::string err;
+        child_->readAvailable(ChildPipe::Error, err, 65536);
+        appendStderr(err.data(), err.size());
+        if (child_->readAvailable(ChildPipe::Output, stdoutBuffer_) == PipeRead::Closed &&
+            stdoutBuffer_.find('\n', scanned) == std::string::npos) {
+            auto ended = child_->waitUntil(deadlineIn(1.0));
+            const std::string how = ended ? ended->describe() : "closed its stdout";
+            return failure("the grader " + how + " while mkb waited for its " + std::string(waitingFor));
         }
     }
 }
 
 Status GraderProcess::writeAll(const std::string& bytes, double deadline) {
-    std::size_t written = 0;
-    while (written < bytes.size()) {
-        ssize_t got = ::write(stdinFd_, bytes.data() + written, bytes.size() - written);
-        if (got > 0) {
-            written += static_cast<std::size_t>(got);
-            continue;
-        }
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got < 0 && errno == EAGAIN) {
-            double remaining = deadline - nowSeconds();
-            if (remaining <= 0) {
-                return failure("the grader stopped reading its requests; killed it");
-            }
-            pollfd fd = {stdinFd_, POLLOUT, 0};
-            ::poll(&fd, 1, static_cast<int>(std::min(remaining * 1000.0 + 1, 1000.0)));
-            continue;
-        }
-        return failure(std::string("the grader closed its stdin (") + std::strerror(errno) + ")");
+    const InputWrite sent = child_->writeInput(bytes, deadlineIn(deadline - nowSeconds()));
+    if (sent.kind == InputWrite::Kind::TimedOut) {
+        return failure("the grader stopped reading its requests; killed it");
+    }
+    if (sent.kind == InputWrite::Kind::Closed) {
+        return failure("the grader closed its stdin (" + sent.reason + ")");
     }
     return Ok{};
 }
@@ -598,72 +401,21 @@ Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::a
 }
 
 void GraderProcess::killTree() {
-    if (pid_ > 0) {
-        // Freeze the server's group first so nothing forks while the tree is collected, then kill every
-        // descendant (and the groups they lead: evaluation children run in process groups of their own).
-        signalGroup(pid_, SIGSTOP);
-        std::set<pid_t> tree;
-        for (int round = 0; round < 3; ++round) {
-            std::set<pid_t> found = descendantsOf(pid_, processTable());
-            bool grew = false;
-            for (pid_t pid : found) {
-                if (tree.insert(pid).second) {
-                    signalProcess(pid, SIGSTOP);
-                    grew = true;
-                }
-            }
-            if (!grew) {
-                break;
-            }
-        }
-        auto table = processTable();
-        for (pid_t pid : tree) {
-            auto it = table.find(pid);
-            if (it != table.end() && it->second.group == pid) {
-                signalGroup(pid, SIGKILL);
-            }
-            signalProcess(pid, SIGKILL);
-        }
-        signalGroup(pid_, SIGKILL);
-        signalProcess(pid_, SIGKILL);
-    } else if (pid_ < -1) {
-        signalGroup(-pid_, SIGKILL); // the server is gone; its group may still hold stragglers
+    if (child_) {
+        child_->kill(); // the server's group, and the evaluation children in groups of their own
+        child_.reset();
     }
-    reap();
-}
-
-void GraderProcess::reap() {
-    if (pid_ > 0) {
-        int status = 0;
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-    }
-    pid_ = -1;
-    closeFd(stdinFd_);
-    closeFd(stdoutFd_);
-    closeFd(stderrFd_);
     stdoutBuffer_.clear();
 }
 
 void GraderProcess::stop() {
-    if (pid_ <= 0) {
-        if (pid_ < -1) {
-            killTree();
-        }
+    if (!child_) {
         return;
     }
-    if (stdinFd_ >= 0) {
-        const std::string shutdown = "{\"type\":\"shutdown\"}\n";
-        [[maybe_unused]] ssize_t written = ::write(stdinFd_, shutdown.data(), shutdown.size());
-        closeFd(stdinFd_);
-    }
-    for (int tries = 0; tries < 200; ++tries) {
-        int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-            pid_ = -pid_;
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!child_->exitStatus()) {
+        child_->writeInput("{\"type\":\"shutdown\"}\n", deadlineIn(0));
+        child_->closePipe(ChildPipe::Input);
+        child_->waitUntil(deadlineIn(2.0));
     }
     killTree();
 }

@@ -5,6 +5,7 @@
 #include "core/grading/gpu_lock.h"
 #include "core/records/retiming.h"
 #include "core/records/verdict.h"
+#include "core/util/child_process.h"
 #include "core/util/result.h"
 
 #include <atomic>
@@ -68,8 +69,8 @@ public:
 
     /// Starts the server if it is not running and waits for its "ready" line.
     Status start();
-    bool running() const { return pid_ > 0; }
-    pid_t pid() const { return pid_; }
+    bool running() const { return child_ && !child_->exitStatus(); }
+    pid_t pid() const { return child_ ? child_->pid() : -1; }
     const GraderHello& hello() const { return hello_; }
     /// How many times a server process has been spawned by this object.
     int spawnCount() const { return spawnCount_; }
@@ -107,7 +108,6 @@ public:
 private:
     Status spawn();
     void killTree();
-    void reap();
     /// Reads until a complete stdout line is available or the deadline passes; drains stderr meanwhile.
     Result<std::string> readLine(double deadline, const std::atomic<bool>* cancel, const char* waitingFor);
     Status writeAll(const std::string& bytes, double deadline);
@@ -115,10 +115,7 @@ private:
     Error failure(const std::string& what);
 
     GraderLaunch launch_;
-    pid_t pid_ = -1;
-    int stdinFd_ = -1;
-    int stdoutFd_ = -1;
-    int stderrFd_ = -1;
+    std::optional<ChildProcess> child_; // empty until spawned, and again once killed
     std::string stdoutBuffer_;
     std::string stderrRing_;
     GraderHello hello_;
