@@ -2,9 +2,9 @@
 #include "core/agents/command_driver.h"
 
 #include "core/agents/workspace.h"
+#include "core/util/child_process.h"
 #include "core/util/json_input.h"
 #include "core/util/shell_words.h"
-#include "core/util/signals.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
@@ -12,20 +12,15 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
-
-extern char** environ;
 
 namespace mkb {
 
@@ -163,22 +158,6 @@ void serveOneSubmission(int client, SubmissionGate& gate, int maxKernelBytes) {
     ::close(client);
 }
 
-void killGroup(pid_t group, double graceSeconds, pid_t child, bool& reaped, int& waitStatus) {
-    signalGroup(group, SIGTERM);
-    const auto start = Clock::now();
-    while (!reaped && secondsSince(start) < graceSeconds) {
-        if (::waitpid(child, &waitStatus, WNOHANG) == child) {
-            reaped = true;
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    signalGroup(group, SIGKILL);
-    if (!reaped && ::waitpid(child, &waitStatus, 0) == child) {
-        reaped = true;
-    }
-}
-
 void readUsage(const fs::path& file, Usage& usage) {
     auto text = readFile(file, 1u << 20); // the agent writes it: a FIFO or a link to /dev/zero must not stall the run
     if (!text) {
@@ -231,72 +210,33 @@ public:
             return result;
         }
 
-        // Everything the child needs is built before fork: after it only async-signal-safe calls are made.
-        const std::string commandLine =
-            expandCommandLine(settings_.command, task.workspace, layout.instruction, submitCommand);
-        std::vector<std::string> environment;
-        for (char** entry = environ; *entry; ++entry) {
-            const std::string_view item(*entry);
-            if (!startsWith(item, std::string(kSubmitSocketVariable) + "=") && !startsWith(item, "MKB_WORKSPACE=")) {
-                environment.emplace_back(item);
-            }
-        }
-        environment.push_back(std::string(kSubmitSocketVariable) + "=" + socketPath);
-        environment.push_back("MKB_WORKSPACE=" + task.workspace.string());
-        std::vector<char*> envp;
-        for (std::string& item : environment) {
-            envp.push_back(item.data());
-        }
-        envp.push_back(nullptr);
         const std::string logPath = (task.workspace / ".agent.log").string();
-        const std::string workspace = task.workspace.string();
-        const char* shell = "/bin/sh";
-        char* const argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(commandLine.c_str()),
-                              nullptr};
-
-        const pid_t child = ::fork();
-        if (child < 0) {
-            result.error = std::string("cannot start the agent: fork failed: ") + std::strerror(errno);
+        ChildSpec spec;
+        spec.argv = {"/bin/sh", "-c",
+                     expandCommandLine(settings_.command, task.workspace, layout.instruction, submitCommand)};
+        spec.setEnvironment = {{kSubmitSocketVariable, socketPath}, {"MKB_WORKSPACE", task.workspace.string()}};
+        spec.workingDirectory = task.workspace;
+        spec.output = ChildStream::toFile(logPath);
+        spec.error = ChildStream::sameAsOutput();
+        spec.dieWithParent = true; // an agent never outlives a killed mkb run
+        spec.role = "the agent";
+        auto spawned = ChildProcess::spawn(spec);
+        if (!spawned) {
+            result.error = spawned.error().message;
             result.infrastructureError = true;
             return result;
         }
-        if (child == 0) {
-            ::setpgid(0, 0);
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // an agent never outlives a killed mkb run
-            if (::chdir(workspace.c_str()) != 0) {
-                ::_exit(126);
-            }
-            const int devNull = ::open("/dev/null", O_RDONLY);
-            const int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (devNull >= 0) {
-                ::dup2(devNull, STDIN_FILENO);
-            }
-            if (log >= 0) {
-                ::dup2(log, STDOUT_FILENO);
-                ::dup2(log, STDERR_FILENO);
-            }
-            ::signal(SIGINT, SIG_DFL);
-            ::signal(SIGTERM, SIG_DFL);
-            ::execve(shell, argv, envp.data());
-            ::_exit(127);
-        }
-        ::setpgid(child, child);
+        ChildProcess& agent = *spawned;
 
         std::vector<std::thread> handlers;
-        bool reaped = false;
-        int waitStatus = 0;
-        while (!reaped) {
-            if (::waitpid(child, &waitStatus, WNOHANG) == child) {
-                reaped = true;
-                break;
-            }
+        while (!agent.poll()) {
             if (cancel.load()) {
-                killGroup(child, settings_.killGraceSeconds, child, reaped, waitStatus);
+                agent.kill(settings_.killGraceSeconds);
                 result.error = "interrupted";
                 break;
             }
             if (secondsSince(started) >= task.budget.wallSeconds) {
-                killGroup(child, settings_.killGraceSeconds, child, reaped, waitStatus);
+                agent.kill(settings_.killGraceSeconds);
                 result.timedOut = true;
                 result.error = "the agent was killed at the wall-clock limit of " +
                                std::to_string(static_cast<long>(task.budget.wallSeconds)) + " s";
@@ -312,16 +252,16 @@ public:
                 }
             }
         }
-        signalGroup(child, SIGKILL); // leftovers of the group (background jobs the agent started)
+        const ExitStatus status = agent.kill(); // leftovers of the group (background jobs the agent started)
         for (std::thread& handler : handlers) {
             handler.join();
         }
-        if (reaped && !result.timedOut && result.error.empty()) {
-            if (WIFEXITED(waitStatus) && WEXITSTATUS(waitStatus) != 0) {
-                result.error = "the agent exited with status " + std::to_string(WEXITSTATUS(waitStatus)) +
-                               (WEXITSTATUS(waitStatus) == 127 ? " (command not found?)" : "") + "; see " + logPath;
-            } else if (WIFSIGNALED(waitStatus)) {
-                result.error = "the agent died of signal " + std::to_string(WTERMSIG(waitStatus)) + "; see " + logPath;
+        if (!result.timedOut && result.error.empty()) {
+            if (status.exited() && status.code != 0) {
+                result.error = "the agent exited with status " + std::to_string(status.code) +
+                               (status.code == 127 ? " (command not found?)" : "") + "; see " + logPath;
+            } else if (status.signal != 0) {
+                result.error = "the agent died of signal " + std::to_string(status.signal) + "; see " + logPath;
             }
         }
         const WorkspaceHarvest harvest = harvestWorkspace(task);
