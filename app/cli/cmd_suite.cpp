@@ -43,11 +43,15 @@ Validates a problem suite and its shipped solutions on one device, through one g
   2. every shipped solution <family>/_solutions/NN_slug.<dsl>.py of the chosen DSLs is graded once, fully;
   3. every solution that passed is graded N-1 more times for correctness only (no warm-up, timing or re-check
      draws) to show the tolerance is not flaky ("20/20" per solution).
+With --validate-only, step 1 alone: no solution is graded, a problem without solutions is not an issue, and --table
+writes the validation table instead (per problem its category, precision, eager ms, whether it is deterministic,
+sensitive and above the eager floor, and the reason where not; totals per category; docs/kernelbenchx.md).
 Prints a line per problem as it goes, each issue on its own line, and a summary. Peaks for IOU/MFU come from the
 store's latest probe of the device; where there is none, the device is probed first (and the probe saved).
 
 options:
   --suite DIR          the suite root (default: the shipped problems)
+  --validate-only      validate the problems alone (step 1); not with --dsls, --gradings, --flakiness or --boundary
   --problems GLOB      which problems (name, code, stem or family glob; default: all)
   --dsls A,B           the DSLs whose solutions are graded (default: triton,cuda)
   --gradings N         gradings per solution for the flakiness check, the full one included (default 20; 1 = none
@@ -82,10 +86,11 @@ options:
                        first that holds a problem is used)
   --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
 
-mkb suite table REPORT renders the markdown suite table of an earlier --json report again, without a grader or a
-GPU (after the table's format changed, say): to stdout, or to --output FILE. The report's problems are matched to
-the suite (--suite DIR, default the shipped problems); one whose problem or solution file changed since is refused
-(exit 3), as is a report that cannot be read. Paths of the machine that made the report are left out as in --table.
+mkb suite table REPORT renders the markdown suite table (the validation table, for a --validate-only report) of an
+earlier --json report again, without a grader or a GPU (after the table's format changed, say): to stdout, or to
+--output FILE. The report's problems are matched to the suite (--suite DIR, default the shipped problems); one whose
+problem or solution file changed since is refused (exit 3), as is a report that cannot be read. Paths of the machine
+that made the report are left out as in --table.
 
 mkb suite import kernelbenchx CHECKOUT --out DIR converts the tasks of a KernelBench-X checkout
 (data/kernelbenchx/<Category>/<task>.py) into problem files DIR/<family>/NNN_slug.py (numbers from 100, in order of
@@ -107,6 +112,15 @@ std::atomic<bool>& interrupted = interruptRequested();
 int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     SuiteCheckJob job;
     SuiteCheckOptions& options = job.options;
+    options.validateOnly = args.has("validate-only");
+    if (options.validateOnly) {
+        for (const char* solutionOption : {"dsls", "gradings", "flakiness", "boundary"}) {
+            if (args.option(solutionOption)) {
+                return fail(kExitUsage, std::string("suite check: --validate-only grades no solution, so --") +
+                                            solutionOption + " has nothing to do; leave one of them out");
+            }
+        }
+    }
     options.device = args.optionOr("device", "cuda:0");
     if (Status valid = validateDevice(options.device); !valid) {
         return fail(kExitUsage, valid.error().message);
@@ -144,7 +158,8 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
                     eagerTarget ? "--eager-target-ms takes a non-negative number" : eagerTarget.error().message);
     }
     options.dsls.clear();
-    for (const std::string& part : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
+    for (const std::string& part :
+         options.validateOnly ? std::vector<std::string>{} : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
         std::string id(trimmed(part));
         if (id.empty()) {
             return fail(kExitUsage, "--dsls takes DSL ids separated by commas, e.g. triton,cuda");
@@ -157,7 +172,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     if (!boundary) {
         return fail(kExitUsage, boundary.error().message + " (mkb suite check --help)");
     }
-    options.gradings = *gradings;
+    options.gradings = options.validateOnly ? 0 : *gradings;
     options.pooledFlakiness = flakinessMode == "pooled";
     options.eagerTargetMs = *eagerTarget;
     options.settings.timeoutS = *timeout;
@@ -197,6 +212,13 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         for (const auto& [dsl, why] : used.descriptorErrors) {
             std::cout << "ISSUE [" << dsl << "]: " << why << "\n";
         }
+        if (used.validateOnly) {
+            std::cout << "validating " << selected << " problems on " << used.device
+                      << " (validation only: determinism, sensitivity to each input, eager median against "
+                      << formatFigure("%g", used.eagerTargetMs) << " ms)\n"
+                      << std::flush;
+            return;
+        }
         std::cout << "checking " << selected << " problems on " << used.device << " under boundary "
                   << used.settings.boundary << " (DSLs";
         for (const std::string& dsl : used.dsls) {
@@ -212,7 +234,7 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
             std::cerr << "mkb suite: " << problem.name() << ": " << what << "...\n";
         }
     };
-    callbacks.onProblem = [gradings = *gradings](const ProblemCheck& check) {
+    callbacks.onProblem = [gradings = options.gradings](const ProblemCheck& check) {
         std::cout << problemLine(check, gradings) << "\n";
         for (const std::string& issue : check.problems) {
             std::cout << "  ! " << issue << "\n";
@@ -273,7 +295,7 @@ int runTable(const ParsedArgs& args) {
     if (!report) {
         return fail(kExitBadInput, "suite table: " + report.error().message);
     }
-    const std::string table = suiteTableMarkdown(*report);
+    const std::string table = report->validateOnly ? validationTableMarkdown(*report) : suiteTableMarkdown(*report);
     if (auto output = args.option("output")) {
         if (Status written = writeOutputFile(*output, table, OutputRules{"--output", {fs::path(args.positionals[1])}});
             !written) {
@@ -339,6 +361,7 @@ int runSuite(const std::vector<std::string>& rawArgs) {
     spec.options.insert("output");
     spec.options.insert("out");
     spec.flags.insert("force");
+    spec.flags.insert("validate-only");
     spec.repeatable = {"dsl-dir", "resume"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {

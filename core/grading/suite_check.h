@@ -82,6 +82,9 @@ struct SuiteCheckOptions {
     // This run's devices by name as probed ("cuda:0" → "NVIDIA H200"), so that a resumed check made on another model
     // of GPU at the same index is not reused; a device missing here (the CPU, a failed probe) is not compared.
     std::map<std::string, std::string> deviceNames;
+    // Validation only (`mkb suite check --validate-only`): no solution is graded or repeated (dsls empty, gradings 0),
+    // and the report's table is the validation table (validationTableMarkdown).
+    bool validateOnly = false;
 };
 
 /// Checks one problem through the session: validate, grade each DSL's solution once, then gradings-1
@@ -113,6 +116,7 @@ struct SuiteCheckReport {
     bool pooledFlakiness = false;
     int drawsPerGrading = 5;
     std::vector<std::string> unchecked; // selected problems not (yet) checked: the report is partial when any
+    bool validateOnly = false;          // the problems were validated alone (SuiteCheckOptions::validateOnly)
 
     bool clean() const;
     bool anyInfrastructureError() const;

@@ -28,6 +28,14 @@ std::string flakinessMethod(const SuiteCheckReport& report);
 /// DSL, validation, with device, date, grader fingerprint and the command in its heading.
 std::string suiteTableMarkdown(const SuiteCheckReport& report);
 
+/// The markdown validation table of a `--validate-only` check (docs/kernelbenchx.md): per problem its category,
+/// precision, eager ms, whether it is deterministic, sensitive and above the eager floor, and why not; then the totals
+/// per category, the problems below the floor with their eager times, and every issue. Names no path of the machine.
+std::string validationTableMarkdown(const SuiteCheckReport& report);
+
+/// The closing summary of a `--validate-only` check ("178 problems: 178 deterministic, 170 sensitive, ...").
+std::string validationSummary(const SuiteCheckReport& report);
+
 /// printf-style formatting of one figure, as the renderings print them ("%.3f").
 std::string formatFigure(const char* pattern, double value);
 

@@ -49,6 +49,9 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["flakiness_mode"] = report.pooledFlakiness ? "pooled" : "separate";
     root["flakiness_scope"] = kFlakinessEverySolution;
     root["eager_target_ms"] = report.eagerTargetMs;
+    if (report.validateOnly) { // only then, so that a full check's report reads as it always did
+        root["validate_only"] = true;
+    }
     root["clean"] = report.clean();
     root["complete"] = report.unchecked.empty();
     root["unchecked"] = report.unchecked;

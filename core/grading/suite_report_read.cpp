@@ -32,6 +32,7 @@ Result<SuiteCheckReport> readSuiteReport(const std::filesystem::path& reportPath
     report.drawsPerGrading = earlier->drawsPerGrading.value_or(report.drawsPerGrading);
     report.catalogIssues = earlier->catalogIssues;
     report.unchecked = earlier->unchecked;
+    report.validateOnly = earlier->validateOnly;
 
     const Catalog catalog = loadCatalog({suiteRoot});
     for (const std::string& name : earlier->names) {

@@ -80,14 +80,15 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
     return line.str();
 }
 
-std::string suiteSummary(const SuiteCheckReport& report) {
+namespace {
+
+/// The summary's validation part: "36 problems: 36 deterministic, 35 sensitive (1 issue: ...), eager >= 50 us: 36/36".
+std::string validationCounts(const SuiteCheckReport& report) {
     const int total = static_cast<int>(report.problems.size());
     int deterministic = 0;
     int sensitive = 0;
     int eagerOk = 0;
     int eagerMeasured = 0;
-    int flakinessClean = 0; // solutions whose every repeat held
-    int solutionsTotal = 0;
     std::vector<std::string> sensitivityIssues;
     for (const ProblemCheck& check : report.problems) {
         const ProblemValidation& v = check.validation;
@@ -109,13 +110,6 @@ std::string suiteSummary(const SuiteCheckReport& report) {
             ++eagerMeasured;
             eagerOk += v.eagerOk == true ? 1 : 0;
         }
-        for (const SolutionCheck& solution : check.solutions) {
-            ++solutionsTotal;
-            if (solution.flakiness && solution.flakiness->held == solution.flakiness->gradings &&
-                solution.flakiness->gradings == report.gradings) {
-                ++flakinessClean;
-            }
-        }
     }
     std::ostringstream out;
     out << total << " problems: " << deterministic << " deterministic, " << sensitive << " sensitive";
@@ -127,7 +121,42 @@ std::string suiteSummary(const SuiteCheckReport& report) {
     if (eagerMeasured < total) {
         out << " (" << total - eagerMeasured << " not measured)";
     }
-    out << "; solutions:";
+    return out.str();
+}
+
+} // namespace
+
+std::string validationSummary(const SuiteCheckReport& report) {
+    int clean = 0;
+    for (const ProblemCheck& check : report.problems) {
+        clean += check.clean() ? 1 : 0;
+    }
+    std::string text = validationCounts(report) + "; clean: " + std::to_string(clean) + "/" +
+                       std::to_string(report.problems.size()) + " (validation only, no solution graded)";
+    if (!report.catalogIssues.empty()) {
+        text += "; " + std::to_string(report.catalogIssues.size()) + " malformed problem file(s)";
+    }
+    return text;
+}
+
+std::string suiteSummary(const SuiteCheckReport& report) {
+    if (report.validateOnly) {
+        return validationSummary(report);
+    }
+    const int total = static_cast<int>(report.problems.size());
+    int flakinessClean = 0; // solutions whose every repeat held
+    int solutionsTotal = 0;
+    for (const ProblemCheck& check : report.problems) {
+        for (const SolutionCheck& solution : check.solutions) {
+            ++solutionsTotal;
+            if (solution.flakiness && solution.flakiness->held == solution.flakiness->gradings &&
+                solution.flakiness->gradings == report.gradings) {
+                ++flakinessClean;
+            }
+        }
+    }
+    std::ostringstream out;
+    out << validationCounts(report) << "; solutions:";
     bool firstDsl = true;
     for (const std::string& dsl : report.dsls) {
         int present = 0;

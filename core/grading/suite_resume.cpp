@@ -77,6 +77,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     earlier.gradings = jsonWhole(root, "gradings").value_or(-1);
     earlier.pooledFlakiness = jsonText(root, "flakiness_mode") == "pooled";
     earlier.everySolutionRepeated = jsonText(root, "flakiness_scope") == kFlakinessEverySolution;
+    earlier.validateOnly = jsonFlag(root, "validate_only").value_or(false);
     for (const Json& entry : root["problems"]) {
         std::string name = entry.is_object() ? jsonText(entry, "name") : std::string();
         if (name.empty()) {
@@ -131,6 +132,10 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
     if (earlier.boundary != options.settings.boundary) {
         return makeError("it was graded under boundary " + earlier.boundary + ", this check grades under " +
                          options.settings.boundary);
+    }
+    if (earlier.validateOnly != options.validateOnly) {
+        return makeError(earlier.validateOnly ? "it was validated alone (--validate-only), its solutions not graded"
+                                              : "it was checked with its solutions, not validated alone");
     }
     if (earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
         earlier.pooledFlakiness != options.pooledFlakiness) {

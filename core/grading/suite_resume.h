@@ -23,6 +23,7 @@ struct EarlierSuiteReport {
     int gradings = 0;
     bool pooledFlakiness = false;
     bool everySolutionRepeated = false;         // "flakiness_scope" is kFlakinessEverySolution
+    bool validateOnly = false;                  // "validate_only": made by `mkb suite check --validate-only`
     std::map<std::string, std::string> entries; // problem name → its entry (JSON text)
     std::vector<std::string> names;             // the entries' problem names in the report's order
 

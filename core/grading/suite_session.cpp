@@ -58,7 +58,7 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
             options.descriptorErrors[dsl] = descriptor.error().message;
         }
     }
-    if (options.descriptors.empty()) {
+    if (options.descriptors.empty() && !options.validateOnly) {
         return stopped(std::move(run), SuiteCheckStage::Descriptors, options.descriptorErrors.begin()->second);
     }
 
@@ -78,7 +78,8 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
                                : std::all_of(job.devices.begin(), job.devices.end(),
                                              [](const std::string& each) { return graderDeviceFor(each) == "cpu"; });
     std::unique_ptr<Store> store;
-    if (!onCpuOnly && (job.storeNamed || fs::exists(job.storePath, ec))) {
+    // Peaks serve the solutions' IOU and MFU only, so a validation alone neither reads nor probes them.
+    if (!onCpuOnly && !options.validateOnly && (job.storeNamed || fs::exists(job.storePath, ec))) {
         auto opened = Store::open(job.storePath, OpenMode::CreateIfMissing);
         if (!opened) {
             return stopped(std::move(run), SuiteCheckStage::OpeningStore, opened.error().message);
@@ -99,6 +100,7 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
     report.suiteRoot = root;
     report.storePath = job.storePath;
     report.eagerTargetMs = options.eagerTargetMs;
+    report.validateOnly = options.validateOnly;
     for (const CatalogIssue& issue : catalog.issues) {
         report.catalogIssues.push_back(issue.path.string() + ": " + issue.message);
     }
@@ -121,7 +123,8 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
                            "the grader did not start: " + started.error().message);
         }
         report.graderFingerprint = grader.hello().graderFingerprint;
-        peaks = suitePeaks(grader, options.device, store.get(), job.storePath, say, &cancel);
+        peaks = options.validateOnly ? SuitePeaks{"", "none (validation only)", ""}
+                                     : suitePeaks(grader, options.device, store.get(), job.storePath, say, &cancel);
         if (!peaks.deviceName.empty()) {
             options.deviceNames[options.device] = peaks.deviceName;
         }
@@ -133,7 +136,8 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
         }
         report.graderFingerprint = pool->hello().graderFingerprint;
         const std::map<std::string, SuitePeaks> each =
-            suitePeaksOnPool(*pool, store.get(), job.storePath, say, &cancel);
+            options.validateOnly ? std::map<std::string, SuitePeaks>{}
+                                 : suitePeaksOnPool(*pool, store.get(), job.storePath, say, &cancel);
         for (const auto& [name, found] : each) {
             peaksByDevice[name] = found.peaksJson;
             if (!found.deviceName.empty()) {
@@ -173,7 +177,9 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
             }
         }
         if (job.tablePath) {
-            if (Status written = writeOutputFile(*job.tablePath, suiteTableMarkdown(report), tableRules); !written) {
+            const std::string table =
+                report.validateOnly ? validationTableMarkdown(report) : suiteTableMarkdown(report);
+            if (Status written = writeOutputFile(*job.tablePath, table, tableRules); !written) {
                 return written;
             }
         }

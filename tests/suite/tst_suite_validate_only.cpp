@@ -1,0 +1,239 @@
+// `mkb suite check --validate-only` on the CPU fixture suites: no solution graded, each failure with its reason, the
+// validation table (per problem, per category, below the floor), MKB_META["insensitive"] honoured, resuming, and the
+// table rendered again from the report.
+#include "suite/suite_cli_run.h"
+#include "support/testpaths.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace suitetest;
+
+namespace {
+
+/// The arguments of a validation alone of the CPU fixture suite (tests/suite/fixtures/suite) on the CPU.
+QStringList validateArgs(const QString& suite = src("tests/suite/fixtures/suite"), const QString& floorMs = "0") {
+    return {"suite", "check", "--validate-only", "--suite", suite, "--device", "cpu", "--eager-target-ms", floorMs};
+}
+
+QString readText(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+bool writeText(const QString& path, const QString& text) {
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text.toUtf8()) == text.toUtf8().size();
+}
+
+/// The table's row of one problem ("| checks/02_ignored_bias | ... |"); "" when absent.
+QString rowOf(const QString& table, const QString& problem) {
+    for (const QString& line : table.split('\n')) {
+        if (line.startsWith("| " + problem + " |")) {
+            return line;
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class SuiteValidateOnlyTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir temp;
+    CliRun whole; // the fixture suite validated once, with --json and --table
+
+    QString jsonPath() const { return temp.path() + "/validate.json"; }
+    QString tablePath() const { return temp.path() + "/validate.md"; }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(temp.isValid());
+        whole = runMkb(validateArgs() << "--json" << jsonPath() << "--table" << tablePath());
+    }
+
+    void validationAloneGradesNoSolutionAndNamesEachFailure() {
+        // "suite check --validate-only: the insensitive input and the nondeterministic reference are each reported
+        // once, a problem without solutions is no issue, no DSL is named, and the run exits 1"
+        QVERIFY2(whole.exitCode == 1, qPrintable(whole.out + whole.err));
+        QVERIFY2(whole.out.startsWith("validating 4 problems on cpu (validation only: determinism, sensitivity to each "
+                                      "input, eager median against 0 ms)\n"),
+                 qPrintable(whole.out));
+        const QStringList issues = issueLines(whole.out);
+        QCOMPARE(issues.size(), 2);
+        QVERIFY2(issues[0].startsWith("checks/02_ignored_bias: input 1 (bias, float32[4096]): output unchanged"),
+                 qPrintable(issues[0]));
+        QVERIFY2(issues[1].startsWith("checks/03_noisy_reference: the reference is not deterministic"),
+                 qPrintable(issues[1]));
+        QVERIFY2(whole.out.contains(QRegularExpression(
+                     "^ok    checks/04_unsolved_scale: deterministic, sensitive \\(2/2 inputs\\), eager [0-9.]+ ms; "
+                     "checked in [0-9.]+ s$",
+                     QRegularExpression::MultilineOption)),
+                 qPrintable(whole.out));
+        QVERIFY(!whole.out.contains("cpusim"));
+        QVERIFY(!whole.out.contains("missing"));
+        QVERIFY2(whole.out.contains("4 problems: 3 deterministic, 3 sensitive (1 issue: checks/02_ignored_bias: "),
+                 qPrintable(whole.out));
+        QVERIFY(whole.out.contains(", eager >= 0 us: 4/4; clean: 2/4 (validation only, no solution graded)\n"));
+    }
+
+    void jsonSaysValidateOnlyAndHoldsNoSolutions() {
+        QJsonParseError error;
+        const QJsonObject root = QJsonDocument::fromJson(readText(jsonPath()).toUtf8(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(root["validate_only"].toBool(), true);
+        QCOMPARE(root["dsls"].toArray().size(), 0);
+        QCOMPARE(root["gradings"].toInt(), 0);
+        QCOMPARE(root["peaks_note"].toString(), QString("none (validation only)"));
+        const QJsonArray problems = root["problems"].toArray();
+        QCOMPARE(problems.size(), 4);
+        for (const QJsonValue& problem : problems) {
+            QCOMPARE(problem.toObject()["solutions"].toArray().size(), 0);
+            QVERIFY(problem.toObject()["validation"].isObject());
+        }
+    }
+
+    void tableGivesEachProblemAndTheTotalsPerCategory() {
+        // "validation table: per problem its category, precision, eager ms, the three checks and the reason; totals
+        // per category and over all"
+        const QString table = readText(tablePath());
+        QVERIFY2(table.startsWith("# Suite validation\n\nGenerated by `mkb suite check --validate-only`"),
+                 qPrintable(table));
+        QVERIFY(table.contains("- eager floor: 0 ms\n"));
+        QVERIFY(
+            table.contains("| category | problems | deterministic | sensitive | above floor | clean | not validated "
+                           "|\n|---|---:|---:|---:|---:|---:|---:|\n| uncategorised | 4 | 3 | 3 | 4 | 2 | 0 |\n"
+                           "| **all** | 4 | 3 | 3 | 4 | 2 | 0 |\n"));
+        QVERIFY(table.contains("| problem | category | precision | eager ms | deterministic | sensitive | above floor "
+                               "| failure reason |\n"));
+        QVERIFY2(
+            rowOf(table, "checks/01_vector_add")
+                .contains(QRegularExpression("^\\| checks/01_vector_add \\| uncategorised \\| – \\| [0-9]+\\.[0-9]{3} "
+                                             "\\| yes \\| yes \\| yes \\|  \\|$")),
+            qPrintable(rowOf(table, "checks/01_vector_add")));
+        QVERIFY2(
+            rowOf(table, "checks/02_ignored_bias")
+                .contains(QRegularExpression("\\| yes \\| \\*\\*no\\*\\* \\| yes \\| input 1 \\(bias, "
+                                             "float32\\[4096\\]\\): output unchanged within the grading allowance")),
+            qPrintable(rowOf(table, "checks/02_ignored_bias")));
+        QVERIFY2(
+            rowOf(table, "checks/03_noisy_reference")
+                .contains("| **no** | yes | yes | the reference is not deterministic: two runs on identical inputs "
+                          "differ in output (float32[4096])"),
+            qPrintable(rowOf(table, "checks/03_noisy_reference")));
+        QVERIFY(!table.contains("## Below the eager floor"));
+        QVERIFY(!table.contains(temp.path()));
+        QVERIFY(!table.contains(src("tests")));
+    }
+
+    void aProblemBelowTheFloorIsListedWithItsEagerTime() {
+        // "validation table: a problem whose eager median is below the floor says so, with its eager time"
+        const QString table = temp.path() + "/floor.md";
+        CliRun run = runMkb(validateArgs(src("tests/suite/fixtures/suite"), "1000") << "--problems"
+                                                                                    << "checks/0[14]*"
+                                                                                    << "--table" << table);
+        QVERIFY2(run.exitCode == 1, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("eager >= 1e+06 us: 0/2"), qPrintable(run.out));
+        const QString text = readText(table);
+        QVERIFY2(rowOf(text, "checks/01_vector_add")
+                     .contains(QRegularExpression("\\| yes \\| yes \\| \\*\\*no\\*\\* \\| "
+                                                  "eager median [0-9.e+-]+ ms is below")),
+                 qPrintable(rowOf(text, "checks/01_vector_add")));
+        QVERIFY(text.contains("| **all** | 2 | 2 | 2 | 0 | 0 | 0 |\n"));
+        QVERIFY2(
+            text.contains(QRegularExpression("## Below the eager floor\n\n2 problems' eager median is below 1000 ms "
+                                             "on cpu: [^\n]+\n\n- checks/01_vector_add: [0-9]+\\.[0-9]{4} ms\n"
+                                             "- checks/04_unsolved_scale: [0-9]+\\.[0-9]{4} ms\n")),
+            qPrintable(text));
+    }
+
+    void anInputTheProblemCallsInsensitiveMayLeaveTheOutput() {
+        // "validate-only honours MKB_META insensitive: the same problem with its unused input listed is clean"
+        const QString suite = temp.path() + "/insensitive";
+        QString source = readText(src("tests/suite/fixtures/suite/checks/02_ignored_bias.py"));
+        source += "\nMKB_META = {\"insensitive\": [1], \"category\": \"Math\", \"precision\": \"fp32\"}\n";
+        QVERIFY(writeText(suite + "/checks/02_ignored_bias.py", source));
+        const QString table = temp.path() + "/insensitive.md";
+        CliRun run = runMkb(validateArgs(suite) << "--table" << table);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("ok    checks/02_ignored_bias: deterministic, sensitive (2/2 inputs)"),
+                 qPrintable(run.out));
+        const QString text = readText(table);
+        QVERIFY(text.contains("| Math | 1 | 1 | 1 | 1 | 1 | 0 |\n"));
+        QVERIFY2(rowOf(text, "checks/02_ignored_bias").contains("| Math | fp32 | "), qPrintable(text));
+    }
+
+    void anImportedKernelBenchXTaskNamesItsTask() {
+        // "validation table of an imported KernelBench-X suite: its title, and each problem's task, category and
+        // precision from MKB_META"
+        const QString suite = temp.path() + "/kbx-suite";
+        CliRun imported = runMkb({"suite", "import", "kernelbenchx", src("tests/fixtures/kbx"), "--out", suite});
+        QVERIFY2(imported.exitCode == 3, qPrintable(imported.out + imported.err)); // the fixture's malformed file
+        const QString table = temp.path() + "/kbx.md";
+        CliRun run = runMkb(validateArgs(suite) << "--problems"
+                                                << "pooling/*"
+                                                << "--table" << table);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        const QString text = readText(table);
+        QVERIFY2(text.startsWith("# KernelBench-X suite validation\n"), qPrintable(text));
+        QVERIFY2(rowOf(text, "pooling/106_row_avg_pool1d")
+                     .contains(QRegularExpression("^\\| pooling/106_row_avg_pool1d \\| Pooling/row_avg_pool1d \\| "
+                                                  "Pooling \\| fp32 \\| [0-9.]+ \\| yes \\| yes \\| yes \\|  \\|$")),
+                 qPrintable(text));
+        QVERIFY(text.contains("| Pooling | 1 | 1 | 1 | 1 | 1 | 0 |\n"));
+    }
+
+    void aValidationResumesFromItsReportButNotFromAFullCheck() {
+        // "validate-only resumes: its own report is reused whole; a full check's report is checked again with the
+        // reason"
+        CliRun again = runMkb(validateArgs() << "--resume" << jsonPath() << "--json" << temp.path() + "/again.json");
+        QVERIFY2(again.exitCode == 1, qPrintable(again.out + again.err));
+        QVERIFY2(again.out.contains("resumed from " + jsonPath() + ": 4 problems reused\n"), qPrintable(again.out));
+        QVERIFY2(again.out.contains(QRegularExpression("^ISSUE checks/02_ignored_bias: deterministic, NOT sensitive "
+                                                       "\\(1/2 inputs\\), eager [0-9.]+ ms \\[reused\\]$",
+                                                       QRegularExpression::MultilineOption)),
+                 qPrintable(again.out));
+
+        const QString full = temp.path() + "/full.json";
+        CliRun check = runMkb(cpuArgs("checks/01*", "1") << "--json" << full);
+        QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
+        CliRun fromFull = runMkb(validateArgs() << "--problems"
+                                                << "checks/01*"
+                                                << "--resume" << full);
+        QVERIFY2(fromFull.out.contains("0 problems reused; 1 checked again (it was checked with its solutions, not "
+                                       "validated alone)"),
+                 qPrintable(fromFull.out));
+        CliRun fullFromValidation = runMkb(cpuArgs("checks/01*", "1") << "--resume" << jsonPath());
+        QVERIFY2(fullFromValidation.out.contains("1 checked again (it was validated alone (--validate-only), its "
+                                                 "solutions not graded)"),
+                 qPrintable(fullFromValidation.out));
+    }
+
+    void suiteTableRendersTheValidationTableAgain() {
+        // "suite table REPORT: a validate-only report renders as the validation table, the same as --table wrote"
+        CliRun run = runMkb({"suite", "table", jsonPath(), "--suite", src("tests/suite/fixtures/suite")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(run.out, readText(tablePath()));
+    }
+
+    void optionsForSolutionsAreRefused() {
+        for (const QStringList& extra : {QStringList{"--dsls", "cpusim"}, QStringList{"--gradings", "3"},
+                                         QStringList{"--flakiness", "pooled"}, QStringList{"--boundary", "strict"}}) {
+            CliRun run = runMkb(validateArgs() << extra);
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains("--validate-only grades no solution, so " + extra[0] + " has nothing to do"),
+                     qPrintable(run.err));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(SuiteValidateOnlyTest)
+#include "tst_suite_validate_only.moc"
