@@ -37,7 +37,11 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
                correctness by KernelBench-X category, family and model
   refinement   rates by submission index, rescued attempts, fixing-edit sizes (reads submissions)
   portability  kernels graded on several devices and their max/min speedup (reads submissions)
-  all          every set above
+  directions   the direction matrix: rows the source DSL, columns the target DSL, each cell the S lift with its
+               95% interval and how many resolved comparisons were helped and harmed; then one row per ordered
+               pair with every number (one matrix per group under --split model, family, ...)
+  all          every set above but directions, so that reports made with all stay as they were
+               (--metrics all,directions adds it)
 
 options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist

@@ -78,15 +78,28 @@ struct Report {
 /// How comparisons and attempts are grouped into rows.
 enum class ReportSplit { Overall, Direction, Family, WithSkill, SourceVerdict, Model, Category, Boundary };
 
-/// The metric sets a report may hold; `all` is every one of them.
-enum class MetricSet { Ladder, Coverage, Transfer, Standing, Reverse, Usage, KernelBenchX, Refinement, Portability };
+/// The metric sets a report may hold; `all` is every one of them but Directions, which came later and is left out
+/// so that a report asked for with `all` stays as it was (`--metrics all,directions` adds it).
+enum class MetricSet {
+    Ladder,
+    Coverage,
+    Transfer,
+    Standing,
+    Reverse,
+    Usage,
+    KernelBenchX,
+    Refinement,
+    Portability,
+    Directions
+};
 
 const char* toString(ReportSplit split);
 const char* toString(MetricSet set);
 Result<ReportSplit> parseReportSplit(const std::string& text);
 /// "paired" or "unpaired" (--timing).
 Result<analysis::TimingRule> parseTimingRule(const std::string& text);
-/// Comma-separated names (ladder, transfer, usage, kbx, standing, reverse, refinement, portability, coverage, all).
+/// Comma-separated names (ladder, transfer, usage, kbx, standing, reverse, refinement, portability, coverage,
+/// directions, all).
 Result<std::vector<MetricSet>> parseMetricSets(const std::string& text);
 /// "0,0.5,1,2,4" -> thresholds; each must be a finite number >= 0, ascending, no duplicates.
 Result<std::vector<double>> parseThresholds(const std::string& text);
