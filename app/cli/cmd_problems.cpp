@@ -28,13 +28,15 @@ const char* const kProblemsHelp = R"(usage: mkb problems list [--suite DIR]... [
 Browse the problem catalog. Problem files are read as text and never executed.
 
   list       one row per problem: number, family, slug, shipped solutions (DSLs with a file
-             <family>/_solutions/NN_slug.<dsl>.py), tags and title
+             <family>/_solutions/NN_slug.<dsl>.py, then "none: DSL" for each DSL whose MKB_META
+             no_solution says why it can have none), tags and title
   show       a problem's metadata and source; PROBLEM is a number ("7", "07", "p07"),
              "NN_slug", "family/NN_slug", a slug or a path to the file
   validate   checks every file under DIR (a suite root such as a MetaKernelBench checkout's
              problems/) and prints each malformed file as one line "path: message"; each file
              that reads well is then compiled (not run) by Python, so a file Python would refuse
-             (a syntax error, a NUL byte, nesting too deep) is refused too
+             (a syntax error, a NUL byte, nesting too deep) is refused too; each DSL a valid problem
+             can have no solution in is noted as "note: NAME: no DSL solution: reason"
 
 options:
   --suite DIR   a suite root to read (repeatable); default: the shipped problems folder
@@ -65,7 +67,8 @@ nlohmann::json problemJson(const Problem& problem, bool withSource) {
                            {"path", problem.path.string()},
                            {"fingerprint", problem.fingerprint},
                            {"tags", problem.meta.tags},
-                           {"solutions", solutionDsls(problem)}};
+                           {"solutions", solutionDsls(problem)},
+                           {"no_solution", problem.meta.noSolution}};
     if (problem.meta.quant) {
         json["quant"] = {{"min_cosine", problem.meta.quant->minCosine},
                          {"max_relative_l1", problem.meta.quant->maxRelativeL1},
@@ -90,6 +93,19 @@ std::string countText(double value) {
         return std::to_string(static_cast<long long>(value));
     }
     return nlohmann::json(value).dump();
+}
+
+/// The solutions column: the shipped DSLs, then "none: DSL,..." for the DSLs MKB_META says can have no solution.
+std::string solutionsText(const Problem& problem) {
+    std::string text = joined(solutionDsls(problem), ",");
+    std::vector<std::string> without;
+    for (const auto& [dsl, reason] : problem.meta.noSolution) {
+        without.push_back(dsl);
+    }
+    if (!without.empty()) {
+        text += (text.empty() ? "" : "; ") + std::string("none: ") + joined(without, ",");
+    }
+    return text.empty() ? "-" : text;
 }
 
 nlohmann::json issuesJson(const std::vector<CatalogIssue>& issues) {
@@ -151,7 +167,7 @@ int listProblems(const ParsedArgs& args) {
     for (const Problem* problem : shown) {
         familyWidth = std::max(familyWidth, problem->family.size());
         slugWidth = std::max(slugWidth, problem->slug.size());
-        solutionWidth = std::max(solutionWidth, joined(solutionDsls(*problem), ",").size());
+        solutionWidth = std::max(solutionWidth, solutionsText(*problem).size());
         tagWidth = std::max(tagWidth, joined(problem->meta.tags, ",").size());
     }
     auto row = [&](const std::string& number, const std::string& familyText, const std::string& slug,
@@ -162,8 +178,7 @@ int listProblems(const ParsedArgs& args) {
     };
     row("NN", "family", "slug", "solutions", "tags", "title");
     for (const Problem* problem : shown) {
-        std::string solutions = joined(solutionDsls(*problem), ",");
-        row(problem->code().substr(1), problem->family, problem->slug, solutions.empty() ? "-" : solutions,
+        row(problem->code().substr(1), problem->family, problem->slug, solutionsText(*problem),
             joined(problem->meta.tags, ","), problem->title);
     }
     std::fflush(stdout);
@@ -210,6 +225,9 @@ int showProblem(const ParsedArgs& args) {
         std::cout << "quant:       min_cosine " << problem->meta.quant->minCosine << ", max_relative_l1 "
                   << problem->meta.quant->maxRelativeL1 << ", max_rmse " << problem->meta.quant->maxRmse << '\n';
     }
+    for (const auto& [dsl, reason] : problem->meta.noSolution) {
+        std::cout << "no " << dsl << " solution: " << safeOneLine(reason) << '\n';
+    }
     if (!problem->meta.outliersJson.empty()) {
         std::cout << "outliers:    " << problem->meta.outliersJson << '\n';
     }
@@ -254,13 +272,25 @@ int validateSuite(const ParsedArgs& args) {
                                               [&](const Problem& problem) { return refused.count(problem.path) != 0; }),
                                catalog.problems.end());
     }
+    nlohmann::json withoutSolutions = nlohmann::json::array();
+    for (const Problem& problem : catalog.problems) {
+        for (const auto& [dsl, reason] : problem.meta.noSolution) {
+            withoutSolutions.push_back({{"problem", problem.name()}, {"dsl", dsl}, {"reason", reason}});
+        }
+    }
     if (args.has("json")) {
-        nlohmann::json report = {
-            {"root", root.string()}, {"problems", catalog.problems.size()}, {"issues", issuesJson(catalog.issues)}};
+        nlohmann::json report = {{"root", root.string()},
+                                 {"problems", catalog.problems.size()},
+                                 {"issues", issuesJson(catalog.issues)},
+                                 {"no_solution", withoutSolutions}};
         std::cout << report.dump(2) << '\n';
     } else {
         for (const CatalogIssue& issue : catalog.issues) {
             std::cout << safeOneLine(issue.path.string()) << ": " << safeOneLine(issue.message) << '\n';
+        }
+        for (const nlohmann::json& note : withoutSolutions) {
+            std::cout << "note: " << note["problem"].get<std::string>() << ": no " << note["dsl"].get<std::string>()
+                      << " solution: " << safeOneLine(note["reason"].get<std::string>()) << '\n';
         }
         std::cout << catalog.problems.size() << " valid problem(s), " << catalog.issues.size() << " issue(s) in "
                   << safeOneLine(root.string()) << '\n';

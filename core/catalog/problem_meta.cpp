@@ -1,7 +1,8 @@
-// Validation and reading of MKB_META: tags, KernelBench-X category, quant thresholds, outlier settings and roofline
-// overrides.
+// Validation and reading of MKB_META: tags, KernelBench-X category, quant thresholds, outlier settings, roofline
+// overrides and the reasons a DSL can have no solution.
 #include "core/catalog/problem_meta.h"
 
+#include "core/catalog/dsl_registry.h"
 #include "core/catalog/python_source.h"
 
 #include <algorithm>
@@ -109,6 +110,31 @@ void readPrecision(const nlohmann::json& value, int line, ProblemMeta& meta, std
                                     joinedWith(allowed, ", ")));
 }
 
+/// MKB_META["no_solution"]: {dsl: reason}, each DSL one the grader knows and each reason a non-empty sentence.
+void readNoSolution(const nlohmann::json& value, int line, ProblemMeta& meta, std::vector<std::string>& problems) {
+    const std::vector<std::string>& dsls = knownDslAdapters();
+    if (!value.is_object() || value.empty()) {
+        problems.push_back(at(line, "'no_solution' must be a dict from DSL name to the reason no solution in it can "
+                                    "exist, e.g. {\"pallas\": \"needs a data-dependent scatter\"}"));
+        return;
+    }
+    for (const auto& [dsl, reason] : value.items()) {
+        if (std::find(dsls.begin(), dsls.end(), dsl) == dsls.end()) {
+            problems.push_back(
+                at(line, "'no_solution." + dsl + "' names no DSL; use one of " + joinedWith(dsls, ", ")));
+            continue;
+        }
+        const bool blank =
+            !reason.is_string() || reason.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos;
+        if (blank) {
+            problems.push_back(at(line, "'no_solution." + dsl + "' must be a non-empty string saying why no " + dsl +
+                                            " solution can exist (the primitive " + dsl + " lacks)"));
+            continue;
+        }
+        meta.noSolution[dsl] = reason.get<std::string>();
+    }
+}
+
 /// A list of distinct input positions; `words` says what the list means when it is not one.
 void readPositions(const nlohmann::json& value, int line, const std::string& words, std::vector<int>& positions,
                    std::vector<std::string>& problems) {
@@ -137,8 +163,9 @@ const std::vector<std::string>& precisionVariants() {
 }
 
 const std::vector<std::string>& knownMetaKeys() {
-    static const std::vector<std::string> keys = {"tags",  "category",    "quant",     "outliers",        "flops",
-                                                  "bytes", "insensitive", "precision", "inplace_outputs", "origin"};
+    static const std::vector<std::string> keys = {"tags",       "category",    "quant",     "outliers",        "flops",
+                                                  "bytes",      "insensitive", "precision", "inplace_outputs", "origin",
+                                                  "no_solution"};
     return keys;
 }
 
@@ -216,6 +243,8 @@ std::vector<std::string> readProblemMeta(const nlohmann::json& value, int line, 
                 continue;
             }
             meta.origin = entry.get<std::string>();
+        } else if (key == "no_solution") {
+            readNoSolution(entry, line, meta, problems);
         } else if (key == "insensitive") {
             bool good = entry.is_array() && std::all_of(entry.begin(), entry.end(), [](const nlohmann::json& i) {
                             return i.is_number_integer() && i.get<long long>() >= 0;

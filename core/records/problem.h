@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct ProblemMeta {
     std::vector<int> inplaceOutputs; // inputs written in place as outputs (MKB_META["inplace_outputs"]), compared after
                                      // the call instead of required unchanged
     std::string origin;              // where an imported problem came from (MKB_META["origin"]); "" = not stated
+    // DSL id -> why no solution in that DSL can exist (MKB_META["no_solution"]); the suite table shows the reason
+    std::map<std::string, std::string> noSolution;
 };
 
 struct Problem {

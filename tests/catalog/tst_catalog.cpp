@@ -172,6 +172,33 @@ private slots:
         QVERIFY(contains(issueFor(catalog, origin), "'origin' must be a non-empty string"));
     }
 
+    void noSolutionReasonsAreReadAndABadOneNamesTheFileAndTheKey() {
+        FixtureSuite suite;
+        suite.write("moe/01_a.py", problemText("A.", "MKB_META = {'no_solution': {'pallas': 'needs an atomic "
+                                                     "scatter-add', 'numba': 'no tensor cores'}}\n"));
+        suite.write("moe/02_b.py", problemText("B."));
+        auto unknown = suite.write("moe/03_c.py", problemText("C.", "MKB_META = {'no_solution': {'jax': 'x'}}\n"));
+        auto empty = suite.write("moe/04_d.py", problemText("D.", "MKB_META = {'no_solution': {'pallas': ' '}}\n"));
+        auto number = suite.write("moe/05_e.py", problemText("E.", "MKB_META = {'no_solution': {'numba': 3}}\n"));
+        auto notDict = suite.write("moe/06_f.py", problemText("F.", "MKB_META = {'no_solution': ['pallas']}\n"));
+        mkb::Catalog catalog = mkb::loadCatalog({suite.root()});
+        QCOMPARE(catalog.problems.size(), std::size_t(2));
+        QCOMPARE(catalog.problems[0].meta.noSolution,
+                 (std::map<std::string, std::string>{{"numba", "no tensor cores"},
+                                                     {"pallas", "needs an atomic scatter-add"}}));
+        QVERIFY(catalog.problems[1].meta.noSolution.empty());
+        QCOMPARE(catalog.issues.size(), std::size_t(4));
+        QVERIFY2(contains(issueFor(catalog, unknown), "'no_solution.jax' names no DSL; use one of cuda, cutedsl, "
+                                                      "numba, pallas, tirx, triton"),
+                 issueFor(catalog, unknown).c_str());
+        QVERIFY2(contains(issueFor(catalog, empty), "'no_solution.pallas' must be a non-empty string saying why"),
+                 issueFor(catalog, empty).c_str());
+        QVERIFY2(contains(issueFor(catalog, number), "'no_solution.numba' must be a non-empty string"),
+                 issueFor(catalog, number).c_str());
+        QVERIFY2(contains(issueFor(catalog, notDict), "'no_solution' must be a dict from DSL name to the reason"),
+                 issueFor(catalog, notDict).c_str());
+    }
+
     void missingFunctionsAreIssues() {
         FixtureSuite suite;
         auto noReference = suite.write("attention/01_a.py", "\"\"\"T.\"\"\"\ndef make_inputs(device='cuda'):\n"

@@ -73,6 +73,28 @@ private slots:
         QCOMPARE(json["problems"][0]["solutions"].size(), std::size_t(0));
     }
 
+    void listShowAndValidateGiveTheReasonsADslHasNoSolution() {
+        FixtureSuite suite;
+        suite.write("moe/01_scatter.py",
+                    problemText("Scatter.", "MKB_META = {'no_solution': {'pallas': 'needs an atomic scatter-add'}}\n"));
+        suite.write("moe/_solutions/01_scatter.triton.py", "x");
+        CliRun list = runMkb({"problems", "list", "--suite", suiteArg(suite)});
+        QCOMPARE(list.exitCode, 0);
+        QVERIFY2(list.out.contains(QRegularExpression("01 +moe +scatter +triton; none: pallas +Scatter\\.")),
+                 qPrintable(list.out));
+        CliRun show = runMkb({"problems", "show", "1", "--suite", suiteArg(suite)});
+        QCOMPARE(show.exitCode, 0);
+        QVERIFY2(show.out.contains("no pallas solution: needs an atomic scatter-add\n"), qPrintable(show.out));
+        CliRun json = runMkb({"problems", "list", "--suite", suiteArg(suite), "--json"});
+        auto parsed = nlohmann::json::parse(json.out.toStdString());
+        QCOMPARE(parsed["problems"][0]["no_solution"]["pallas"].get<std::string>(),
+                 std::string("needs an atomic scatter-add"));
+        CliRun validate = runMkb({"problems", "validate", suiteArg(suite)});
+        QCOMPARE(validate.exitCode, 0);
+        QVERIFY2(validate.out.contains("note: moe/01_scatter: no pallas solution: needs an atomic scatter-add\n"),
+                 qPrintable(validate.out));
+    }
+
     void listOfMissingSuiteIsOneLine() {
         CliRun run = runMkb({"problems", "list", "--suite", "/nonexistent/suite"});
         QCOMPARE(run.exitCode, 3);
