@@ -16,6 +16,7 @@ BLOCK_V = 64
 THREADS = 256
 ROW_GROUPS = THREADS // BLOCK_V  # 4
 ROWS = KEY_DIM // ROW_GROUPS  # 32 key rows per thread
+TILE_COLS = BLOCK_V + 1  # padded against bank conflicts; a shared array's shape must be a module constant
 
 
 @cuda.jit
@@ -27,7 +28,7 @@ def _backward(q, k, v, g, beta, dout, states, dq_part, dk_part, dv, dg_part, dbe
     scalars = cuda.shared.array(2, float32)  # a_t, beta_t
     col_a = cuda.shared.array((ROW_GROUPS, BLOCK_V), float32)  # partial sums over key rows
     col_b = cuda.shared.array((ROW_GROUPS, BLOCK_V), float32)
-    tile = cuda.shared.array((KEY_DIM, BLOCK_V + 1), float32)  # terms to sum over value columns
+    tile = cuda.shared.array((KEY_DIM, TILE_COLS), float32)  # terms to sum over value columns
     red_a = cuda.shared.array(THREADS, float32)
     red_b = cuda.shared.array(THREADS, float32)
     tid = cuda.threadIdx.x

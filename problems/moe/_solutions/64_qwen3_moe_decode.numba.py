@@ -18,6 +18,7 @@ K_TILE = 64  # inner-dimension values per staged tile (32 words of bf16 pairs)
 GATE_N = 64  # gate (and up) columns per gate/up block
 DOWN_N = 128  # output columns per down block
 WORDS = K_TILE // 2
+K_PADDED = K_TILE + 1  # padded against bank conflicts; a shared array's shape must be a module constant
 
 
 @cuda.jit(device=True)
@@ -62,9 +63,9 @@ def _bucket(ids, bucket, counts):
 def _gate_up(x, w13_words, bucket, counts, h):
     """h[slot, n] = silu(x[token] . gate[n]) * (x[token] . up[n]) for the GATE_N columns n of this block; thread
     (tx, ty) owns slot row ty and columns tx + 16 j of the current 16-slot pass."""
-    xs = cuda.shared.array((M_TILE, K_TILE + 1), float32)
-    gate = cuda.shared.array((GATE_N, K_TILE + 1), float32)
-    up = cuda.shared.array((GATE_N, K_TILE + 1), float32)
+    xs = cuda.shared.array((M_TILE, K_PADDED), float32)
+    gate = cuda.shared.array((GATE_N, K_PADDED), float32)
+    up = cuda.shared.array((GATE_N, K_PADDED), float32)
     expert = cuda.blockIdx.x
     n0 = cuda.blockIdx.y * GATE_N
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
@@ -115,8 +116,8 @@ def _gate_up(x, w13_words, bucket, counts, h):
 def _down(h, w2_words, bucket, counts, weights, partial):
     """partial[slot, n] = weight[slot] * (h[slot] . w2[n]) for the DOWN_N columns n of this block; thread (tx, ty)
     owns slot row ty and columns tx + 16 j."""
-    hs = cuda.shared.array((M_TILE, K_TILE + 1), float32)
-    ws = cuda.shared.array((DOWN_N, K_TILE + 1), float32)
+    hs = cuda.shared.array((M_TILE, K_PADDED), float32)
+    ws = cuda.shared.array((DOWN_N, K_PADDED), float32)
     expert = cuda.blockIdx.x
     n0 = cuda.blockIdx.y * DOWN_N
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
