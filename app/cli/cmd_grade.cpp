@@ -80,7 +80,7 @@ int runGrade(const std::vector<std::string>& rawArgs) {
     if (Status valid = validateDevice(device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
-    auto timeout = args.doubleOption("timeout", 600);
+    auto timeout = args.doubleOption("timeout", GradeSettings{}.timeoutS);
     if (!timeout || *timeout <= 0) {
         return fail(kExitUsage, timeout ? "--timeout takes a positive number of seconds" : timeout.error().message);
     }

@@ -195,12 +195,13 @@ int runRun(const std::vector<std::string>& rawArgs) {
     }
     auto replicates = args.intOption("replicates", 1, 1, 100);
     auto submissions = args.intOption("submissions", 10, 0, 10000);
-    auto maxBytes = args.intOption("max-kernel-bytes", 300000, 1, 1 << 30);
+    auto maxBytes = args.intOption("max-kernel-bytes", GradeSettings{}.maxKernelBytes, 1, 1 << 30);
     auto concurrency = args.intOption("concurrency", 2, 1, 64);
     // Each grading re-checks GradeSettings::recheckDraws of its timing draws, so fewer draws than that cannot grade.
-    auto timingDraws = args.intOption("timing-draws", 50, GradeSettings{}.recheckDraws, 100000);
+    auto timingDraws =
+        args.intOption("timing-draws", GradeSettings{}.timingDraws, GradeSettings{}.recheckDraws, 100000);
     auto wallClock = args.doubleOption("wall-clock", 2400);
-    auto gradeTimeout = args.doubleOption("grade-timeout", 600);
+    auto gradeTimeout = args.doubleOption("grade-timeout", GradeSettings{}.timeoutS);
     for (const Result<int>* value : {&replicates, &submissions, &maxBytes, &concurrency, &timingDraws}) {
         if (!*value) {
             return fail(kExitUsage, value->error().message);

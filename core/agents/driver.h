@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/catalog/dsl_registry.h"
+#include "core/grading/grade_request.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
 #include "core/records/verdict.h"
@@ -19,9 +20,9 @@ namespace mkb {
 
 /// Per-attempt limits, identical across the arms of a run (DESIGN §6).
 struct AttemptBudget {
-    double wallSeconds = 2400; // the whole attempt, waiting for grading included
-    int maxSubmissions = 10;   // counted feedback evaluations
-    int maxKernelBytes = 300000;
+    double wallSeconds = 2400;                           // the whole attempt, waiting for grading included
+    int maxSubmissions = 10;                             // counted feedback evaluations
+    int maxKernelBytes = GradeSettings{}.maxKernelBytes; // the grader's size limit
 };
 
 /// Everything a driver needs to make one attempt.
@@ -31,9 +32,9 @@ struct AttemptTask {
     std::string armName;                        // "solo_triton", "triton2cuda_skill"
     std::optional<std::string> skillWithHeader; // skill arms: the source's SKILL.md with the transfer header
     AttemptBudget budget;
-    std::string boundary = "mkb";    // the implementation boundary the run grades under: "mkb" or "strict"
-    std::filesystem::path workspace; // prepared by prepareWorkspace: task files, kernel.py, SKILL.md
-    std::string instruction;         // the instruction text (also INSTRUCTION.md in the workspace)
+    std::string boundary{kBoundaryMkb}; // the implementation boundary the run grades under: "mkb" or "strict"
+    std::filesystem::path workspace;    // prepared by prepareWorkspace: task files, kernel.py, SKILL.md
+    std::string instruction;            // the instruction text (also INSTRUCTION.md in the workspace)
 };
 
 /// What one submission came to. Not counted: over the size limit, or never entered evaluation (infra error),

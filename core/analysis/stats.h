@@ -34,7 +34,7 @@ struct Interval {
     double high = 0;
 };
 
-/// Resamples of the percentile bootstraps below, and their confidence level (the grader's, mkbgrader/stats.py).
+/// Resamples of the percentile bootstraps below, and their confidence level (the grader's, mkbgrader/parent/stats.py).
 inline constexpr int kBootstrapResamples = 1000;
 inline constexpr double kBootstrapConfidence = 0.95;
 

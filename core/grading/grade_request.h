@@ -1,6 +1,9 @@
 // What one grade request carries: problem, kernel, DSL descriptor, device, settings (DESIGN §5.1 defaults) and peaks.
+// GradeSettings is the C++ side's one definition of the grading defaults; the grader's is
+// core/grader/mkbgrader/parent/settings.py, and tests/grading/tst_grading_defaults.cpp proves that they agree.
 #pragma once
 
+#include "core/grading/boundary.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"
 
@@ -25,7 +28,7 @@ struct GradeSettings {
     double outlierP = 0.001;
     double outlierScale = 50;
     bool kernelOnlyTiming = false;
-    std::string boundary = "mkb"; // the implementation boundary: "mkb" or "strict" (core/grading/boundary.h)
+    std::string boundary{kBoundaryMkb}; // the implementation boundary: "mkb" or "strict" (core/grading/boundary.h)
 };
 
 struct GradeRequest {

@@ -1,4 +1,5 @@
-// Hashing the grader package exactly as mkbgrader/fingerprint.py does, so planning needs no Python.
+// Hashing the grader package (both its parent and child packages) exactly as mkbgrader/fingerprint.py does, so
+// planning needs no Python.
 #include "core/grading/grader_fingerprint.h"
 
 #include "core/util/dir_walk.h"

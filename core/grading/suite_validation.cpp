@@ -55,7 +55,7 @@ Result<ProblemValidation> validationFromJson(const std::string& objectText) {
     validation.sensitive = jsonFlag(object, "sensitive");
     validation.eagerMedianMs = jsonNumber(object, "eager_median_ms");
     validation.eagerIqrMs = jsonNumber(object, "eager_iqr_ms");
-    validation.eagerTargetMs = jsonNumber(object, "eager_target_ms").value_or(0.05);
+    validation.eagerTargetMs = jsonNumber(object, "eager_target_ms").value_or(kEagerTargetMs);
     validation.eagerOk = jsonFlag(object, "eager_ok");
     validation.deviceName = jsonText(object, "device_name");
     validation.seconds = jsonNumber(object, "seconds").value_or(0);

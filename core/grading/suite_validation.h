@@ -15,6 +15,10 @@
 
 namespace mkb {
 
+/// The eager median a problem must reach, in ms: below it launch overhead dominates (DESIGN §3; the grader's
+/// EAGER_TARGET_MS in core/grader/mkbgrader/parent/settings.py).
+inline constexpr double kEagerTargetMs = 0.05;
+
 /// What redrawing one input alone did to the reference's output (the grader's "validation.inputs" entry).
 struct InputSensitivity {
     int index = 0;
@@ -43,7 +47,7 @@ struct ProblemValidation {
     std::vector<InputSensitivity> inputs;
     std::optional<double> eagerMedianMs;
     std::optional<double> eagerIqrMs;
-    double eagerTargetMs = 0.05;
+    double eagerTargetMs = kEagerTargetMs;
     std::optional<bool> eagerOk;
     std::vector<std::string> issues; // one line each, as the grader worded them
     std::string deviceName;
@@ -60,9 +64,9 @@ ProblemValidation failedValidation(const std::string& message);
 struct ValidateRequest {
     std::filesystem::path problemPath; // absolute
     std::string device = "cuda:0";
-    GradeSettings settings;      // warmupDraws, timingDraws and timeoutS apply
-    double eagerTargetMs = 0.05; // the eager median a problem must reach
-    std::string problemMetaJson; // as for grading ("" when none)
+    GradeSettings settings;                // warmupDraws, timingDraws and timeoutS apply
+    double eagerTargetMs = kEagerTargetMs; // the eager median a problem must reach
+    std::string problemMetaJson;           // as for grading ("" when none)
 };
 
 /// The request line (no trailing newline).

@@ -2,6 +2,7 @@
 // Pure: it reads plain records and returns a plain plan; it never touches the store or the grader.
 #pragma once
 
+#include "core/grading/boundary.h"
 #include "core/protocol/arms.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
@@ -42,7 +43,7 @@ struct PlanRequest {
     std::string graderFingerprint; // empty = unknown: records are then not judged stale by grader
     // The implementation boundary the run grades under ("mkb" or "strict"): a record graded under another one
     // (legacy included) is stale. Empty = records are not judged by boundary.
-    std::string boundary = "mkb";
+    std::string boundary{kBoundaryMkb};
     bool rerunStale = false; // turn stale trials into redo entries
 };
 

@@ -46,8 +46,10 @@ void readMetaJson(const std::string& tagsText, const std::string& metaText, Prob
     }
     if (json.contains("quant") && json["quant"].is_object()) {
         const auto& quant = json["quant"];
-        meta.quant = QuantThresholds{quant.value("min_cosine", 0.95), quant.value("max_relative_l1", 0.05),
-                                     quant.value("max_rmse", 0.1)};
+        const QuantThresholds defaults;
+        meta.quant = QuantThresholds{quant.value("min_cosine", defaults.minCosine),
+                                     quant.value("max_relative_l1", defaults.maxRelativeL1),
+                                     quant.value("max_rmse", defaults.maxRmse)};
     }
     if (json.contains("outliers") && json["outliers"].is_string()) {
         meta.outliersJson = json["outliers"].get<std::string>();

@@ -2,6 +2,7 @@
 // pipes, its deadlines, and killing its tree as found in /proc.
 #include "core/util/child_process.h"
 
+#include "core/util/process_table.h"
 #include "core/util/signals.h"
 
 #include <algorithm>
@@ -184,73 +185,6 @@ struct OpenedFds {
         return fd;
     }
 };
-
-/// A process's parent, group and start time (in clock ticks since boot: with the pid, it names one process).
-struct ProcessEntry {
-    pid_t parent = 0;
-    pid_t group = 0;
-    unsigned long long startTime = 0;
-};
-
-std::optional<ProcessEntry> readProcessEntry(const char* statPath) {
-    const int fd = ::open(statPath, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return std::nullopt;
-    }
-    char text[1024];
-    const ssize_t got = ::read(fd, text, sizeof text - 1);
-    ::close(fd);
-    if (got <= 0) {
-        return std::nullopt;
-    }
-    text[got] = '\0';
-    const char* close = std::strrchr(text, ')'); // the command name may hold spaces and parentheses
-    ProcessEntry entry;
-    char state = 0;
-    int parent = 0;
-    int group = 0;
-    if (!close ||
-        std::sscanf(close + 1, " %c %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &state,
-                    &parent, &group, &entry.startTime) != 4) {
-        return std::nullopt;
-    }
-    entry.parent = parent;
-    entry.group = group;
-    return entry;
-}
-
-/// Every process in /proc (Linux); empty where /proc is unavailable.
-std::map<pid_t, ProcessEntry> processTable() {
-    std::map<pid_t, ProcessEntry> table;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/proc", ec); !ec && it != std::filesystem::directory_iterator();
-         it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
-            continue;
-        }
-        if (auto entry = readProcessEntry((it->path() / "stat").c_str())) {
-            table[static_cast<pid_t>(std::stol(name))] = *entry;
-        }
-    }
-    return table;
-}
-
-/// All descendants of root in the table (children, grandchildren, ...).
-std::map<pid_t, ProcessEntry> descendantsOf(pid_t root, const std::map<pid_t, ProcessEntry>& table) {
-    std::map<pid_t, ProcessEntry> found;
-    std::vector<pid_t> frontier = {root};
-    while (!frontier.empty()) {
-        const pid_t parent = frontier.back();
-        frontier.pop_back();
-        for (const auto& [pid, entry] : table) {
-            if (entry.parent == parent && found.emplace(pid, entry).second) {
-                frontier.push_back(pid);
-            }
-        }
-    }
-    return found;
-}
 
 /// Blocks SIGPIPE in this thread while it lives, and swallows a SIGPIPE that a write raised meanwhile.
 class SigpipeHeld {

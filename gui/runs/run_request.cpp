@@ -42,7 +42,7 @@ QString runRequestProblem(const RunRequest& request) {
         return QCoreApplication::translate("RunRequest", "the DSL pair needs two different DSLs");
     }
     const QString boundary = request.boundary.trimmed();
-    if (!boundary.isEmpty() && boundary != QLatin1String("mkb") && boundary != QLatin1String("strict")) {
+    if (!boundary.isEmpty() && !mkb::parseBoundary(boundary.toStdString()).ok()) {
         return QCoreApplication::translate("RunRequest", "the implementation boundary is mkb or strict, not '%1' "
                                                          "(--boundary)")
             .arg(boundary);

@@ -1,6 +1,8 @@
 // What the runs view asks `mkb run` to do, as plain data, and the command line that says it.
 #pragma once
 
+#include "core/grading/grade_request.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -22,15 +24,16 @@ struct RunRequest {
     QString python;      // --python; empty = $MKB_PYTHON, else python3
     double wallClockSeconds = 2400;
     int submissions = 10;
-    int maxKernelBytes = 300000;
+    int maxKernelBytes = mkb::GradeSettings{}.maxKernelBytes;
     int concurrency = 2;
-    double gradeTimeoutSeconds = 600;
-    int timingDraws = 50;
+    double gradeTimeoutSeconds = mkb::GradeSettings{}.timeoutS;
+    int timingDraws = mkb::GradeSettings{}.timingDraws;
     bool rerunStale = false;
-    QString boundary = QStringLiteral("mkb");   // --boundary: mkb (MetaKernelBench's rule) or strict
-    QString executor = QStringLiteral("local"); // --executor: local, or slurm (one Slurm job per trial)
-    QString partition;                          // --partition (slurm); empty = the cluster's default
-    QString sharedFolder;                       // --shared DIR (slurm): seen by this host and every node
+    QString boundary = QString::fromLatin1(
+        mkb::kBoundaryMkb.data(), mkb::kBoundaryMkb.size()); // --boundary: mkb (MetaKernelBench's rule) or strict
+    QString executor = QStringLiteral("local");              // --executor: local, or slurm (one Slurm job per trial)
+    QString partition;                                       // --partition (slurm); empty = the cluster's default
+    QString sharedFolder;                                    // --shared DIR (slurm): seen by this host and every node
 };
 
 /// A one-line reason the request cannot be run ("the model needs a name"), or "" when it is complete.

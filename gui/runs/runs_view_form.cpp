@@ -106,6 +106,7 @@ QWidget* RunsView::buildForm() {
     whatForm->addRow(tr("DSL pair:"), pair);
     whatForm->addRow(tr("Re&plicates:"), replicatesSpin_);
 
+    const RunRequest defaults; // the form starts at mkb run's defaults, which come from the grading contract
     auto* budget = new QGroupBox(tr("Budget per attempt"), form);
     auto* budgetForm = new QFormLayout(budget);
     wallClockSpin_ = new QDoubleSpinBox(budget);
@@ -113,14 +114,14 @@ QWidget* RunsView::buildForm() {
     wallClockSpin_->setRange(1, 7 * 24 * 3600);
     wallClockSpin_->setDecimals(0);
     wallClockSpin_->setSuffix(tr(" s"));
-    wallClockSpin_->setValue(2400);
+    wallClockSpin_->setValue(defaults.wallClockSeconds);
     submissionsSpin_ = new QSpinBox(budget);
     submissionsSpin_->setObjectName(QStringLiteral("runSubmissionsSpin"));
     submissionsSpin_->setRange(0, 10000);
-    submissionsSpin_->setValue(10);
+    submissionsSpin_->setValue(defaults.submissions);
     maxBytesSpin_ = new QSpinBox(budget);
     maxBytesSpin_->setRange(1, 1 << 30);
-    maxBytesSpin_->setValue(300000);
+    maxBytesSpin_->setValue(defaults.maxKernelBytes);
     maxBytesSpin_->setSuffix(tr(" bytes"));
     budgetForm->addRow(tr("&Wall clock:"), wallClockSpin_);
     budgetForm->addRow(tr("Su&bmissions:"), submissionsSpin_);
@@ -152,16 +153,16 @@ QWidget* RunsView::buildForm() {
     pythonEdit_->setPlaceholderText(tr("$MKB_PYTHON, else python3"));
     concurrencySpin_ = new QSpinBox(where);
     concurrencySpin_->setRange(1, 64);
-    concurrencySpin_->setValue(2);
+    concurrencySpin_->setValue(defaults.concurrency);
     gradeTimeoutSpin_ = new QDoubleSpinBox(where);
     gradeTimeoutSpin_->setRange(1, 24 * 3600);
     gradeTimeoutSpin_->setDecimals(0);
     gradeTimeoutSpin_->setSuffix(tr(" s"));
-    gradeTimeoutSpin_->setValue(600);
+    gradeTimeoutSpin_->setValue(defaults.gradeTimeoutSeconds);
     timingDrawsSpin_ = new QSpinBox(where);
     timingDrawsSpin_->setObjectName(QStringLiteral("runTimingDrawsSpin"));
     timingDrawsSpin_->setRange(1, 100000);
-    timingDrawsSpin_->setValue(50);
+    timingDrawsSpin_->setValue(defaults.timingDraws);
     suitesEdit_ = new QLineEdit(where);
     suitesEdit_->setObjectName(QStringLiteral("runSuitesEdit"));
     suitesEdit_->setPlaceholderText(tr("the shipped suite; folders separated by ;"));
@@ -172,7 +173,8 @@ QWidget* RunsView::buildForm() {
     rerunStaleCheck_->setObjectName(QStringLiteral("runRerunStaleCheck"));
     boundaryCombo_ = new QComboBox(where);
     boundaryCombo_->setObjectName(QStringLiteral("runBoundaryCombo"));
-    boundaryCombo_->addItems({QStringLiteral("mkb"), QStringLiteral("strict")});
+    boundaryCombo_->addItems({QString::fromLatin1(mkb::kBoundaryMkb.data(), mkb::kBoundaryMkb.size()),
+                              QString::fromLatin1(mkb::kBoundaryStrict.data(), mkb::kBoundaryStrict.size())});
     boundaryCombo_->setToolTip(tr("The implementation boundary graded and stated in the prompt (mkb run --boundary). "
                                   "mkb: MetaKernelBench's rule, eager PyTorch may do part of the work as long as a DSL "
                                   "kernel contributes to the outputs. strict: all arithmetic in the DSL."));

@@ -12,6 +12,9 @@ Rules, checked over the C++ sources (.h, .hpp, .cpp, .cc) of core/, app/ and gui
 - A CLI verb (app/cli/cmd_*.cpp) parses its arguments, calls core and prints: it names no grader session
   (GraderProcess, GraderPool) and includes no store internals (a core/store/ header other than store.h); starting
   graders, suite loops and store bookkeeping live in core (core/grading, core/protocol, core/io).
+- One way to start a child process: fork, vfork, posix_spawn, exec* and waitpid appear in C++ only in
+  core/util/child_process.cpp; everything else goes through mkb::ChildProcess (issue 32 item 5).
+- core/catalog, core/grading and core/agents include nothing from core/cluster (the Slurm layer sits above them).
 - A source file over 600 lines carries, within its first 15 lines, a comment line starting with the marker
   `// Longer than 600 lines because` followed by the reason; a Python file of core/ (the grader) carries the same
   sentence, `Longer than 600 lines because …`, in its docstring.
@@ -42,6 +45,10 @@ DTL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]dtl/")
 GRADER_SESSION = re.compile(r"\b(GraderProcess|GraderPool)\b")
 STORE_INTERNAL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/(?!store\.h[>\"])[^>\"]+[>\"]")
 CLI_VERB = re.compile(r"^app/cli/cmd_\w+\.cpp$")
+CHILD_PROCESS_HOME = "core/util/child_process.cpp"
+PROCESS_CALL = re.compile(r"(?<![\w.])(?:::)?(fork|vfork|posix_spawnp?|execve?|execvpe?|execlp?|waitpid)\s*\(")
+CLUSTER_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/cluster/")
+BELOW_CLUSTER = ("core/catalog/", "core/grading/", "core/agents/")
 QT_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](Qt\w*/|Q[A-Z]\w*(\.h)?[>\"])")
 
 
@@ -87,6 +94,17 @@ def problems_in(root: Path, allowed_long: set = frozenset()) -> list:
                 if QT_INCLUDE.search(line):
                     found.append(f"{name}:{number}: a Qt header in core/ (libmkbcore builds without Qt); "
                                  "move the Qt part to gui/ or app/")
+        if name != CHILD_PROCESS_HOME and not name.endswith(".py"):
+            for number, line in enumerate(lines, 1):
+                call = PROCESS_CALL.search(line.split("//")[0])
+                if call:
+                    found.append(f"{name}:{number}: `{call.group(1)}` outside {CHILD_PROCESS_HOME}; start and wait "
+                                 "for the child through mkb::ChildProcess (core/util/child_process.h)")
+        if name.startswith(BELOW_CLUSTER):
+            for number, line in enumerate(lines, 1):
+                if CLUSTER_INCLUDE.search(line):
+                    found.append(f"{name}:{number}: includes core/cluster, the layer above it; move what both need "
+                                 "to core/util (a child process: core/util/child_process.h)")
         if len(lines) > MAX_LINES and name not in allowed_long:
             head = lines[:MARKER_WITHIN_LINES]
             marker = PY_MARKER if name.endswith(".py") else MARKER
@@ -169,6 +187,26 @@ class RulesOnSmallTrees(unittest.TestCase):
         self.assertEqual(sorted(line.split(":")[0] + ":" + line.split(":")[1] for line in found),
                          ["app/cli/cmd_db.cpp:2", "app/cli/cmd_grade.cpp:2", "app/cli/cmd_suite.cpp:1"])
         self.assertIn("a CLI verb names `GraderPool`", next(line for line in found if "cmd_suite" in line))
+
+    def test_a_process_call_outside_the_child_process_primitive_is_reported(self):
+        root = self.tree({"core/util/child_process.cpp": "pid_t pid = ::fork();\n::execve(p, a, e);\n",
+                          "core/grading/grader_process.cpp": "// Grades.\nint e = posix_spawnp(&p, a, 0, 0, v, e);\n",
+                          "core/agents/command_driver.cpp": "if (::waitpid(child, &s, WNOHANG) == child) {}\n",
+                          "app/cli/cmd_x.cpp": "// forks nothing: fork() in a comment\nchild.waitUntil(d);\n",
+                          "core/grader/mkbgrader/sandbox.py": "pid = os.fork()\n"})
+        found = sorted(problems_in(root))
+        self.assertEqual([line.split(":")[0] + ":" + line.split(":")[1] for line in found],
+                         ["core/agents/command_driver.cpp:1", "core/grading/grader_process.cpp:2"])
+        self.assertIn("`posix_spawnp` outside core/util/child_process.cpp", found[1])
+
+    def test_catalog_grading_and_agents_including_core_cluster_is_reported(self):
+        root = self.tree({"core/catalog/syntax_check.cpp": '// Checks.\n#include "core/cluster/command_runner.h"\n',
+                          "core/grading/a.h": '#include "core/cluster/slurm_client.h"\n',
+                          "core/agents/b.cpp": '#include "core/util/child_process.h"\n',
+                          "core/protocol/c.cpp": '#include "core/cluster/shard.h"\n'})
+        found = sorted(problems_in(root))
+        self.assertEqual([line.split(":")[0] for line in found], ["core/catalog/syntax_check.cpp", "core/grading/a.h"])
+        self.assertIn("core/catalog/syntax_check.cpp:2: includes core/cluster", found[0])
 
     def test_a_long_file_needs_the_marker_near_its_top(self):
         body = "int x;\n" * (MAX_LINES + 1)
