@@ -77,4 +77,24 @@ struct RetimingRecord {
     std::string createdAt; // ISO 8601 UTC
 };
 
+/// A stored paired re-timing of two consecutive submissions of one trial (before -> after), timed together with
+/// eager under the labels "before" and "after": pair("before", "after") is the after kernel's speedup over the before
+/// kernel. Keyed by the trial's identity (model, suite, problem, replicate, arm) and the two submission indices, so a
+/// re-imported trial finds its pairs; stale like a cell's re-timing. A pair the grader could not time (a kernel
+/// failed its correctness draw) is stored with ok = false and the reason.
+struct TransitionRetimingRecord {
+    std::int64_t id = 0;
+    std::optional<std::int64_t> trialId; // the trial timed (informative: a replaced trial keeps its pairs by key)
+    std::string model;
+    std::string suite;
+    int problemNumber = 0;
+    int replicate = 1;
+    std::string arm;
+    int beforeIndex = 0; // submission indices (1-based)
+    int afterIndex = 0;
+    RetimingResult result;
+    bool archived = false;
+    std::string createdAt; // ISO 8601 UTC
+};
+
 } // namespace mkb

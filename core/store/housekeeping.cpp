@@ -16,9 +16,9 @@ namespace mkb {
 namespace {
 
 // The tables info() counts, in schema order.
-const std::array<const char*, 11> kTables = {"devices",     "models",      "problems",       "invocations",
-                                             "trials",      "submissions", "final_verdicts", "skills",
-                                             "annotations", "retimings",   "calibrations"};
+const std::array<const char*, 13> kTables = {
+    "devices", "models",      "problems",  "invocations",  "trials",     "submissions",         "final_verdicts",
+    "skills",  "annotations", "retimings", "calibrations", "regradings", "transition_retimings"};
 
 } // namespace
 

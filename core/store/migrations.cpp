@@ -255,6 +255,61 @@ ALTER TABLE submissions ADD COLUMN device TEXT NOT NULL DEFAULT '';
 ALTER TABLE final_verdicts ADD COLUMN device TEXT NOT NULL DEFAULT '';
 )";
 
+// Paired re-timings of a trial's consecutive submissions (before -> after; DESIGN §5.5): one live record per pair,
+// a new one archives the old; the two kernels' hashes, the device and the grader fingerprint decide staleness.
+const char* const kVersion9 = R"(
+CREATE TABLE transition_retimings (
+    id INTEGER PRIMARY KEY,
+    trial_id INTEGER REFERENCES trials(id),
+    model TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    problem_number INTEGER NOT NULL,
+    replicate INTEGER NOT NULL CHECK (replicate >= 1),
+    arm TEXT NOT NULL,
+    before_index INTEGER NOT NULL,
+    after_index INTEGER NOT NULL CHECK (after_index > before_index),
+    device TEXT NOT NULL,
+    device_name TEXT NOT NULL DEFAULT '',
+    grader_fingerprint TEXT NOT NULL,
+    before_sha256 TEXT NOT NULL DEFAULT '',
+    after_sha256 TEXT NOT NULL DEFAULT '',
+    ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+    rounds INTEGER NOT NULL DEFAULT 0,
+    stop TEXT NOT NULL DEFAULT '',
+    result_json TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    archived_at TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX transition_retimings_one_live
+    ON transition_retimings (model, suite, problem_number, replicate, arm, before_index, after_index)
+    WHERE archived = 0;
+)";
+
+// Our grader's verdicts on stored submissions graded again (`mkb regrade`), beside the verdicts the submissions came
+// with (an imported corpus's "kbx" ones): one row per submission, boundary, grader and problem, never replacing the
+// submission's own verdict. The kernel graded is kept, since an imported round is adapted to our contract first.
+std::string version8() {
+    return std::string(R"(
+CREATE TABLE regradings (
+    id INTEGER PRIMARY KEY,
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    grader_fingerprint TEXT NOT NULL,
+    problem_fingerprint TEXT NOT NULL,
+    kernel_sha256 TEXT NOT NULL,
+    kernel_source TEXT NOT NULL,
+    created_at TEXT NOT NULL,)") +
+           kVerdictColumnsV1 + R"(,
+    speedup_ci_low REAL,
+    speedup_ci_high REAL,
+    gpu_median_ms REAL,
+    boundary TEXT NOT NULL DEFAULT 'legacy',
+    device TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX regradings_once ON regradings (submission_id, boundary, grader_fingerprint, problem_fingerprint);
+)";
+}
+
 Status exec(sqlite3* db, const std::string& sql, const std::string& what, const std::string& fileLabel) {
     char* message = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
@@ -288,6 +343,8 @@ const std::vector<Migration>& migrations() {
         {5, "speedup CI and GPU median time columns of the verdicts", version5()},
         {6, "the implementation boundary of each verdict (mkb, strict, legacy)", version6()},
         {7, "the device each verdict was graded on", kVersion7},
+        {8, "our verdicts on stored submissions graded again (mkb regrade)", version8()},
+        {9, "paired re-timings of consecutive submissions (before -> after)", kVersion9},
     };
     return steps;
 }

@@ -1,5 +1,5 @@
-// The store's re-timings and calibrations (DESIGN §5.5): one live record per cell or per device and grader, older
-// records archived in the same transaction as the insert, never overwritten.
+// The store's re-timings and calibrations (DESIGN §5.5): one live record per cell, per before/after pair of a trial
+// or per device and grader, older records archived in the same transaction as the insert, never overwritten.
 #include "core/store/store.h"
 
 #include "core/store/store_impl.h"
@@ -143,6 +143,45 @@ RetimingRecord readRetiming(const Statement& row) {
     return record;
 }
 
+std::string pairName(const TransitionRetimingRecord& record) {
+    return record.model + " " + record.suite + " p" + std::to_string(record.problemNumber) + " r" +
+           std::to_string(record.replicate) + " " + record.arm + " submissions " + std::to_string(record.beforeIndex) +
+           " -> " + std::to_string(record.afterIndex);
+}
+
+const char* const kTransitionColumns =
+    "id, trial_id, model, suite, problem_number, replicate, arm, before_index, after_index, device, device_name, "
+    "grader_fingerprint, ok, rounds, stop, result_json, archived, created_at, before_sha256, after_sha256";
+
+TransitionRetimingRecord readTransitionRetiming(const Statement& row) {
+    TransitionRetimingRecord record;
+    record.id = row.int64(0);
+    record.trialId = row.optionalInt64(1);
+    record.model = row.text(2);
+    record.suite = row.text(3);
+    record.problemNumber = row.integer(4);
+    record.replicate = row.integer(5);
+    record.arm = row.text(6);
+    record.beforeIndex = row.integer(7);
+    record.afterIndex = row.integer(8);
+    record.result = resultFromJson(row.text(15));
+    record.result.device = row.text(9);
+    record.result.deviceName = row.text(10);
+    record.result.graderFingerprint = row.text(11);
+    record.result.ok = row.boolean(12);
+    record.result.rounds = row.integer(13);
+    record.result.stop = row.text(14);
+    record.archived = row.boolean(16);
+    record.createdAt = row.text(17);
+    // The hashes the record was stored under win over a result JSON that lacks them (the loop fills them in).
+    for (RetimedKernel& kernel : record.result.kernels) {
+        if (kernel.label == "before" || kernel.label == "after") {
+            kernel.sha256 = row.text(kernel.label == "before" ? 18 : 19);
+        }
+    }
+    return record;
+}
+
 json methodJson(const CalibrationMethodResult& method) {
     return {{"method", method.method},
             {"delta", method.delta},
@@ -256,6 +295,70 @@ Result<std::vector<RetimingRecord>> Store::allRetimings() const {
     return impl_
         ->query(std::string("SELECT ") + kRetimingColumns + " FROM retimings ORDER BY id", "reading the re-timings")
         .rows(readRetiming);
+}
+
+Result<std::int64_t> Store::insertTransitionRetiming(const TransitionRetimingRecord& record) {
+    const std::string operation = "storing the re-timing of " + pairName(record);
+    if (record.result.device.empty() || record.result.graderFingerprint.empty()) {
+        return impl_->failure(operation, "the result names no device or grader fingerprint; re-time the pair again");
+    }
+    if (record.afterIndex <= record.beforeIndex) {
+        return impl_->failure(operation, "the after submission does not come after the before one");
+    }
+    std::int64_t id = 0;
+    Status written = transaction([&]() -> Status {
+        const std::string now = utcNowIso();
+        if (Result<int> archived = impl_
+                                       ->query("UPDATE transition_retimings SET archived = 1, archived_at = ? WHERE "
+                                               "archived = 0 AND model = ? AND suite = ? AND problem_number = ? AND "
+                                               "replicate = ? AND arm = ? AND before_index = ? AND after_index = ?",
+                                               operation)
+                                       .bind(now, record.model, record.suite, record.problemNumber, record.replicate,
+                                             record.arm, record.beforeIndex, record.afterIndex)
+                                       .run();
+            !archived) {
+            return archived.error();
+        }
+        const RetimingResult& result = record.result;
+        Result<std::int64_t> inserted =
+            impl_
+                ->query("INSERT INTO transition_retimings (trial_id, model, suite, problem_number, replicate, arm, "
+                        "before_index, after_index, device, device_name, grader_fingerprint, before_sha256, "
+                        "after_sha256, ok, rounds, stop, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                        "?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        operation)
+                .bind(record.trialId, record.model, record.suite, record.problemNumber, record.replicate, record.arm,
+                      record.beforeIndex, record.afterIndex, result.device, result.deviceName, result.graderFingerprint,
+                      kernelSha(result, "before"), kernelSha(result, "after"), result.ok, result.rounds, result.stop,
+                      result.json.empty() ? resultJson(result) : result.json,
+                      record.createdAt.empty() ? now : record.createdAt)
+                .returnedId();
+        if (!inserted) {
+            return inserted.error();
+        }
+        id = *inserted;
+        return Ok{};
+    });
+    if (!written) {
+        return written.error();
+    }
+    return id;
+}
+
+Result<std::vector<TransitionRetimingRecord>> Store::liveTransitionRetimings() const {
+    return impl_
+        ->query(std::string("SELECT ") + kTransitionColumns +
+                    " FROM transition_retimings WHERE archived = 0 ORDER BY model, suite, problem_number, replicate, "
+                    "arm, before_index, after_index",
+                "reading the live re-timings of submission pairs")
+        .rows(readTransitionRetiming);
+}
+
+Result<std::vector<TransitionRetimingRecord>> Store::allTransitionRetimings() const {
+    return impl_
+        ->query(std::string("SELECT ") + kTransitionColumns + " FROM transition_retimings ORDER BY id",
+                "reading the re-timings of submission pairs")
+        .rows(readTransitionRetiming);
 }
 
 Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {

@@ -13,6 +13,7 @@
 
 #include "core/records/calibration.h"
 #include "core/records/problem.h"
+#include "core/records/regrading.h"
 #include "core/records/retiming.h"
 #include "core/records/store_records.h"
 #include "core/records/trial.h"
@@ -210,7 +211,8 @@ public:
     Result<std::vector<AnnotationRecord>> annotations(std::int64_t skillId);
     Status deleteAnnotation(std::int64_t annotationId);
 
-    // Paired re-timings of cells and device calibrations (DESIGN §5.5; implemented in retiming_store.cpp).
+    // Paired re-timings of cells and of submission pairs, and device calibrations (DESIGN §5.5; implemented in
+    // retiming_store.cpp).
     /// Stores a cell's re-timing as its live record and archives the cell's previous live record in the same
     /// transaction (nothing is overwritten). The result's JSON is kept verbatim (written from its fields when empty).
     Result<std::int64_t> insertRetiming(const RetimingRecord& record);
@@ -218,10 +220,24 @@ public:
     Result<std::vector<RetimingRecord>> liveRetimings() const;
     /// Every re-timing, archived ones included, ordered by id.
     Result<std::vector<RetimingRecord>> allRetimings() const;
+    /// Stores the re-timing of a trial's submission pair (before -> after) as the pair's live record, archiving the
+    /// pair's previous live record in the same transaction.
+    Result<std::int64_t> insertTransitionRetiming(const TransitionRetimingRecord& record);
+    /// Every live re-timing of a submission pair, ordered by model, suite, problem, replicate, arm and indices.
+    Result<std::vector<TransitionRetimingRecord>> liveTransitionRetimings() const;
+    /// Every re-timing of a submission pair, archived ones included, ordered by id.
+    Result<std::vector<TransitionRetimingRecord>> allTransitionRetimings() const;
     /// Stores a calibration as the live one of its device and grader fingerprint, archiving the previous one.
     Result<std::int64_t> insertCalibration(const CalibrationRecord& record);
     /// Every live calibration, newest first.
     Result<std::vector<CalibrationRecord>> liveCalibrations() const;
+
+    // Regradings: our verdicts on stored submissions graded again (`mkb regrade`; implemented in regrading_store.cpp).
+    /// Files one. A second regrading of one submission under the same boundary, grader and problem fingerprints is
+    /// refused by the schema (one per key): callers skip those they find in regradings().
+    Result<std::int64_t> insertRegrading(const RegradingRecord& record);
+    /// Every regrading with its full verdict, ordered by submission then id; the kernels graded only withKernels.
+    Result<std::vector<RegradingRecord>> regradings(bool withKernels = false);
 
     // Housekeeping.
     Result<StoreInfo> info();

@@ -66,7 +66,7 @@ private slots:
         QVERIFY(info);
         QCOMPARE(info->journalMode, std::string("wal"));
         QCOMPARE(info->schemaVersion, mkb::Store::latestSchemaVersion());
-        QCOMPARE(info->rowCounts.size(), std::size_t(11));
+        QCOMPARE(info->rowCounts.size(), std::size_t(13));
         sqlite3_stmt* statement = nullptr;
         QCOMPARE(sqlite3_prepare_v2(store->handle(), "PRAGMA foreign_keys", -1, &statement, nullptr), SQLITE_OK);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);

@@ -1,4 +1,5 @@
-// store: re-timings and calibrations — round trip, one live record per cell, archiving, migration of older stores.
+// store: re-timings and calibrations — round trip, one live record per cell and per submission pair, archiving,
+// migration of older stores.
 #include "store_fixtures.h"
 
 #include <QTemporaryDir>
@@ -32,6 +33,32 @@ mkb::RetimingRecord sampleRetiming(int problem, const std::string& skillSha, dou
                       {"skill", "triton", skillSha, 0.0010, std::nullopt}};
     result.pairs = {{"base", "skill", ratio, ratio * 0.99, ratio * 1.01, 140}};
     result.seconds = 1.5;
+    return record;
+}
+
+mkb::TransitionRetimingRecord samplePair(int before, int after, const std::string& afterSha, bool ok) {
+    mkb::TransitionRetimingRecord record;
+    record.model = "kbx-geak";
+    record.suite = "kernelbenchx";
+    record.problemNumber = 106;
+    record.replicate = 1;
+    record.arm = "solo_triton";
+    record.beforeIndex = before;
+    record.afterIndex = after;
+    mkb::RetimingResult& result = record.result;
+    result.ok = ok;
+    result.error = ok ? "" : "kernel 'after' failed at its correctness draw: incorrect";
+    result.failedLabel = ok ? "" : "after";
+    result.device = "cuda:0";
+    result.deviceName = "NVIDIA H200";
+    result.graderFingerprint = "gf";
+    result.rounds = ok ? 120 : 0;
+    result.stop = ok ? "converged" : "";
+    result.kernels = {{"before", "triton", "sha-before", 0.002, std::nullopt},
+                      {"after", "triton", afterSha, 0.001, std::nullopt}};
+    if (ok) {
+        result.pairs = {{"before", "after", 2.0, 1.95, 2.05, 120}};
+    }
     return record;
 }
 
@@ -164,6 +191,80 @@ private slots:
         QCOMPARE(live->size(), std::size_t(1));
         QCOMPARE(live->front().selection, std::string("--problems 1-12"));
         QCOMPARE(rawInt(store->path(), "SELECT COUNT(*) FROM calibrations WHERE archived = 1"), 1LL);
+    }
+
+    void aSubmissionPairsRetimingRoundTripsAndASecondOneArchivesTheFirst() {
+        QTemporaryDir dir;
+        auto store = openOrFail(fs::path(dir.path().toStdString()) / "s.mkb");
+        QVERIFY(store);
+        mkb::Result<std::int64_t> first = store->insertTransitionRetiming(samplePair(1, 2, "sha-a", true));
+        QVERIFY2(first, first ? "" : first.error().message.c_str());
+        QVERIFY(store->insertTransitionRetiming(samplePair(2, 3, "sha-b", false)));
+        auto live = store->liveTransitionRetimings();
+        QVERIFY(live);
+        QCOMPARE(live->size(), std::size_t(2));
+        const mkb::TransitionRetimingRecord& read = live->front();
+        QCOMPARE(read.id, *first);
+        QCOMPARE(read.arm, std::string("solo_triton"));
+        QCOMPARE(read.beforeIndex, 1);
+        QCOMPARE(read.afterIndex, 2);
+        QCOMPARE(read.result.deviceName, std::string("NVIDIA H200"));
+        QVERIFY(read.result.ok);
+        auto ratio = read.result.pair("before", "after");
+        QVERIFY(ratio);
+        QCOMPARE(ratio->ratio, 2.0);
+        QCOMPARE(read.result.kernels.at(1).sha256, std::string("sha-a"));
+        const mkb::TransitionRetimingRecord& failed = live->back();
+        QVERIFY(!failed.result.ok);
+        QCOMPARE(failed.result.failedLabel, std::string("after"));
+        QVERIFY(failed.result.error.find("correctness") != std::string::npos);
+
+        QVERIFY(store->insertTransitionRetiming(samplePair(1, 2, "sha-c", true)));
+        live = store->liveTransitionRetimings();
+        QVERIFY(live);
+        QCOMPARE(live->size(), std::size_t(2));
+        QCOMPARE(live->front().result.kernels.at(1).sha256, std::string("sha-c"));
+        auto all = store->allTransitionRetimings();
+        QVERIFY(all);
+        QCOMPARE(all->size(), std::size_t(3));
+        QVERIFY(all->front().archived);
+        QCOMPARE(rawInt(store->path(), "SELECT COUNT(*) FROM transition_retimings WHERE archived = 1"), 1LL);
+    }
+
+    void aSubmissionPairOutOfOrderOrWithoutDeviceIsRefusedAndNothingIsWritten() {
+        QTemporaryDir dir;
+        auto store = openOrFail(fs::path(dir.path().toStdString()) / "s.mkb");
+        QVERIFY(store);
+        mkb::TransitionRetimingRecord backwards = samplePair(3, 2, "sha", true);
+        auto refused = store->insertTransitionRetiming(backwards);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("submissions 3 -> 2") != std::string::npos,
+                 refused.error().message.c_str());
+        mkb::TransitionRetimingRecord nowhere = samplePair(1, 2, "sha", true);
+        nowhere.result.device.clear();
+        QVERIFY(!store->insertTransitionRetiming(nowhere));
+        auto all = store->allTransitionRetimings();
+        QVERIFY(all);
+        QVERIFY(all->empty());
+    }
+
+    void aVersion7StoreGainsTheSubmissionPairTable() {
+        QTemporaryDir dir;
+        const fs::path path = fs::path(dir.path().toStdString()) / "old.mkb";
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            QVERIFY(static_cast<bool>(mkb::store::applyMigrations(db, 0, 7, path.string())));
+            sqlite3_close(db);
+        }
+        QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'transition_retimings'"), 0LL);
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        QCOMPARE(store->migratedFromVersion(), 7);
+        QVERIFY(store->insertTransitionRetiming(samplePair(1, 2, "s", true)));
+        auto integrity = store->integrityCheck();
+        QVERIFY(integrity);
+        QVERIFY(integrity->empty());
     }
 
     void aVersion3StoreMigratesAndKeepsItsTrials() {
