@@ -6,6 +6,7 @@
 #include "core/io/import_summary_text.h"
 #include "core/io/kbx_corpus_import.h"
 #include "core/io/mkb_results_import.h"
+#include "core/protocol/arms.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
@@ -22,7 +23,7 @@ namespace {
 const char* const kImportHelp =
     R"(usage: mkb import PATH [--store PATH] [--suite-name NAME] [--problems DIR]... [--json]
        mkb import kernelbenchx-corpus FILE.jsonl [--store PATH] [--model NAME] [--tasks CHECKOUT]
-                                                 [--suite DIR] [--json]
+                                                 [--suite DIR] [--dsl ID] [--json]
 
 Imports a MetaKernelBench results folder: either results/ (one folder per model) or one model's folder
 results/<model>/ (holding store.json). Every trial folder problems/<problem>/<prefix>_p<NN>_r<k>_<arm>/ becomes a
@@ -54,6 +55,8 @@ line is reported (line and field) and the rest imports; importing again changes 
                      lies in data/kbx_corpus/ of one)
   --suite DIR        the suite mkb suite import kernelbenchx wrote from that checkout: each corpus task's problem file
                      is stored with its trials, so the report knows its KernelBench-X category
+  --dsl ID           the DSL the corpus's kernels are written in (default: triton, as KernelBench-X's are); the
+                     trials' arm is solo_<ID>
 
 exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
             3 the folder (or corpus file, or task checkout) is missing or holds nothing to import,
@@ -79,7 +82,7 @@ std::optional<std::filesystem::path> checkoutHolding(const std::filesystem::path
 }
 
 int runCorpusImport(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec{{"json"}, {"store", "model", "tasks", "suite"}, {}};
+    ArgSpec spec{{"json"}, {"store", "model", "tasks", "suite", "dsl"}, {}};
     auto args = parseArgs(std::vector<std::string>(rawArgs.begin() + 1, rawArgs.end()), spec);
     if (!args) {
         return fail(kExitUsage, args.error().message);
@@ -100,6 +103,12 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
     options.model = args->optionOr("model", options.model);
     if (options.model.empty()) {
         return fail(kExitUsage, "--model needs a non-empty name");
+    }
+    options.dsl = args->optionOr("dsl", options.dsl);
+    if (!isValidDslId(options.dsl)) {
+        return fail(kExitUsage,
+                    "--dsl: '" + options.dsl +
+                        "' is not a DSL id (a lowercase letter, then lowercase letters, digits or underscores)");
     }
     if (auto tasks = args->option("tasks")) {
         options.checkout = std::filesystem::path(*tasks);

@@ -201,9 +201,9 @@ TrialRecord trialOfTask(const CorpusProblem& problem, const TaskRounds& task, co
     trial.family = problem.family;
     trial.category = task.category;
     trial.replicate = 1;
-    trial.arm = soloArm("triton").name();
-    trial.dsl = "triton";
-    trial.coordinate = formatCoordinate(Coordinate{problem.number, 1, soloArm("triton")});
+    trial.arm = soloArm(options.dsl).name();
+    trial.dsl = options.dsl;
+    trial.coordinate = formatCoordinate(Coordinate{problem.number, 1, soloArm(options.dsl)});
     trial.status = TrialStatus::Finished;
     return trial;
 }

@@ -46,6 +46,7 @@ std::string corpusCategoryFamily(const std::string& category);
 struct CorpusImportOptions {
     std::string model = "kbx-geak"; // the model the trials are filed under
     std::string suite = "kernelbenchx";
+    std::string dsl = "triton"; // the DSL the corpus's kernels are written in; the trials' arm is solo_<dsl>
     std::optional<std::filesystem::path> checkout; // numbers the tasks; unset: none (every task from 900)
     // The suite `mkb suite import kernelbenchx` wrote from the same checkout: the problem file of each corpus task is
     // stored (so the report knows its category and the workbench its source) and its fingerprint goes on the trial.

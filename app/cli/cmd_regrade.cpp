@@ -1,0 +1,212 @@
+// `mkb regrade`: our grader's verdicts on the stored submissions of existing trials (an imported KernelBench-X
+// corpus's rounds), filed beside the verdicts they came with; convergent.
+#include "app/cli/args.h"
+#include "app/cli/command.h"
+#include "app/cli/interrupt.h"
+
+#include "core/grading/boundary.h"
+#include "core/grading/grader_pool.h"
+#include "core/protocol/regrade.h"
+#include "core/protocol/run_selection.h"
+#include "core/util/paths.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace mkb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kRegradeHelp =
+    R"(usage: mkb regrade [--store S] [--model NAME] [--boundary mkb|strict] [--device DEV | --devices LIST]
+                   [--workers N] [--problems GLOB] [--time-limit SECONDS] [options]
+
+Grades every stored submission of the selected live trials again with our grader, under one boundary, through the warm
+grader pool that mkb run uses (one server per device), and files each verdict beside the submission's own: an imported
+KernelBench-X corpus keeps its "kbx" verdicts, ours are stored under mkb or strict with the grader's and the problem's
+fingerprints. A round of a corpus trial is first made a kernel.py of our contract (its code without KernelBench-X's
+test harness, then a solve() making the call the problem's reference() makes; docs/guide/kernelbenchx.md); any other
+submission is graded as it is. The problem file is the one the store holds for the trial.
+
+Convergent: a submission already regraded under the boundary with the same grader and problem is skipped, so the same
+command again grades nothing; an interrupted or time-limited run keeps what it graded and the next one continues.
+
+options:
+  --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
+  --model NAME          only this model's trials, e.g. kbx-geak (default: every model)
+  --boundary B          mkb (default) or strict
+  --problems GLOB       only trials whose problem matches: NNN, NNN_slug, family/NNN_slug or the corpus task
+                        (Activation/gelu_bf16) (default "*")
+  --device DEV          cuda:N (default cuda:0) or cpu
+  --devices LIST        several devices, one grader server each (e.g. all, or cuda:0,cuda:1)
+  --workers N           gradings in flight at once (default: one per device)
+  --time-limit S        start no grading after S seconds; run again to continue
+  --dsl ID              grade as this DSL instead of each trial's (a corpus written in another DSL)
+  --dsl-dir DIR         an extra folder of DSL descriptors, searched first (repeatable)
+  --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
+  --grade-timeout S     bound of one evaluation (default 600)
+  --warmup-draws N      warm-up draws before timing (default 10)
+  --timing-draws N      timed draws (default 50)
+  --kernels DIR         keep each round's kernel.py under DIR (default: a temporary folder, removed at the end)
+  --dry-run             list what would be graded and write the kernels (with --kernels); grade and store nothing
+
+output: one line per round: "<task> <round>  <status>  ours (<boundary>): <verdict>  theirs (<boundary>): <verdict>",
+        then a summary with the seconds per kernel graded.
+exit codes: 0 every selected round is graded, current or skipped with its reason (a time limit also exits 0 and says
+            how many are left), 2 bad command line, 3 a DSL descriptor is missing, 4 store error, 5 the grader failed
+            for some rounds (run again), 130 interrupted (run again to continue)
+)";
+
+void printRound(const RegradeRound& round, const std::string& boundary) {
+    std::string line = round.task + " " + round.round + "  " + toString(round.status);
+    if (round.ours) {
+        line += "  ours (" + boundary + "): " + verdictInWords(*round.ours);
+    } else if (!round.reason.empty()) {
+        line += ": " + round.reason;
+    }
+    line += "  theirs (" + round.theirs.boundary + "): " + verdictInWords(round.theirs);
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+int runRegrade(const std::vector<std::string>& rawArgs) {
+    ArgSpec spec;
+    spec.flags = {"dry-run"};
+    spec.options = {"store",   "model",         "boundary",     "problems",     "device",
+                    "devices", "workers",       "time-limit",   "dsl",          "dsl-dir",
+                    "python",  "grade-timeout", "warmup-draws", "timing-draws", "kernels"};
+    spec.repeatable = {"dsl-dir"};
+    auto parsed = parseArgs(rawArgs, spec);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb regrade --help)");
+    }
+    const ParsedArgs& args = *parsed;
+    if (args.wantsHelp()) {
+        std::cout << kRegradeHelp;
+        return kExitOk;
+    }
+    if (!args.positionals.empty()) {
+        return fail(kExitUsage, "regrade: unexpected argument '" + args.positionals.front() + "' (mkb regrade --help)");
+    }
+    RegradeJob job;
+    auto boundary = parseBoundary(args.optionOr("boundary", "mkb"));
+    if (!boundary) {
+        return fail(kExitUsage, "regrade: " + boundary.error().message);
+    }
+    job.grade.boundary = *boundary;
+    if (args.option("device") && args.option("devices")) {
+        return fail(kExitUsage, "regrade: give --device or --devices, not both");
+    }
+    if (auto devices = args.option("devices")) {
+        auto list = parseDeviceList(*devices, visibleCudaDeviceCount());
+        if (!list) {
+            return fail(kExitUsage, "regrade: --devices: " + list.error().message);
+        }
+        job.devices = *list;
+    } else {
+        job.devices = {args.optionOr("device", "cuda:0")};
+        if (Status valid = validateDevice(job.devices.front()); !valid) {
+            return fail(kExitUsage, valid.error().message);
+        }
+    }
+    auto workers = args.intOption("workers", 0, 1, 64);
+    auto warmup = args.intOption("warmup-draws", job.grade.warmupDraws, 0, 1000);
+    auto timing = args.intOption("timing-draws", job.grade.timingDraws, 3, 10000);
+    for (const Result<int>* value : {&workers, &warmup, &timing}) {
+        if (!*value) {
+            return fail(kExitUsage, "regrade: " + value->error().message);
+        }
+    }
+    job.workers = *workers;
+    job.grade.warmupDraws = *warmup;
+    job.grade.timingDraws = *timing;
+    auto gradeTimeout = args.doubleOption("grade-timeout", job.grade.timeoutS);
+    if (!gradeTimeout || *gradeTimeout <= 0) {
+        return fail(kExitUsage, gradeTimeout ? "regrade: --grade-timeout takes a positive number of seconds"
+                                             : "regrade: " + gradeTimeout.error().message);
+    }
+    job.grade.timeoutS = *gradeTimeout;
+    if (args.option("time-limit")) {
+        auto limit = args.doubleOption("time-limit", 0);
+        if (!limit || *limit <= 0) {
+            return fail(kExitUsage, limit ? "regrade: --time-limit takes a positive number of seconds"
+                                          : "regrade: " + limit.error().message);
+        }
+        job.timeLimitS = *limit;
+    }
+    if (auto model = args.option("model")) {
+        job.model = *model;
+    }
+    job.problems = args.optionOr("problems", "*");
+    if (auto dsl = args.option("dsl")) {
+        job.dsl = *dsl;
+    }
+    std::vector<fs::path> dslDirs;
+    for (const std::string& dir : args.all("dsl-dir")) {
+        dslDirs.emplace_back(dir);
+    }
+    job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
+    if (auto kernels = args.option("kernels")) {
+        job.kernelsOut = fs::absolute(*kernels);
+    }
+    job.dryRun = args.has("dry-run");
+
+    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.option("python"));
+    std::atomic<bool>& cancel = interruptRequested();
+    RegradeCallbacks callbacks;
+    callbacks.graderStarted = [] { installInterruptHandler(); };
+    callbacks.roundDone = [&](const RegradeRound& round) { printRound(round, job.grade.boundary); };
+    const RegradeRun run = regradeStore(storePath, launch, job, callbacks, &cancel);
+    if (!run.summary) {
+        switch (run.failedAt) {
+        case RegradeStage::OpeningStore:
+        case RegradeStage::Filing:
+            return fail(kExitStore, run.error);
+        case RegradeStage::Selecting:
+            return fail(kExitBadInput, run.error);
+        case RegradeStage::StartingGrader:
+            return fail(kExitInfrastructure, "regrade: " + run.error);
+        }
+    }
+    const RegradeSummary& summary = *run.summary;
+    const int graded = summary.count(RegradeStatus::Graded);
+    const int left = summary.count(RegradeStatus::Left);
+    std::printf("\n%zu rounds (%s): ", summary.rounds.size(), job.grade.boundary.c_str());
+    if (job.dryRun) {
+        std::printf("%d to grade, %d current, %d without a problem file, %d not adapted; dry run: nothing graded or "
+                    "written\n",
+                    summary.count(RegradeStatus::WouldGrade), summary.count(RegradeStatus::Current),
+                    summary.count(RegradeStatus::NoProblem), summary.count(RegradeStatus::NotAdapted));
+        return kExitOk;
+    }
+    std::printf("%d graded, %d current, %d without a problem file, %d not adapted, %d grader failures, %d left in "
+                "%.1f s (%.2f s per kernel graded)%s\n",
+                graded, summary.count(RegradeStatus::Current), summary.count(RegradeStatus::NoProblem),
+                summary.count(RegradeStatus::NotAdapted), summary.count(RegradeStatus::Infrastructure), left,
+                summary.seconds, graded > 0 ? summary.seconds / graded : 0.0,
+                summary.cancelled          ? "; interrupted: run the same command again to continue"
+                : summary.timeLimitReached ? "; time limit reached: run the same command again to continue"
+                                           : "");
+    std::fflush(stdout);
+    if (summary.cancelled) {
+        return kExitInterrupted;
+    }
+    if (summary.count(RegradeStatus::Infrastructure) > 0) {
+        return fail(kExitInfrastructure, "regrade: the grader failed for " +
+                                             std::to_string(summary.count(RegradeStatus::Infrastructure)) +
+                                             " rounds (see above); run the same command again");
+    }
+    return kExitOk;
+}
+
+const bool registered = registerCommand({"regrade",
+                                         "grade stored submissions again under a boundary, beside their own verdicts "
+                                         "(an imported KernelBench-X corpus; convergent)",
+                                         kRegradeHelp, runRegrade});
+
+} // namespace
+} // namespace mkb::cli
