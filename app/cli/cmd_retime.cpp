@@ -28,6 +28,7 @@ std::string formatSeconds(double seconds) {
 const char* const kRetimeHelp =
     R"(usage: mkb retime [--store S] [--model NAME] [--problems GLOB] [--dsls A,B | --directions a2b,...]
                   [--replicates N] [--device DEV] [options]
+       mkb retime --transitions [--store S] [--model NAME] [--problems GLOB] [--kinds LIST] [options]
 
 Times the kernels of each cell (source, base and skill: each trial's final kernel) together in one grader child on
 one device, paired and interleaved on the same seeds with the order rotating every round (docs/metrics.md), and stores
@@ -36,6 +37,12 @@ base and skill arms are both final and both passed (a pass/fail difference is de
 source joins when it passed. Convergent: a repeated command re-times only cells whose re-timing is missing or stale
 (made on another device or grader, or of other kernels); the older result is archived, never overwritten. Works on
 imported MetaKernelBench results that hold kernel sources. Ctrl+C stops after dropping the cell in flight.
+
+With --transitions it re-times each trial's consecutive submissions instead, as before/after pairs: both kernels
+and eager in one session, so the after/before ratio and its 95% CI say whether a step of a refinement really made
+the kernel faster (docs/guide/kernelbenchx.md). A pair is timed when both submissions ran at all (each has code
+and its own verdict says it loaded); one whose kernel does not run correctly under our grader is stored with the
+reason. Submissions imported from KernelBench-X's corpus are turned into kernel.py files with solve() first.
 
 options:
   --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
@@ -55,13 +62,19 @@ options:
   --grade-timeout S     bound of loading, correctness and warm-up in the child (default 600)
   --redo-current        re-time current cells too (their results are archived)
   --dry-run             print which cells would be re-timed and why; nothing is timed or written
+  --time-limit S        start no re-timing after S seconds; the rest is left for the next run (default: none)
+  --transitions         re-time before/after pairs of consecutive submissions instead of cells
+  --kinds LIST          with --transitions: only pairs whose after submission names one of these transition
+                        kinds, e.g. speedup_increase,regression_* (a trailing * matches by prefix)
 
 Stale re-timings are re-timed without a flag (unlike stale trials in mkb run): a re-timing of other kernels or on
 another device says nothing about the current ones, and re-timing them changes no trial.
 
 output: one line per cell: "<cell>  <status>  ratio R [lo, hi] n=N <stop>" (base -> skill: R > 1 means the skill
-        kernel is faster), then a summary line.
-exit codes: 0 every cell is current or not re-timable, 1 a kernel failed its correctness draw in the re-timing,
+        kernel is faster), then a summary line. With --transitions, one line per pair: "<model> pNN rK <arm> i->j
+        <status>  after/before R [lo, hi] n=N <stop>" (R > 1: the after kernel is faster).
+exit codes: 0 every cell is current or not re-timable (or the time limit left some for the next run), 1 a kernel
+            failed its correctness draw in the re-timing,
             2 bad command line, 3 missing suite or problem, 4 store error, 5 the grader failed (run again),
             130 interrupted (run again to continue)
 )";
@@ -87,12 +100,85 @@ Result<std::vector<Direction>> parseDirections(const std::string& text) {
     return directions;
 }
 
+std::string statusText(RetimeStatus status, const std::string& reason) {
+    std::string text = toString(status);
+    if (reason != text) {
+        text += " (" + reason + ")";
+    }
+    return text;
+}
+
+std::string timeLimitNote(bool limited, int left) {
+    return limited ? "; time limit reached: " + std::to_string(left) + " left, run the same command again to continue"
+                   : std::string();
+}
+
+/// mkb retime --transitions: the before/after pairs of the job's trials.
+int retimeTransitions(const fs::path& storePath, const GraderLaunch& launch, const RetimeJob& job) {
+    std::atomic<bool>& cancel = interruptRequested();
+    TransitionRetimeCallbacks callbacks;
+    callbacks.graderStarted = [] { installInterruptHandler(); };
+    callbacks.planned = [&](const TransitionPlan& plan) {
+        for (const TransitionPlanEntry& entry : plan.entries) {
+            if (!entry.retime || job.dryRun) {
+                std::printf("%s  %s%s\n", entry.pair.name().c_str(), statusText(entry.status, entry.reason).c_str(),
+                            entry.retime ? ": to re-time" : "");
+            }
+        }
+        std::fflush(stdout);
+    };
+    callbacks.timed = [&](const TransitionOutcome& outcome) {
+        const TransitionPlanEntry& entry = *outcome.entry;
+        std::string what = outcome.result ? transitionResultLine(*outcome.result) : "error: " + outcome.error;
+        if (outcome.result && outcome.result->ok) {
+            what += "  (" + formatSeconds(outcome.result->seconds) + ")";
+        }
+        std::printf("%s  %s  %s\n", entry.pair.name().c_str(), statusText(entry.status, entry.reason).c_str(),
+                    what.c_str());
+        std::fflush(stdout);
+    };
+    const TransitionStoreRun run = retimeStoreTransitions(storePath, launch, job, callbacks, &cancel);
+    if (!run.summary) {
+        switch (run.failedAt) {
+        case RetimeStage::OpeningStore:
+            return fail(kExitStore, run.error);
+        case RetimeStage::StartingGrader:
+            return fail(kExitInfrastructure, "retime: " + run.error);
+        case RetimeStage::Retiming:
+            break;
+        }
+        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + run.error);
+    }
+    const TransitionRetimeSummary& summary = *run.summary;
+    const TransitionPlan& plan = summary.plan;
+    std::printf("\n%zu pairs: %d missing, %d stale, %d current, %d not re-timed; ", plan.entries.size(),
+                plan.count(RetimeStatus::Missing), plan.count(RetimeStatus::Stale), plan.count(RetimeStatus::Current),
+                plan.count(RetimeStatus::NotRetimed));
+    if (job.dryRun) {
+        std::printf("dry run: %d would be re-timed, nothing was timed or written\n", plan.toRetime());
+        return kExitOk;
+    }
+    std::printf("re-timed %d, kernel failed %d, errors %d in %s%s%s\n", summary.retimed, summary.kernelFailed,
+                summary.errors, formatSeconds(summary.seconds).c_str(),
+                timeLimitNote(summary.timeLimited, summary.left).c_str(),
+                summary.cancelled ? "; interrupted: run the same command again to continue" : "");
+    std::fflush(stdout);
+    if (summary.cancelled) {
+        return kExitInterrupted;
+    }
+    if (summary.errors > 0) {
+        return fail(kExitInfrastructure, "retime: " + std::to_string(summary.errors) +
+                                             " pairs could not be re-timed (see above); run the same command again");
+    }
+    return summary.kernelFailed > 0 ? kExitFailed : kExitOk;
+}
+
 int runRetime(const std::vector<std::string>& rawArgs) {
     ArgSpec spec;
-    spec.flags = {"dry-run", "redo-current"};
-    spec.options = {"store",      "model",      "problems",    "suite",        "dsls",
-                    "directions", "replicates", "dsl-dir",     "device",       "python",
-                    "min-rounds", "max-rounds", "max-seconds", "ci-halfwidth", "grade-timeout"};
+    spec.flags = {"dry-run", "redo-current", "transitions"};
+    spec.options = {"store",       "model",        "problems",      "suite",      "dsls",       "directions",
+                    "replicates",  "dsl-dir",      "device",        "python",     "min-rounds", "max-rounds",
+                    "max-seconds", "ci-halfwidth", "grade-timeout", "time-limit", "kinds"};
     spec.repeatable = {"suite", "dsl-dir"};
     auto parsed = parseArgs(rawArgs, spec);
     if (!parsed) {
@@ -116,6 +202,24 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     }
     if (args.option("dsls") && args.option("directions")) {
         return fail(kExitUsage, "retime: give --dsls or --directions, not both");
+    }
+    const bool transitions = args.has("transitions");
+    if (transitions && (args.option("dsls") || args.option("directions"))) {
+        return fail(kExitUsage, "retime: --transitions times a trial's own submissions; --dsls and --directions "
+                                "select cells and do not apply");
+    }
+    if (!transitions && args.option("kinds")) {
+        return fail(kExitUsage, "retime: --kinds selects before/after pairs; give it with --transitions");
+    }
+    if (auto kinds = args.option("kinds")) {
+        for (const std::string& item : splitString(*kinds, ',')) {
+            if (std::string word(trimmed(item)); !word.empty()) {
+                job.transitionKinds.push_back(word);
+            }
+        }
+        if (job.transitionKinds.empty()) {
+            return fail(kExitUsage, "retime: --kinds names no kind (give e.g. speedup_increase,regression_*)");
+        }
     }
     if (auto dsls = args.option("dsls")) {
         auto pair = parseDslPair(*dsls, "retime");
@@ -145,6 +249,14 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     auto maxSeconds = args.doubleOption("max-seconds", job.retime.maxSeconds);
     auto halfwidth = args.doubleOption("ci-halfwidth", job.retime.ciHalfwidth);
     auto gradeTimeout = args.doubleOption("grade-timeout", 600);
+    if (args.option("time-limit")) {
+        auto limit = args.doubleOption("time-limit", 0);
+        if (!limit || *limit <= 0) {
+            return fail(kExitUsage,
+                        limit ? "retime: --time-limit takes a positive number of seconds" : limit.error().message);
+        }
+        job.timeLimitS = *limit;
+    }
     for (const Result<int>* value : {&minRounds, &maxRounds}) {
         if (!*value) {
             return fail(kExitUsage, value->error().message);
@@ -184,20 +296,16 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.option("python"));
+    if (transitions) {
+        return retimeTransitions(storePath, launch, job);
+    }
     std::atomic<bool>& cancel = interruptRequested();
-    const auto statusText = [](const RetimePlanEntry& entry) {
-        std::string text = toString(entry.status);
-        if (entry.reason != text) {
-            text += " (" + entry.reason + ")";
-        }
-        return text;
-    };
     RetimeCallbacks callbacks;
     callbacks.graderStarted = [] { installInterruptHandler(); };
     callbacks.planned = [&](const RetimePlan& plan) {
         for (const RetimePlanEntry& entry : plan.entries) {
             if (!entry.retime || job.dryRun) {
-                std::printf("%s  %s%s\n", entry.cell.name().c_str(), statusText(entry).c_str(),
+                std::printf("%s  %s%s\n", entry.cell.name().c_str(), statusText(entry.status, entry.reason).c_str(),
                             entry.retime ? ": to re-time" : "");
             }
         }
@@ -209,7 +317,8 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         if (outcome.result && outcome.result->ok) {
             what += "  (" + formatSeconds(outcome.result->seconds) + ")";
         }
-        std::printf("%s  %s  %s\n", entry.cell.name().c_str(), statusText(entry).c_str(), what.c_str());
+        std::printf("%s  %s  %s\n", entry.cell.name().c_str(), statusText(entry.status, entry.reason).c_str(),
+                    what.c_str());
         std::fflush(stdout);
     };
     const RetimeStoreRun run = retimeStore(storePath, launch, job, callbacks, &cancel);
@@ -233,8 +342,11 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         std::printf("dry run: %d would be re-timed, nothing was timed or written\n", plan.toRetime());
         return kExitOk;
     }
-    std::printf("re-timed %d, kernel failed %d, errors %d in %s%s\n", summary->retimed, summary->kernelFailed,
+    std::printf("re-timed %d, kernel failed %d, errors %d in %s%s%s\n", summary->retimed, summary->kernelFailed,
                 summary->errors, formatSeconds(summary->seconds).c_str(),
+                timeLimitNote(summary->timeLimited,
+                              plan.toRetime() - summary->retimed - summary->kernelFailed - summary->errors)
+                    .c_str(),
                 summary->cancelled ? "; interrupted: run the same command again to continue" : "");
     std::fflush(stdout);
     if (summary->cancelled) {

@@ -7,19 +7,6 @@
 namespace mkb {
 namespace {
 
-std::string shortSha(const std::string& sha) {
-    return sha.empty() ? std::string("none") : sha.substr(0, 12);
-}
-
-const RetimedKernel* kernelLabelled(const RetimingResult& result, const std::string& label) {
-    for (const RetimedKernel& kernel : result.kernels) {
-        if (kernel.label == label) {
-            return &kernel;
-        }
-    }
-    return nullptr;
-}
-
 /// Why an arm keeps the cell from being re-timed, or "" when it does not.
 std::string armBlocks(const RetimeArm& arm, const char* role) {
     const std::string name = role;
@@ -48,6 +35,19 @@ bool sameCell(const RetimingRecord& record, const RetimeCell& cell) {
 }
 
 } // namespace
+
+std::string shortSha(const std::string& sha) {
+    return sha.empty() ? std::string("none") : sha.substr(0, 12);
+}
+
+const RetimedKernel* kernelLabelled(const RetimingResult& result, const std::string& label) {
+    for (const RetimedKernel& kernel : result.kernels) {
+        if (kernel.label == label) {
+            return &kernel;
+        }
+    }
+    return nullptr;
+}
 
 std::string RetimeCell::name() const {
     char number[16];
@@ -85,9 +85,7 @@ int RetimePlan::toRetime() const {
     return total;
 }
 
-std::string retimingStaleness(const RetimingRecord& record, const RetimeCell& cell, bool includeSource,
-                              const RetimePlanRequest& request) {
-    const RetimingResult& result = record.result;
+std::string deviceOrGraderStaleness(const RetimingResult& result, const RetimePlanRequest& request) {
     if (result.device != request.device &&
         std::find(request.sameDevices.begin(), request.sameDevices.end(), result.device) == request.sameDevices.end()) {
         return "re-timed on " + result.device + ", now " + request.device;
@@ -98,6 +96,15 @@ std::string retimingStaleness(const RetimingRecord& record, const RetimeCell& ce
     if (result.graderFingerprint != request.graderFingerprint) {
         return "the grader changed (" + shortSha(result.graderFingerprint) + " -> " +
                shortSha(request.graderFingerprint) + ")";
+    }
+    return {};
+}
+
+std::string retimingStaleness(const RetimingRecord& record, const RetimeCell& cell, bool includeSource,
+                              const RetimePlanRequest& request) {
+    const RetimingResult& result = record.result;
+    if (std::string why = deviceOrGraderStaleness(result, request); !why.empty()) {
+        return why;
     }
     const struct {
         const char* label;

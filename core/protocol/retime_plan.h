@@ -81,6 +81,16 @@ struct RetimePlan {
 RetimePlan makeRetimePlan(const std::vector<RetimeCell>& cells, const std::vector<RetimingRecord>& live,
                           const RetimePlanRequest& request);
 
+/// Why a stored result was made elsewhere: on another device (not one of sameDevices), a device of another name, or
+/// by another grader; "" when it was made here. The first half of every staleness test.
+std::string deviceOrGraderStaleness(const RetimingResult& result, const RetimePlanRequest& request);
+
+/// The first 12 characters of a SHA-256 for messages, "none" for an empty one.
+std::string shortSha(const std::string& sha);
+
+/// The kernel of a result with this label, or null.
+const RetimedKernel* kernelLabelled(const RetimingResult& result, const std::string& label);
+
 /// Why a stored re-timing no longer matches the cell (the first difference found), or "" when it is current.
 std::string retimingStaleness(const RetimingRecord& record, const RetimeCell& cell, bool includeSource,
                               const RetimePlanRequest& request);

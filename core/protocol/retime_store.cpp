@@ -31,9 +31,13 @@ std::string storedDeviceName(Store& store, const std::string& device) {
     return name;
 }
 
-RetimeStoreRun retimeStore(const std::filesystem::path& storePath, const GraderLaunch& launch, RetimeJob job,
-                           const RetimeCallbacks& callbacks, const std::atomic<bool>* cancel) {
-    RetimeStoreRun run;
+namespace {
+
+/// Opens the store (read-only for a dry run), names the device, starts the grader, runs retimeAll and stops it.
+template <typename Run, typename RetimeAll>
+Run withStoreAndGrader(const std::filesystem::path& storePath, const GraderLaunch& launch, RetimeJob& job,
+                       const std::function<void()>& graderStarted, RetimeAll retimeAll) {
+    Run run;
     auto opened = Store::open(storePath, job.dryRun ? OpenMode::ReadExisting : OpenMode::MustExist);
     if (!opened) {
         run.failedAt = RetimeStage::OpeningStore;
@@ -50,13 +54,10 @@ RetimeStoreRun retimeStore(const std::filesystem::path& storePath, const GraderL
         run.error = "the grader could not start: " + started.error().message;
         return run;
     }
-    if (callbacks.graderStarted) {
-        callbacks.graderStarted();
+    if (graderStarted) {
+        graderStarted();
     }
-    const auto ignorePlan = [](const RetimePlan&) {};
-    const auto ignoreOutcome = [](const RetimeOutcome&) {};
-    Result<RetimeSummary> summary = runRetimes(store, grader, job, callbacks.planned ? callbacks.planned : ignorePlan,
-                                               callbacks.timed ? callbacks.timed : ignoreOutcome, cancel);
+    auto summary = retimeAll(store, grader);
     grader.stop();
     if (!summary) {
         run.failedAt = RetimeStage::Retiming;
@@ -65,6 +66,28 @@ RetimeStoreRun retimeStore(const std::filesystem::path& storePath, const GraderL
     }
     run.summary = std::move(summary.value());
     return run;
+}
+
+} // namespace
+
+RetimeStoreRun retimeStore(const std::filesystem::path& storePath, const GraderLaunch& launch, RetimeJob job,
+                           const RetimeCallbacks& callbacks, const std::atomic<bool>* cancel) {
+    return withStoreAndGrader<RetimeStoreRun>(
+        storePath, launch, job, callbacks.graderStarted, [&](Store& store, GraderProcess& grader) {
+            const auto ignorePlan = [](const RetimePlan&) {};
+            const auto ignoreOutcome = [](const RetimeOutcome&) {};
+            return runRetimes(store, grader, job, callbacks.planned ? callbacks.planned : ignorePlan,
+                              callbacks.timed ? callbacks.timed : ignoreOutcome, cancel);
+        });
+}
+
+TransitionStoreRun retimeStoreTransitions(const std::filesystem::path& storePath, const GraderLaunch& launch,
+                                          RetimeJob job, const TransitionRetimeCallbacks& callbacks,
+                                          const std::atomic<bool>* cancel) {
+    return withStoreAndGrader<TransitionStoreRun>(
+        storePath, launch, job, callbacks.graderStarted, [&](Store& store, GraderProcess& grader) {
+            return runTransitionRetimes(store, grader, job, callbacks.planned, callbacks.timed, cancel);
+        });
 }
 
 } // namespace mkb

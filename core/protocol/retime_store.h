@@ -4,6 +4,7 @@
 
 #include "core/grading/grader_process.h"
 #include "core/protocol/retimer.h"
+#include "core/protocol/transition_retimer.h"
 
 #include <atomic>
 #include <filesystem>
@@ -33,6 +34,25 @@ struct RetimeStoreRun {
     RetimeStage failedAt = RetimeStage::Retiming;
     std::string error; // one line when summary is unset: what failed, where, what to do
 };
+
+/// What the caller hears while a store's before/after pairs are re-timed.
+struct TransitionRetimeCallbacks {
+    std::function<void()> graderStarted;
+    std::function<void(const TransitionPlan&)> planned;
+    std::function<void(const TransitionOutcome&)> timed;
+};
+
+struct TransitionStoreRun {
+    std::optional<TransitionRetimeSummary> summary; // set when the re-timing finished (or stopped between pairs)
+    RetimeStage failedAt = RetimeStage::Retiming;
+    std::string error;
+};
+
+/// Re-times the before/after pairs of job's trials in the store at storePath (see runTransitionRetimes), opening
+/// the store and running the grader as retimeStore does.
+TransitionStoreRun retimeStoreTransitions(const std::filesystem::path& storePath, const GraderLaunch& launch,
+                                          RetimeJob job, const TransitionRetimeCallbacks& callbacks,
+                                          const std::atomic<bool>* cancel);
 
 /// Re-times job's cells in the store at storePath (see runRetimes): opens it (read-only when job.dryRun), fills
 /// job.deviceName from the store when the job has none, starts a grader with launch and stops it at the end.

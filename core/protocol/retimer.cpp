@@ -2,67 +2,20 @@
 #include "core/protocol/retimer.h"
 
 #include "core/protocol/arms.h"
+#include "core/protocol/private_folder.h"
 #include "core/util/sha256.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
-#include <system_error>
 #include <tuple>
 
 namespace mkb {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A private folder (mode 0700, from mkdtemp) removed with everything in it when this goes out of scope.
-class PrivateFolder {
-public:
-    static Result<PrivateFolder> make(const fs::path& root) {
-        std::error_code ec;
-        const fs::path base = root.empty() ? fs::temp_directory_path(ec) : root;
-        if (ec) {
-            return makeError("re-timing: no temporary folder (" + ec.message() + "); set TMPDIR");
-        }
-        std::string pattern = (base / "mkb-retime-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) {
-            return makeError("re-timing: cannot create a private folder under " + base.string() +
-                             "; check that it exists and is writable");
-        }
-        return PrivateFolder(fs::path(pattern));
-    }
-    PrivateFolder(PrivateFolder&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-    PrivateFolder(const PrivateFolder&) = delete;
-    PrivateFolder& operator=(const PrivateFolder&) = delete;
-    PrivateFolder& operator=(PrivateFolder&&) = delete;
-    ~PrivateFolder() {
-        if (!path_.empty()) {
-            std::error_code ec;
-            fs::remove_all(path_, ec);
-        }
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    explicit PrivateFolder(fs::path path) : path_(std::move(path)) {}
-    fs::path path_;
-};
-
-Status writeFile(const fs::path& path, const std::string& text) {
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out || ec) {
-        return makeError("re-timing: cannot write " + path.string() + "; check the temporary folder's free space");
-    }
-    return Ok{};
-}
 
 const Problem* problemOf(const RetimeScope& scope, const TrialRecord& trial) {
     for (const Problem& problem : scope.problems) {
@@ -266,6 +219,11 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
             summary.cancelled = true;
             break;
         }
+        if (job.timeLimitS > 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= job.timeLimitS) {
+            summary.timeLimited = true;
+            break;
+        }
         RetimeOutcome outcome;
         outcome.entry = &entry;
         const auto report = [&]() {
@@ -305,7 +263,7 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
                 continue;
             }
             kernel.dslDescriptorJson = *descriptor;
-            if (Status written = writeFile(kernel.kernelPath, arm->kernelSource); !written) {
+            if (Status written = writeRetimeFile(kernel.kernelPath, arm->kernelSource); !written) {
                 failure = written.error().message;
                 continue;
             }

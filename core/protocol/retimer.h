@@ -40,6 +40,11 @@ struct RetimeJob {
     bool dryRun = false;              // plan only: nothing is timed or written
     std::filesystem::path tempRoot;   // where the private kernel folders go; "" = the system's temporary folder
     std::mutex* storeMutex = nullptr; // held around every store call when others share the store (mkb run)
+    /// Stop starting re-timings after this many seconds (0: no limit); what is left stays for the next run.
+    double timeLimitS = 0;
+    /// Before/after pairs only (mkb retime --transitions): the transition kinds a pair's after submission must name
+    /// one of ("speedup_increase"; "regression_*" matches by prefix); empty: every pair.
+    std::vector<std::string> transitionKinds;
 };
 
 /// What happened to one cell that was to be re-timed.
@@ -55,6 +60,7 @@ struct RetimeSummary {
     int kernelFailed = 0; // stored results with ok = false (a kernel failed its correctness draw in the child)
     int errors = 0;       // no result (grader or store failure); the cell stays missing or stale for the next run
     bool cancelled = false;
+    bool timeLimited = false; // stopped at job.timeLimitS; the cells not started are left for the next run
     double seconds = 0;
 };
 
