@@ -5,6 +5,7 @@
 #include "core/io/export_models.h"
 #include "core/io/mkb_results_export.h"
 #include "core/io/repair_pairs.h"
+#include "core/io/report_model.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kExportHelp =
-    R"(usage: mkb export results-json [--store PATH] [--model M] [--output FILE|DIR]
+    R"(usage: mkb export results-json [--store PATH] [--model M] [--output FILE|DIR] [--timing paired|unpaired]
        mkb export repair-pairs [--store PATH] [--model M] [--output FILE.jsonl]
 
 results-json  writes MetaKernelBench's results.json for one model: legend, model, overall (n_cells,
@@ -29,6 +30,8 @@ results-json  writes MetaKernelBench's results.json for one model: legend, model
               folder and each model is written to DIR/<model>/results.json, where <model> keeps letters, digits,
               '-', '.' and '_' and turns the rest into '_' ("." and ".." become "model"); when two models would
               share a folder (org/m and org_m), nothing is written and the error names both (exit 3).
+              Its "timing" key (ours, not MetaKernelBench's) names the rule the ladders were ranked by and how many
+              cells were ranked on a paired re-timing, as mkb report's ladder says.
 repair-pairs  writes one JSON object per line for every pair of consecutive submissions in one attempt where a
               failing kernel became correct: model, problem, family, dsl, arm, coordinate, before/after index and
               source, failure_report (stage, error, mismatch, full verdict), fix_changed_line_share, fix_kind
@@ -37,6 +40,8 @@ repair-pairs  writes one JSON object per line for every pair of consecutive subm
 options:
   --store PATH   the project store (default: $MKB_STORE, else the user's data folder); must exist
   --model M      only this model
+  --timing RULE  results-json: paired (default: a cell's base and skill ranked on its paired re-timing, cells without
+                 one on their verdicts) or unpaired (MetaKernelBench's rule: each arm's own verdict), docs/metrics.md
   --output PATH  write there instead of standard output: atomically (temporary file + rename), through a symbolic
                  link to its target; a directory, FIFO, device, the store itself or any
                  SQLite database, -wal or -shm (by its first bytes) is refused (exit 3)
@@ -60,6 +65,14 @@ int writeOrPrint(const std::optional<std::string>& output, const std::string& te
 }
 
 int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& rules) {
+    analysis::AnalysisSettings settings;
+    if (auto timing = args.option("timing")) {
+        auto parsed = report::parseTimingRule(*timing);
+        if (!parsed) {
+            return fail(kExitUsage, parsed.error().message);
+        }
+        settings.timing = *parsed;
+    }
     std::vector<std::string> models;
     if (auto model = args.option("model")) {
         models.push_back(*model);
@@ -107,7 +120,7 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
         }
     }
     for (const std::string& model : models) {
-        auto document = exportMetaKernelBenchResults(store, model);
+        auto document = exportMetaKernelBenchResults(store, model, settings);
         if (!document) {
             return fail(kExitBadInput, document.error().message);
         }
@@ -144,7 +157,7 @@ int exportRepairPairs(Store& store, const ParsedArgs& args, const OutputRules& r
 }
 
 int runExport(const std::vector<std::string>& rawArgs) {
-    auto args = parseArgs(rawArgs, ArgSpec{{}, {"store", "model", "output"}, {}});
+    auto args = parseArgs(rawArgs, ArgSpec{{}, {"store", "model", "output", "timing"}, {}});
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }

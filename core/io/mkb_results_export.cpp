@@ -34,7 +34,26 @@ json legend() {
         {"usage", "per arm, over the trials carrying a usage record, each counted once: n_trials, summed cost_usd and "
                   "token counts (input, cache, output), mean agent_sec; a sum is null when any counted record lacks "
                   "that number"},
+        {"timing",
+         "not a MetaKernelBench key: the rule that ranked the ladders (docs/metrics.md). paired: a cell whose "
+         "base and skill passed is ranked on its paired re-timing's speedups over eager (one session), a "
+         "crossing of t within noise counting as a tie (the skill keeps its base's rung); cells without a "
+         "re-timing fall back to the verdicts' speedups (fell_back). unpaired: MetaKernelBench's rule, each "
+         "arm's own verdict speedup"},
     };
+}
+
+/// The rule the ladders were ranked by and what it did over the whole selection (the ladder report's rule line).
+json timingJson(const analysis::Contrast& contrast, const analysis::AnalysisSettings& settings) {
+    json ties = json::object();
+    for (std::size_t i = 0; i < settings.thresholds.size() && i < contrast.ties.size(); ++i) {
+        ties[analysis::ladderLabel(settings.thresholds[i])] = contrast.ties[i];
+    }
+    return {{"rule", analysis::toString(settings.timing)},
+            {"n_resolved", contrast.resolved},
+            {"n_paired_cells", contrast.pairedCells},
+            {"n_fell_back", contrast.fellBack},
+            {"ties", ties}};
 }
 
 json optionalJson(const std::optional<double>& value) {
@@ -160,7 +179,7 @@ std::string modelFolderName(const std::string& model) {
 }
 
 json metaKernelBenchResults(const std::vector<TrialRecord>& allTrials, const std::string& model,
-                            const analysis::AnalysisSettings& settings) {
+                            const analysis::AnalysisSettings& settings, const std::vector<RetimingRecord>& retimings) {
     // A store loaded for one model (the usual case) is used as it is; otherwise the model's trials are copied out.
     std::vector<TrialRecord> ownTrials;
     const bool onlyThisModel = std::all_of(allTrials.begin(), allTrials.end(),
@@ -189,7 +208,8 @@ json metaKernelBenchResults(const std::vector<TrialRecord>& allTrials, const std
         return recordJson(found == recordAt.end() ? nullptr : found->second);
     };
 
-    const std::vector<Comparison> comparisons = analysis::buildComparisons(trials);
+    std::vector<Comparison> comparisons = analysis::buildComparisons(trials);
+    analysis::attachRetimings(comparisons, retimings); // the paired rule ranks on these; none: every cell falls back
     // Cells are (problem, direction); buildComparisons sorts by problem, direction, replicate.
     std::vector<std::vector<Comparison>> cells;
     for (const Comparison& comparison : comparisons) {
@@ -247,6 +267,7 @@ json metaKernelBenchResults(const std::vector<TrialRecord>& allTrials, const std
     json document = json::object();
     document["legend"] = legend();
     document["model"] = model;
+    document["timing"] = timingJson(analysis::contrast(comparisons, settings), settings);
     document["overall"] = overall;
     document["cells"] = cellList;
     return document;
@@ -264,7 +285,11 @@ Result<json> exportMetaKernelBenchResults(Store& store, const std::string& model
         return makeError("model '" + model + "' holds no live trial in " + store.path().string() +
                          "; list the models with `mkb db info` or pick another --model");
     }
-    return metaKernelBenchResults(*trials, model, settings);
+    auto retimings = store.liveRetimings();
+    if (!retimings) {
+        return retimings.error();
+    }
+    return metaKernelBenchResults(*trials, model, settings, *retimings);
 }
 
 } // namespace mkb

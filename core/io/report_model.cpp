@@ -17,6 +17,10 @@
 #include "core/catalog/problem_meta.h"
 #include "core/grading/boundary.h"
 #include "core/io/attempt_loader.h"
+#include "core/io/report_directions.h"
+#include "core/io/report_kbx_agreement.h"
+#include "core/io/report_kbx_events.h"
+#include "core/protocol/calibration_ladder.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
 
@@ -40,6 +44,11 @@ using analysis::Comparison;
 constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,   MetricSet::Transfer,
                                         MetricSet::Standing,     MetricSet::Reverse,    MetricSet::Usage,
                                         MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability};
+/// Every set --metrics knows, in the order a report holds them: `all`'s, then the direction tables.
+constexpr MetricSet kKnownMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,     MetricSet::Transfer,
+                                          MetricSet::Standing,     MetricSet::Reverse,      MetricSet::Usage,
+                                          MetricSet::KernelBenchX, MetricSet::Refinement,   MetricSet::Portability,
+                                          MetricSet::Directions,   MetricSet::KbxAgreement, MetricSet::KbxEvents};
 
 /// One row group of the report: its comparisons and the attempts that belong to it.
 struct Group {
@@ -601,6 +610,22 @@ ReportTable portabilityTable(const std::vector<Group>& groups, const ReportOptio
     return table;
 }
 
+/// The direction matrices: one over the whole selection when the split is overall or direction (the matrix is the
+/// direction split laid out), else one per group that holds comparisons.
+std::vector<ReportTable> directionTablesOf(const std::vector<Group>& groups, const std::vector<Comparison>& all,
+                                           const ReportOptions& options) {
+    if (options.split == ReportSplit::Overall || options.split == ReportSplit::Direction) {
+        return directionTables({{kAllKey, &all}}, "", splitTitle(ReportSplit::Overall), options);
+    }
+    std::vector<DirectionGroup> matrices;
+    for (const Group& group : groups) {
+        if (!group.comparisons->empty()) {
+            matrices.push_back({group.key, group.comparisons});
+        }
+    }
+    return directionTables(matrices, splitColumn(options.split), splitTitle(options.split), options);
+}
+
 std::string formatSettings(const analysis::AnalysisSettings& settings) {
     std::string thresholds;
     for (double threshold : settings.thresholds) {
@@ -754,16 +779,120 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
         case MetricSet::Portability:
             report.tables.push_back(portabilityTable(groups, options));
             break;
+        case MetricSet::Directions:
+            for (ReportTable& table : directionTablesOf(groups, comparisons, options)) {
+                report.tables.push_back(std::move(table));
+            }
+            break;
+        case MetricSet::KbxAgreement: // read from the store by buildReportFromStore
+        case MetricSet::KbxEvents:
+            break;
         }
     }
     report.notes.push_back(boundaryLine(attempts, comparisons)); // which boundary every table covers
     return report;
 }
 
-// The live calibration of each device that graded the data (DESIGN §5.5), as one table appended to the report. The
-// devices are those of the live re-timings; without re-timings, every calibrated device. Nothing is added when the
-// store holds no calibration at all, so reports of uncalibrated stores stay as they were.
-Status appendCalibrations(const Store& store, Report& report) {
+std::string calibratedDeviceName(const CalibrationRecord& calibration) {
+    return calibration.deviceName.empty() ? calibration.device
+                                          : calibration.device + " (" + calibration.deviceName + ")";
+}
+
+ReportCell timingCell(const analysis::PairedTiming& timing, int which, int precision) {
+    return numberCell(which == 0 ? timing.ratio : which == 1 ? timing.ciLow : timing.ciHigh, precision);
+}
+
+/// The A/B ladders of the chosen calibrations (analysis::slowdownLadder over each one's stored sessions): a ladder
+/// table (base = A, skill = B, lift = B − A) and a table of the controls. Nothing when no chosen calibration stored
+/// its sessions (calibrations made before the ladder), so such reports stay as they were.
+void appendCalibrationLadders(const CalibrationSummary& summary, const analysis::AnalysisSettings& settings,
+                              Report& report) {
+    const std::vector<double>& thresholds = settings.thresholds;
+    ReportTable ladders{"calibration_ladder",
+                        "A/B ladder of the calibrations: the slowed copy B against the solution A",
+                        {},
+                        {},
+                        {},
+                        {}};
+    ladders.columns = {"Device", "arm", "resolved"};
+    for (double threshold : thresholds) {
+        ladders.columns.push_back(analysis::ladderLabel(threshold));
+    }
+    ladders.columns.insert(ladders.columns.end(), {"S", "S 95% low", "S 95% high"});
+    ReportTable controls{
+        "calibration_ab", "A/B controls of the calibrations, one paired re-timing each", {}, {}, {}, {}};
+    controls.columns = {"Device",     "Problem",     "DSL",          "Replicate", "A speedup",  "A 95% low",
+                        "A 95% high", "A rung",      "B speedup",    "B 95% low", "B 95% high", "B rung",
+                        "B/A",        "B/A 95% low", "B/A 95% high", "Change",    "Crossed",    "Ties"};
+    for (const DeviceCalibration& entry : summary.devices) {
+        if (!entry.chosen) {
+            continue;
+        }
+        const std::vector<analysis::SlowdownSession> sessions = slowdownSessions(*entry.chosen);
+        if (sessions.empty()) {
+            continue;
+        }
+        const analysis::SlowdownLadder ladder = analysis::slowdownLadder(sessions, settings);
+        const std::string name = calibratedDeviceName(*entry.chosen);
+        appendLadderRows(ladders, name, ladder.contrast, thresholds.size());
+        char share[32];
+        std::snprintf(share, sizeof share, "%.1f%%", 100.0 * double(ladder.changeExcludesZero) / sessions.size());
+        char slowdown[32];
+        std::snprintf(slowdown, sizeof slowdown, "%.3f", entry.chosen->slowdown);
+        ladders.footnotes.push_back(
+            name + ": " + std::to_string(sessions.size()) + " controls, slowdown " + slowdown + "; ties " +
+            perThreshold(ladder.contrast.ties, thresholds) + "; " + std::to_string(ladder.crossed) +
+            " crossed a threshold (not a tie), " + std::to_string(ladder.wrongWay) +
+            " the wrong way; the speedup change B/A lies below 1 beyond noise (its 95% interval of ln(B/A) excludes "
+            "0) in " +
+            std::to_string(ladder.changeExcludesZero) + " of " + std::to_string(sessions.size()) + " (" + share +
+            "), above 1 in " + std::to_string(ladder.changeWrongWay) + ".");
+        for (const analysis::SlowdownControl& control : ladder.controls) {
+            const analysis::SlowdownSession& session = control.session;
+            std::string ties;
+            for (std::size_t i = 0; i < control.ladder.ties.size() && i < thresholds.size(); ++i) {
+                if (control.ladder.ties[i]) {
+                    ties += (ties.empty() ? "" : ", ") + analysis::ladderLabel(thresholds[i]);
+                }
+            }
+            controls.rows.push_back(
+                {textCell(name), countCell(std::size_t(session.problem)), textCell(session.dsl),
+                 countCell(std::size_t(session.replicate)), timingCell(session.a, 0, 3), timingCell(session.a, 1, 3),
+                 timingCell(session.a, 2, 3), textCell(ladderRung(control.ladder.baseAttains, thresholds)),
+                 timingCell(session.b, 0, 3), timingCell(session.b, 1, 3), timingCell(session.b, 2, 3),
+                 textCell(ladderRung(control.ladder.skillAttains, thresholds)), timingCell(session.bOverA, 0, 4),
+                 timingCell(session.bOverA, 1, 4), timingCell(session.bOverA, 2, 4),
+                 textCell(control.changeExcludesZero ? "below 1"
+                          : control.changeWrongWay   ? "above 1"
+                                                     : "contains 1"),
+                 textCell(control.wrongWay  ? "wrong way"
+                          : control.crossed ? "yes"
+                                            : "no"),
+                 textCell(ties)});
+        }
+    }
+    if (controls.rows.empty()) {
+        return;
+    }
+    ladders.footnotes.insert(
+        ladders.footnotes.begin(),
+        {"Paired ladder (docs/metrics.md, \"Calibration ladder\"): per control, base = A (the solution) and skill = B "
+         "(its copy slowed by the calibration's slowdown), both ranked on their speedups over eager from one "
+         "re-timing; lift = B − A. S is a step function: a slowdown moves a control's S only when a threshold lies "
+         "between its A and B speedups.",
+         kLadderIntervalLine});
+    controls.footnotes.push_back("A, B: speedups over eager from one re-timing; B/A = time(A) / time(B) on the same "
+                                 "rounds (the speedup change, below 1 when B is slower beyond noise); rung: the "
+                                 "highest threshold attained on the ladder (a tie keeps B at A's rung).");
+    report.tables.push_back(std::move(ladders));
+    report.tables.push_back(std::move(controls));
+}
+
+// The live calibration of each device that graded the data (DESIGN §5.5), as one table appended to the report, and
+// its A/B ladder where it was stored. The devices are those of the live re-timings; without re-timings, every
+// calibrated device. Nothing is added when the store holds no calibration at all, so reports of uncalibrated stores
+// stay as they were.
+Status appendCalibrations(const Store& store, const analysis::AnalysisSettings& settings, Report& report) {
     Result<CalibrationSummary> summary = calibrationSummary(store);
     if (!summary) {
         return summary.error();
@@ -808,6 +937,7 @@ Status appendCalibrations(const Store& store, Report& report) {
                            "A/A: a solution against its own copies (any outcome is false); A/B: against a copy "
                            "slowed by the calibration's slowdown (detected when judged harmed).");
     report.tables.push_back(std::move(table));
+    appendCalibrationLadders(*summary, settings, report);
     return Ok{};
 }
 } // namespace
@@ -978,6 +1108,12 @@ const char* toString(MetricSet set) {
         return "refinement";
     case MetricSet::Portability:
         return "portability";
+    case MetricSet::Directions:
+        return "directions";
+    case MetricSet::KbxAgreement:
+        return "kbx-agreement";
+    case MetricSet::KbxEvents:
+        return "kbx-events";
     }
     return "ladder";
 }
@@ -1015,23 +1151,24 @@ Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {
             continue;
         }
         bool known = false;
-        for (MetricSet set : kAllMetricSets) {
+        for (MetricSet set : kKnownMetricSets) {
             if (name == toString(set)) {
                 chosen.insert(set);
                 known = true;
             }
         }
         if (!known) {
-            return makeError("unknown metric set '" + name +
-                             "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
-                             "reverse, refinement, portability, coverage or all");
+            return makeError(
+                "unknown metric set '" + name +
+                "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
+                "reverse, refinement, portability, coverage, directions, kbx-agreement, kbx-events or all");
         }
     }
     if (chosen.empty()) {
         return makeError("--metrics names no metric set; give e.g. --metrics ladder,transfer or --metrics all");
     }
     std::vector<MetricSet> ordered;
-    for (MetricSet set : kAllMetricSets) {
+    for (MetricSet set : kKnownMetricSets) {
         if (chosen.count(set)) {
             ordered.push_back(set);
         }
@@ -1158,7 +1295,24 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     selection.armless = std::move(loaded->armless);
     selection.comparisons = std::move(loaded->comparisons);
     Report report = reportOf(selection, options);
-    if (Status calibrated = appendCalibrations(store, report); !calibrated) {
+    // The store-level sets, read after the trials: regradings and transition re-timings, in --metrics order.
+    for (MetricSet set : options.metrics) {
+        if (set != MetricSet::KbxAgreement && set != MetricSet::KbxEvents) {
+            continue;
+        }
+        auto tables = set == MetricSet::KbxAgreement ? kbxAgreementTables(store, options, load.category)
+                                                     : kbxEventTables(store, options, load.category);
+        if (!tables) {
+            return tables.error();
+        }
+        if (categories && !*categories) {
+            return categories->error();
+        }
+        for (ReportTable& table : *tables) {
+            report.tables.push_back(std::move(table));
+        }
+    }
+    if (Status calibrated = appendCalibrations(store, options.settings, report); !calibrated) {
         return calibrated.error();
     }
     return report;

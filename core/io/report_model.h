@@ -90,7 +90,9 @@ enum class MetricSet {
     KernelBenchX,
     Refinement,
     Portability,
-    Directions
+    Directions,
+    KbxAgreement, // store-level: mkb regrade's verdicts against the rounds' own (core/io/report_kbx_agreement.h)
+    KbxEvents     // store-level: KernelBench-X's performance events against paired re-timing (report_kbx_events.h)
 };
 
 const char* toString(ReportSplit split);

@@ -1,6 +1,6 @@
 // The report's calibration table (DESIGN §5.5): the live calibration of the device that re-timed the data, with its
 // A/A false rates, A/B detection and smallest safe δ per method, marked stale under another grader fingerprint, and
-// absent from reports of stores without any calibration.
+// absent from reports of stores without any calibration; its A/B ladder where the calibration stored its sessions.
 #include "core/io/report_model.h"
 #include "core/io/report_writers.h"
 #include "report_fixtures.h"
@@ -78,14 +78,26 @@ mkb::CalibrationRecord calibration(const std::string& fingerprint) {
     return record;
 }
 
-const ReportTable* calibrationTable(const Report& report) {
+const ReportTable* tableOf(const Report& report, const std::string& id) {
     for (const ReportTable& table : report.tables) {
-        if (table.id == "calibration") {
+        if (table.id == id) {
             return &table;
         }
     }
     return nullptr;
 }
+
+const ReportTable* calibrationTable(const Report& report) {
+    return tableOf(report, "calibration");
+}
+
+/// Two A/B controls as mkb calibrate stores them: p01 crosses R@2 (2.2x to 1.9x), p02 ties at R@1 (A's CI holds 1).
+const char* const kLadderDetail = R"([
+    {"problem": 1, "dsl": "triton", "replicate": 1, "rounds": 120, "paired_aa": [1.0, 0.99, 1.01],
+     "paired_ab": [0.864, 0.85, 0.88], "paired_speedup_a": [2.2, 2.15, 2.25], "paired_speedup_b": [1.9, 1.85, 1.95]},
+    {"problem": 2, "dsl": "triton", "replicate": 1, "rounds": 120, "paired_aa": [1.0, 0.99, 1.01],
+     "paired_ab": [0.93, 0.91, 0.95], "paired_speedup_a": [1.04, 0.99, 1.08], "paired_speedup_b": [0.97, 0.95, 0.99]}
+])";
 
 } // namespace
 
@@ -134,6 +146,8 @@ private slots:
                                "95.0% | 0.020 | current |") != std::string::npos,
                  markdown.c_str());
         QVERIFY(markdown.find("stale") == std::string::npos);
+        // Stored before the ladder (no sessions in its detail): no ladder tables.
+        QVERIFY(tableOf(report, "calibration_ladder") == nullptr && tableOf(report, "calibration_ab") == nullptr);
         const auto json = nlohmann::json::parse(renderReport(report, ReportFormat::Json));
         bool found = false;
         for (const auto& entry : json.at("tables")) {
@@ -149,6 +163,50 @@ private slots:
         for (ReportFormat format : {ReportFormat::Csv, ReportFormat::Latex}) {
             QVERIFY(renderReport(report, format).find("current") != std::string::npos);
         }
+    }
+
+    // the calibration's A/B ladder: A as base and B as skill, the lift B − A, ties, crossings and each control
+    void calibration_abLadderIsReportedFromTheStoredSessions() {
+        auto calibrated = store("ladder.sqlite");
+        QVERIFY(calibrated->insertRetiming(retiming(*calibrated)).ok());
+        mkb::CalibrationRecord record = calibration("fixture");
+        record.detailJson = kLadderDetail;
+        QVERIFY(calibrated->insertCalibration(record).ok());
+        const Report report = build(*calibrated);
+        const ReportTable* ladder = tableOf(report, "calibration_ladder");
+        const ReportTable* controls = tableOf(report, "calibration_ab");
+        QVERIFY(ladder != nullptr && controls != nullptr);
+        QCOMPARE(ladder->rows.size(), std::size_t(5)); // base, skill, lift, lift 95% low, lift 95% high
+        QCOMPARE(controls->rows.size(), std::size_t(2));
+        const std::string markdown = renderReport(report, ReportFormat::Markdown);
+        // A: both pass, both reach R@1, p01 reaches R@2; B loses R@2 (counted) and keeps R@1 at p02 (a tie).
+        QVERIFY2(markdown.find("| cpu (cpu) | base | 2 | 100.0% | 100.0% | 100.0% | 50.0% | 0.0% | 70.0 |") !=
+                     std::string::npos,
+                 markdown.c_str());
+        QVERIFY2(markdown.find("| cpu (cpu) | skill | 2 | 100.0% | 100.0% | 100.0% | 0.0% | 0.0% | 60.0 |") !=
+                     std::string::npos,
+                 markdown.c_str());
+        QVERIFY2(markdown.find("| cpu (cpu) | lift | 2 | 0.0% | 0.0% | 0.0% | -50.0% | 0.0% | -10.0 |") !=
+                     std::string::npos,
+                 markdown.c_str());
+        QVERIFY2(markdown.find("cpu (cpu): 2 controls, slowdown 0.100; ties R@0 0, R@0.5 0, R@1 1, R@2 0, R@4 0; 1 "
+                               "crossed a threshold (not a tie), 0 the wrong way; the speedup change B/A lies below 1 "
+                               "beyond noise (its 95% interval of ln(B/A) excludes 0) in 2 of 2 (100.0%), above 1 in "
+                               "0.") != std::string::npos,
+                 markdown.c_str());
+        QVERIFY2(markdown.find("| cpu (cpu) | 1 | triton | 1 | 2.200 | 2.150 | 2.250 | R@2 | 1.900 | 1.850 | 1.950 | "
+                               "R@1 | 0.8640 | 0.8500 | 0.8800 | below 1 | yes |  |") != std::string::npos,
+                 markdown.c_str());
+        QVERIFY2(markdown.find("| R@1 | 0.9300 | 0.9100 | 0.9500 | below 1 | no | R@1 |") != std::string::npos,
+                 markdown.c_str());
+        const auto json = nlohmann::json::parse(renderReport(report, ReportFormat::Json));
+        bool found = false;
+        for (const auto& entry : json.at("tables")) {
+            found = found || entry.at("id") == "calibration_ab";
+        }
+        QVERIFY(found);
+        // The calibration table itself is the same as without the ladder.
+        QCOMPARE(calibrationTable(report)->rows.size(), std::size_t(2));
     }
 
     // a calibration made under another grader fingerprint is reported as stale

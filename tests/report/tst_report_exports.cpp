@@ -121,9 +121,10 @@ private slots:
         QVERIFY(document.ok());
         // Written and read back as text, as MetaKernelBench's tooling sees it.
         const ordered results = ordered::parse(document->dump(2));
-        QCOMPARE(keysOf(results), (Keys{"legend", "model", "overall", "cells"}));
+        QCOMPARE(keysOf(results), (Keys{"legend", "model", "timing", "overall", "cells"}));
         QCOMPARE(keysOf(results["legend"]),
-                 (Keys{"arms", "records", "rates", "source_coverage", "skill_coverage", "usage"}));
+                 (Keys{"arms", "records", "rates", "source_coverage", "skill_coverage", "usage", "timing"}));
+        QCOMPARE(keysOf(results["timing"]), (Keys{"rule", "n_resolved", "n_paired_cells", "n_fell_back", "ties"}));
         const Keys group{"n_cell_replicates",
                          "n_resolved",
                          "source_coverage",

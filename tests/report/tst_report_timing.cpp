@@ -1,6 +1,7 @@
 // The report's timing rule (DESIGN §8) on the fixture store with a paired re-timing: --timing paired judges a re-timed
 // cell on its ratio and CI, --timing unpaired keeps MetaKernelBench's outcome, and every outcome table says which
 // rule it used and on how many re-timed cells, in Markdown, CSV, LaTeX and JSON.
+#include "core/io/mkb_results_export.h"
 #include "core/io/report_model.h"
 #include "core/io/report_writers.h"
 #include "report_fixtures.h"
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <tuple>
 
 using namespace mkb::report;
@@ -293,6 +295,62 @@ private slots:
         QVERIFY(pairedText != unpairedText); // the rule lines differ
         QCOMPARE(withoutRuleLines(pairedText), withoutRuleLines(unpairedText));
         QVERIFY(pairedText.find("0 with a paired re-timing; 0 judged by it (0 within noise)") != std::string::npos);
+    }
+
+    // results.json ranks its ladders as the report does: with the live re-timings attached under the paired rule, and
+    // it says so. P1 triton2cuda is re-timed with eager (base 1.5x, skill 1.515x: the unpaired skill 4.0x no longer
+    // reaches R@2 and R@4), so the paired lift differs from the unpaired one, and each export's S lift is the
+    // report's own under the same rule.
+    void timing_resultsJsonUsesTheRuleAndSaysSo() {
+        QTemporaryDir exportDir;
+        auto store = mkbtest::openFixtureStore(std::filesystem::path(exportDir.path().toStdString()) / "x.sqlite");
+        mkb::RetimingRecord record = p1Retiming(trialId(*store, "solo_triton"), trialId(*store, "solo_cuda"),
+                                                trialId(*store, "triton2cuda_skill"));
+        record.result.kernels.push_back(
+            mkb::RetimedKernel{"eager", "torch", std::string(64, 'e'), 0.002, std::nullopt});
+        record.result.pairs.push_back(pair("eager", "source", 2.0, 1.95, 2.05));
+        record.result.pairs.push_back(pair("eager", "base", 1.5, 1.45, 1.55));
+        record.result.pairs.push_back(pair("eager", "skill", 1.515, 1.46, 1.57));
+        QVERIFY(store->insertRetiming(record).ok());
+        auto reportLift = [&](mkb::analysis::TimingRule rule) {
+            ReportOptions options;
+            options.model = "m1";
+            options.metrics = {MetricSet::Ladder};
+            options.settings.timing = rule;
+            auto report = buildReportFromStore(*store, options);
+            if (!report) {
+                qFatal("report: %s", report.error().message.c_str());
+            }
+            const ReportTable& ladder = tableOf(*report, "ladder");
+            const auto column = [&ladder](const std::string& name) {
+                const auto found = std::find(ladder.columns.begin(), ladder.columns.end(), name);
+                if (found == ladder.columns.end()) {
+                    qFatal("no column %s in the ladder", name.c_str());
+                }
+                return std::size_t(found - ladder.columns.begin());
+            };
+            for (const auto& row : ladder.rows) {
+                if (row.at(column("arm")).text == "lift") {
+                    return row.at(column("S")).number;
+                }
+            }
+            qFatal("no lift S in the ladder");
+        };
+        mkb::analysis::AnalysisSettings settings;
+        auto paired = mkb::exportMetaKernelBenchResults(*store, "m1", settings);
+        settings.timing = mkb::analysis::TimingRule::Unpaired;
+        auto unpaired = mkb::exportMetaKernelBenchResults(*store, "m1", settings);
+        QVERIFY(paired.ok() && unpaired.ok());
+        QCOMPARE((*paired)["timing"]["rule"].get<std::string>(), std::string("paired"));
+        QCOMPARE((*paired)["timing"]["n_paired_cells"].get<int>(), 1);
+        QCOMPARE((*unpaired)["timing"]["rule"].get<std::string>(), std::string("unpaired"));
+        QCOMPARE((*unpaired)["timing"]["n_paired_cells"].get<int>(), 0);
+        const double pairedLift = (*paired)["overall"]["lift"]["S"].get<double>();
+        const double unpairedLift = (*unpaired)["overall"]["lift"]["S"].get<double>();
+        QVERIFY2(pairedLift != unpairedLift, qPrintable(QString::number(pairedLift)));
+        QCOMPARE(pairedLift, reportLift(mkb::analysis::TimingRule::Paired));
+        QCOMPARE(unpairedLift, reportLift(mkb::analysis::TimingRule::Unpaired));
+        QVERIFY((*paired)["legend"].contains("timing"));
     }
 
     // ladder from a store: the speedup CIs come back with the stored verdicts (their columns)

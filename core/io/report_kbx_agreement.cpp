@@ -1,0 +1,179 @@
+// Builds the kbx-agreement table from the store's regradings and the submissions' own verdicts.
+#include "core/io/report_kbx_agreement.h"
+
+#include "core/analysis/kbx_agreement.h"
+
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace mkb::report {
+namespace {
+
+ReportCell intervalLow(const std::optional<analysis::Interval>& interval, int precision) {
+    return interval ? numberCell(interval->low, precision) : nullCell();
+}
+
+ReportCell intervalHigh(const std::optional<analysis::Interval>& interval, int precision) {
+    return interval ? numberCell(interval->high, precision) : nullCell();
+}
+
+/// A share's interval bound as a percentage, like the share beside it.
+ReportCell shareBound(const std::optional<analysis::Interval>& interval, bool high) {
+    return interval ? percentCell(high ? interval->high : interval->low) : nullCell();
+}
+
+/// A reason on one line, cut at 300 characters.
+std::string oneLine(std::string text) {
+    for (char& c : text) {
+        if (c == '\n' || c == '\r' || c == '\t') {
+            c = ' ';
+        }
+    }
+    return text.size() > 300 ? text.substr(0, 300) + "…" : text;
+}
+
+std::optional<double> correctSpeedup(const Verdict& verdict) {
+    if (verdict.correct && verdict.speedupVsEager > 0) {
+        return verdict.speedupVsEager;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOptions& options,
+                                                    const std::function<std::string(const TrialRecord&)>& categoryOf) {
+    auto regradings = store.regradings();
+    if (!regradings) {
+        return regradings.error();
+    }
+    if (regradings->empty()) {
+        return std::vector<ReportTable>{};
+    }
+    TrialFilter filter;
+    if (options.model) {
+        filter.model = *options.model;
+    }
+    auto trials = store.loadTrials(filter, TrialDetail::Lean);
+    if (!trials) {
+        return trials.error();
+    }
+    std::map<std::int64_t, const TrialRecord*> liveTrials;
+    for (const TrialRecord& trial : *trials) {
+        if (!trial.archived) {
+            liveTrials[trial.id] = &trial;
+        }
+    }
+    // The newest regrading of each submission under each boundary (ids grow with time).
+    std::map<std::pair<std::string, std::int64_t>, const RegradingRecord*> newest;
+    for (const RegradingRecord& record : *regradings) {
+        if (liveTrials.count(record.trialId) == 0) {
+            continue;
+        }
+        const RegradingRecord*& slot = newest[{record.verdict.boundary, record.submissionId}];
+        if (!slot || slot->id < record.id) {
+            slot = &record;
+        }
+    }
+    std::map<std::int64_t, std::map<std::int64_t, Verdict>> theirsByTrial; // trial -> submission id -> verdict
+    std::map<std::string, std::vector<analysis::RegradedRound>> roundsByBoundary;
+    ReportTable disagreements{"kbx-disagreements",
+                              "Rounds where our verdict and theirs disagree on correctness, with both reasons",
+                              {"Boundary", "task", "Category", "round", "theirs", "ours", "their reason", "our reason"},
+                              {},
+                              {},
+                              {}};
+    for (const auto& [key, record] : newest) {
+        auto submissions = theirsByTrial.find(record->trialId);
+        if (submissions == theirsByTrial.end()) {
+            auto loaded = store.submissions(record->trialId);
+            if (!loaded) {
+                return loaded.error();
+            }
+            std::map<std::int64_t, Verdict> verdicts;
+            for (SubmissionRecord& submission : *loaded) {
+                verdicts[submission.id] = std::move(submission.verdict);
+            }
+            submissions = theirsByTrial.emplace(record->trialId, std::move(verdicts)).first;
+        }
+        auto theirs = submissions->second.find(record->submissionId);
+        if (theirs == submissions->second.end()) {
+            continue;
+        }
+        analysis::RegradedRound round;
+        round.category = categoryOf(*liveTrials[record->trialId]);
+        round.theirsCorrect = theirs->second.correct;
+        round.oursCorrect = record->verdict.correct;
+        round.theirsSpeedup = correctSpeedup(theirs->second);
+        round.oursSpeedup = correctSpeedup(record->verdict);
+        roundsByBoundary[key.first].push_back(round);
+        if (round.theirsCorrect != round.oursCorrect) {
+            const TrialRecord& trial = *liveTrials[record->trialId];
+            char number[16];
+            std::snprintf(number, sizeof number, "%02d", trial.problemNumber);
+            const std::string roundName = theirs->second.boundary == "kbx"
+                                              ? "round_" + std::to_string(record->submissionIndex - 1)
+                                              : "submission " + std::to_string(record->submissionIndex);
+            disagreements.rows.push_back(
+                {textCell(key.first), textCell(trial.family + "/" + number + "_" + trial.problemSlug),
+                 textCell(round.category.empty() ? "uncategorised" : round.category), textCell(roundName),
+                 textCell(round.theirsCorrect ? "correct" : "not correct"),
+                 textCell(round.oursCorrect ? "correct" : "not correct"),
+                 textCell(theirs->second.correct ? "" : oneLine(theirs->second.error)),
+                 textCell(record->verdict.correct ? "" : oneLine(record->verdict.error))});
+        }
+    }
+    if (roundsByBoundary.empty()) {
+        return std::vector<ReportTable>{};
+    }
+    ReportTable table{"kbx-agreement",
+                      "Our verdicts (mkb regrade) against the rounds' own, by category",
+                      {"Boundary",           "Category",      "rounds",         "theirs correct", "theirs 95% low",
+                       "theirs 95% high",    "ours correct",  "ours 95% low",   "ours 95% high",  "both",
+                       "only theirs",        "only ours",     "neither",        "agreement",      "agreement 95% low",
+                       "agreement 95% high", "speedup pairs", "ours/theirs GM", "GM 95% low",     "GM 95% high"},
+                      {},
+                      {},
+                      {}};
+    for (const auto& [boundary, rounds] : roundsByBoundary) {
+        for (const analysis::AgreementGroup& group : analysis::kbxAgreement(rounds)) {
+            table.rows.push_back({textCell(boundary),
+                                  textCell(group.category.empty() ? "all" : group.category),
+                                  countCell(group.rounds),
+                                  percentCell(group.theirsCorrectShare),
+                                  shareBound(group.theirsCorrectInterval, false),
+                                  shareBound(group.theirsCorrectInterval, true),
+                                  percentCell(group.oursCorrectShare),
+                                  shareBound(group.oursCorrectInterval, false),
+                                  shareBound(group.oursCorrectInterval, true),
+                                  countCell(group.bothCorrect),
+                                  countCell(group.onlyTheirs),
+                                  countCell(group.onlyOurs),
+                                  countCell(group.neither),
+                                  percentCell(group.agreement),
+                                  shareBound(group.agreementInterval, false),
+                                  shareBound(group.agreementInterval, true),
+                                  countCell(group.speedupPairs),
+                                  numberCell(group.speedupRatioGeometricMean, 3),
+                                  intervalLow(group.speedupRatioInterval, 3),
+                                  intervalHigh(group.speedupRatioInterval, 3)});
+        }
+    }
+    table.footnotes = {
+        "Theirs: the verdict each round came with (KernelBench-X's call and execution checks for an imported corpus: "
+        "correct = it ran and matched); ours: the newest mkb regrade verdict of that round under the boundary "
+        "(docs/guide/kernelbenchx.md). Agreement: both correct or both not. Intervals: 95% percentile bootstrap over "
+        "the rounds, seeded. ours/theirs GM: the geometric mean of our speedup over eager divided by theirs, over the "
+        "rounds both call correct (below 1: our grader times the kernel slower against eager than they did)."};
+    std::vector<ReportTable> tables;
+    tables.push_back(std::move(table));
+    if (!disagreements.rows.empty()) {
+        disagreements.footnotes = {"Their reason: the error their harness recorded; ours: the grader's, whose stage "
+                                   "and rule docs/grader-protocol.md describes."};
+        tables.push_back(std::move(disagreements));
+    }
+    return tables;
+}
+
+} // namespace mkb::report
