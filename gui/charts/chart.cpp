@@ -66,6 +66,13 @@ void inkNeutralMarks(QCustomPlot* plot, bool darkBackground) {
             }
         }
     }
+    for (int i = 0; i < plot->itemCount(); ++i) { // the filled cells of a heat map
+        if (auto* rect = qobject_cast<QCPItemRect*>(plot->item(i)); rect && rect->brush().color() == from) {
+            QBrush brush = rect->brush();
+            brush.setColor(to);
+            rect->setBrush(brush);
+        }
+    }
 }
 
 /// Wraps the legend's one row into as few rows as keep it within the width (a narrow figure cut its entries short).
@@ -187,7 +194,13 @@ void Chart::applyStyle(const ChartStyle& style) {
     style_ = style;
     plot_->setBackground(style.background.alpha() == 0 ? QBrush(Qt::NoBrush) : QBrush(style.background));
     const QPen ink(style.foreground, 0);
-    for (QCPAxis* axis : plot_->axisRect()->axes()) {
+    QList<QCPAxis*> axes = plot_->axisRect()->axes();
+    for (QCPLayoutElement* element : plot_->plotLayout()->elements(true)) {
+        if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
+            axes << scale->axis(); // a heat map's colour scale reads like the axes
+        }
+    }
+    for (QCPAxis* axis : axes) {
         axis->setBasePen(ink);
         axis->setTickPen(ink);
         axis->setSubTickPen(ink);
@@ -212,7 +225,9 @@ void Chart::applyStyle(const ChartStyle& style) {
             pen.setColor(style.foreground);
             line->setPen(pen);
         } else if (auto* text = qobject_cast<QCPItemText*>(item)) {
-            text->setColor(style.foreground);
+            if (!text->property("mkbOwnInk").toBool()) { // a label on a fill keeps the colour chosen for the fill
+                text->setColor(style.foreground);
+            }
             text->setFont(style.font);
         }
     }

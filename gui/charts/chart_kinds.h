@@ -1,4 +1,5 @@
-// The six charts of the Charts page; each draws the series of gui/charts/chart_data.h.
+// Six charts of the Charts page, each drawing the series of gui/charts/chart_data.h (the direction matrix, the
+// seventh, has a file of its own).
 #pragma once
 
 #include "gui/charts/chart.h"

@@ -4,6 +4,7 @@
 
 #include "gui/charts/chart.h"
 #include "gui/charts/chart_kinds.h"
+#include "gui/charts/direction_matrix_chart.h"
 #include "gui/charts/paper_preset_dialog.h"
 #include "gui/project/project_data.h"
 
@@ -26,8 +27,14 @@
 namespace mkb::gui {
 
 ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), data_(data) {
-    charts_ = {new FamilyLiftChart(this),       new FamilyHarmChart(this), new PairedRatioChart(this),
-               new StandingOutcomesChart(this), new LadderChart(this),     new SpeedupScatterChart(this)};
+    directionMatrix_ = new DirectionMatrixChart(DirectionMatrixChart::Measure::Lift, this);
+    charts_ = {new FamilyLiftChart(this),
+               new FamilyHarmChart(this),
+               new PairedRatioChart(this),
+               new StandingOutcomesChart(this),
+               new LadderChart(this),
+               new SpeedupScatterChart(this),
+               directionMatrix_};
     list_ = new QListWidget(this);
     stack_ = new QStackedWidget(this);
     for (Chart* chart : charts_) {
@@ -40,9 +47,17 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
                 });
     }
     list_->setMaximumWidth(240);
+    list_->item(int(charts_.size()) - 1)->setText(tr("Direction matrix"));
 
     modelCombo_ = new QComboBox(this);
     directionCombo_ = new QComboBox(this);
+    measureCombo_ = new QComboBox(this);
+    measureCombo_->setObjectName(QStringLiteral("directionMatrixMeasure"));
+    measureCombo_->addItem(tr("S lift"), int(DirectionMatrixChart::Measure::Lift));
+    measureCombo_->addItem(tr("Helped share T"), int(DirectionMatrixChart::Measure::Helped));
+    measureCombo_->addItem(tr("Harmed share H"), int(DirectionMatrixChart::Measure::Harmed));
+    measureCombo_->setToolTip(tr("What colours the direction matrix's cells"));
+    measureLabel_ = new QLabel(tr("Measure"), this);
     auto* exportButton = new QPushButton(tr("Export…"), this);
     auto* copyButton = new QPushButton(tr("Copy"), this);
     auto* presetButton = new QPushButton(tr("Paper preset…"), this);
@@ -58,6 +73,8 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
     bar->addWidget(modelCombo_);
     bar->addWidget(new QLabel(tr("Direction"), this));
     bar->addWidget(directionCombo_);
+    bar->addWidget(measureLabel_);
+    bar->addWidget(measureCombo_);
     bar->addStretch(1);
     bar->addWidget(presetLabel_);
     bar->addWidget(presetButton);
@@ -77,6 +94,10 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
     updatePresetLabel();
 
     connect(list_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+    connect(list_, &QListWidget::currentRowChanged, this, &ChartsView::updateMeasureChoice);
+    connect(measureCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        directionMatrix_->setMeasure(DirectionMatrixChart::Measure(measureCombo_->currentData().toInt()));
+    });
     connect(modelCombo_, &QComboBox::currentIndexChanged, this, &ChartsView::redraw);
     connect(directionCombo_, &QComboBox::currentIndexChanged, this, &ChartsView::redraw);
     connect(exportButton, &QPushButton::clicked, this, &ChartsView::chooseAndExport);
@@ -87,7 +108,18 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
         connect(data_, &ProjectData::settingsChanged, this, &ChartsView::redraw);
     }
     list_->setCurrentRow(0);
+    updateMeasureChoice();
     refill();
+}
+
+void ChartsView::updateMeasureChoice() {
+    const bool matrixShown = currentChart() == directionMatrix_;
+    measureLabel_->setVisible(matrixShown);
+    measureCombo_->setVisible(matrixShown);
+}
+
+void ChartsView::setDirectionMatrixMeasure(DirectionMatrixChart::Measure measure) {
+    measureCombo_->setCurrentIndex(std::max(0, measureCombo_->findData(int(measure))));
 }
 
 Chart* ChartsView::currentChart() const {

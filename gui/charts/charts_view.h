@@ -1,9 +1,10 @@
-// The Charts page: the six charts over the project's comparisons, scoped by model and direction, with paper export,
+// The Charts page: the seven charts over the project's comparisons, scoped by model and direction, with paper export,
 // clipboard copy and click-to-filter.
 #pragma once
 
 #include "core/util/result.h"
 #include "gui/charts/chart_export.h"
+#include "gui/charts/direction_matrix_chart.h"
 
 #include <QString>
 #include <QWidget>
@@ -24,10 +25,15 @@ class ChartsView : public QWidget {
 public:
     explicit ChartsView(ProjectData* data, QWidget* parent = nullptr);
 
-    /// Family lift, family regression, paired ratio, standing outcomes, ladder, speedup scatter; in list order.
+    /// Family lift, family regression, paired ratio, standing outcomes, ladder, speedup scatter, direction matrix; in
+    /// list order.
     const std::vector<Chart*>& charts() const { return charts_; }
     Chart* currentChart() const;
     void setCurrentChart(int index);
+
+    /// The direction matrix's measure (its Measure choice, shown while the matrix is the current chart).
+    void setDirectionMatrixMeasure(DirectionMatrixChart::Measure measure);
+    DirectionMatrixChart* directionMatrix() const { return directionMatrix_; }
 
     /// Limits every chart to one model / direction; an empty string shows all.
     void setScope(const QString& model, const QString& direction);
@@ -54,6 +60,7 @@ private:
     void copyToClipboard();
     void editPaperPreset();
     void updatePresetLabel();
+    void updateMeasureChoice();
     QString scopeModel() const;
     QString scopeDirection() const;
 
@@ -63,6 +70,9 @@ private:
     QStackedWidget* stack_ = nullptr;
     QComboBox* modelCombo_ = nullptr;
     QComboBox* directionCombo_ = nullptr;
+    DirectionMatrixChart* directionMatrix_ = nullptr;
+    QComboBox* measureCombo_ = nullptr;
+    QLabel* measureLabel_ = nullptr;
     QLabel* presetLabel_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     PaperPreset preset_;

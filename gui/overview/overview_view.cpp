@@ -1,7 +1,8 @@
-// OverviewView: fills the table and the two family bar charts from ProjectData on every load.
+// OverviewView: fills the table, the two family bar charts and the direction matrix from ProjectData on every load.
 #include "gui/overview/overview_view.h"
 
 #include "gui/charts/chart.h"
+#include "gui/charts/direction_matrix_chart.h"
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
@@ -160,9 +161,18 @@ OverviewView::OverviewView(QWidget* parent) : QWidget(parent) {
     liftChart_ = makeBarChart(this, QStringLiteral("familyLiftChart"), tr("Lift by family (S skill − S base)"),
                               tr("Lift (S points)"));
     harmChart_ = makeBarChart(this, QStringLiteral("familyHarmChart"), tr("Harm rate by family (H)"), tr("H (%)"));
+    matrixChart_ = new DirectionMatrixChart(DirectionMatrixChart::Measure::Lift, this);
+    matrixChart_->setObjectName(QStringLiteral("directionMatrixChart"));
+    matrixChart_->setMinimumHeight(180);
+    connect(matrixChart_, &Chart::filterRequested, this, [this](const QString&, const QString& direction) {
+        if (!direction.isEmpty()) {
+            emit comparisonsRequested(QString(), direction);
+        }
+    });
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(liftChart_);
     charts->addWidget(harmChart_);
+    charts->addWidget(matrixChart_);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(table_);
@@ -219,6 +229,12 @@ void OverviewView::refresh() {
     const FamilyBars& bars = !boundary.isEmpty() ? boundaryBars : data_ ? data_->familyBars() : noBars;
     fillLiftChart(liftChart_, bars, QColor(0x2e, 0x7d, 0x32));
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
+    if (!boundary.isEmpty() && data_) {
+        matrixChart_->setMatrix(
+            analysis::directionMatrix(ofBoundary, data_->settings(), {}, analysis::SummaryInterval::Deferred));
+    } else {
+        matrixChart_->setMatrix(data_ ? data_->directionMatrix() : analysis::DirectionMatrix{});
+    }
     QString text =
         comparisons.empty()
             ? tr("No comparisons yet: run a transfer study to fill this page.")

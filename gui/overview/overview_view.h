@@ -1,5 +1,5 @@
-// The overview page: the model × direction table and per-family lift and harm-rate bar charts; clicking a row asks
-// the window to show that model and direction in the comparisons browser.
+// The overview page: the model × direction table, per-family lift and harm-rate bar charts and the direction matrix
+// heat map; clicking a row or a matrix cell asks the window to show those comparisons in the comparisons browser.
 #pragma once
 
 #include <QWidget>
@@ -11,6 +11,7 @@ class QTableView;
 
 namespace mkb::gui {
 
+class DirectionMatrixChart;
 class OverviewModel;
 class ProjectData;
 class TableSortProxy;
@@ -26,12 +27,15 @@ public:
     QTableView* table() const { return table_; }
     QCustomPlot* liftChart() const { return liftChart_; }
     QCustomPlot* harmChart() const { return harmChart_; }
+    /// The direction matrix as a heat map of the S lift (every model; under the boundary filter when one is chosen).
+    DirectionMatrixChart* directionMatrix() const { return matrixChart_; }
     /// "Boundary: all", then each implementation boundary the comparisons hold: the table and bars show that one's.
     QComboBox* boundaryFilter() const { return boundary_; }
     TimingRuleSwitch* timingRule() const { return timingRule_; }
 
 signals:
-    /// A table cell was clicked (or Enter pressed on it): show these comparisons.
+    /// A table cell was clicked (or Enter pressed on it), or a cell of the direction matrix (model empty: every
+    /// model): show these comparisons.
     void comparisonsRequested(const QString& model, const QString& direction);
 
 private:
@@ -46,6 +50,7 @@ private:
     QTableView* table_ = nullptr;
     QCustomPlot* liftChart_ = nullptr;
     QCustomPlot* harmChart_ = nullptr;
+    DirectionMatrixChart* matrixChart_ = nullptr;
     QLabel* summary_ = nullptr;
     QComboBox* boundary_ = nullptr;
     TimingRuleSwitch* timingRule_ = nullptr;

@@ -5,6 +5,7 @@
 #include "core/io/attempt_loader.h"
 #include "core/store/store.h"
 #include "gui/charts/chart_kinds.h"
+#include "gui/charts/direction_matrix_chart.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -42,8 +43,15 @@ QDateTime parseIso(const std::string& text) {
 } // namespace
 
 QStringList chartKindIds() {
-    return {QStringLiteral("family-lift"),       QStringLiteral("family-harm"), QStringLiteral("paired-ratio"),
-            QStringLiteral("standing-outcomes"), QStringLiteral("ladder"),      QStringLiteral("speedup-scatter")};
+    return {QStringLiteral("family-lift"),
+            QStringLiteral("family-harm"),
+            QStringLiteral("paired-ratio"),
+            QStringLiteral("standing-outcomes"),
+            QStringLiteral("ladder"),
+            QStringLiteral("speedup-scatter"),
+            QStringLiteral("direction-matrix"),
+            QStringLiteral("direction-matrix-helped"),
+            QStringLiteral("direction-matrix-harmed")};
 }
 
 std::unique_ptr<Chart> makeChart(const QString& kind) {
@@ -60,6 +68,12 @@ std::unique_ptr<Chart> makeChart(const QString& kind) {
         return std::make_unique<LadderChart>();
     case 5:
         return std::make_unique<SpeedupScatterChart>();
+    case 6:
+        return std::make_unique<DirectionMatrixChart>(DirectionMatrixChart::Measure::Lift);
+    case 7:
+        return std::make_unique<DirectionMatrixChart>(DirectionMatrixChart::Measure::Helped);
+    case 8:
+        return std::make_unique<DirectionMatrixChart>(DirectionMatrixChart::Measure::Harmed);
     default:
         return nullptr;
     }

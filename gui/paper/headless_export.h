@@ -17,7 +17,8 @@
 namespace mkb::gui::paper {
 
 /// The stable ids of the charts view's charts, in its list order: family-lift, family-harm, paired-ratio,
-/// standing-outcomes, ladder, speedup-scatter.
+/// standing-outcomes, ladder, speedup-scatter, then the direction matrix in each of its measures (the view's one
+/// entry with its measure choice): direction-matrix (S lift), direction-matrix-helped, direction-matrix-harmed.
 QStringList chartKindIds();
 /// The chart of that id (as the charts view builds it), nullptr for an unknown id.
 std::unique_ptr<Chart> makeChart(const QString& kind);

@@ -26,6 +26,7 @@ struct ProjectData::Summary {
     std::vector<analysis::Comparison> comparisons;
     std::vector<OverviewRow> overviewRows;
     FamilyBars familyBars;
+    analysis::DirectionMatrix directionMatrix;
     report::CalibrationSummary calibration;
     int settingsRevision = 0; // the settings the overview was computed for
 };
@@ -89,6 +90,8 @@ void ProjectData::startLoad() {
             // The intervals follow from another worker (startIntervals): the table shows without waiting for them.
             summary->overviewRows = gui::overviewRows(summary->comparisons, settings, OverviewIntervals::Deferred);
             summary->familyBars = gui::familyBars(summary->comparisons, settings);
+            summary->directionMatrix =
+                analysis::directionMatrix(summary->comparisons, settings, {}, analysis::SummaryInterval::Deferred);
             summary->settingsRevision = settingsRevision;
             Result<report::CalibrationSummary> calibration = report::calibrationSummary(**store);
             if (!calibration) {
@@ -131,6 +134,7 @@ void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summar
     if (summary->settingsRevision == settingsRevision_) {
         overviewRows_ = std::move(summary->overviewRows);
         familyBars_ = std::move(summary->familyBars);
+        directionMatrix_ = std::move(summary->directionMatrix);
         startIntervals();
     } else {
         computeOverview(); // the settings changed while loading
@@ -195,6 +199,7 @@ void ProjectData::setSettings(const analysis::AnalysisSettings& settings) {
 void ProjectData::computeOverview() {
     overviewRows_ = gui::overviewRows(*comparisons_, settings_, OverviewIntervals::Deferred);
     familyBars_ = gui::familyBars(*comparisons_, settings_);
+    directionMatrix_ = analysis::directionMatrix(*comparisons_, settings_, {}, analysis::SummaryInterval::Deferred);
     startIntervals();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/comparison.h"
+#include "core/analysis/direction_matrix.h"
 #include "core/analysis/settings.h"
 #include "core/io/report_model.h"
 #include "core/records/trial.h"
@@ -53,6 +54,9 @@ public:
     /// Whether the ΔGM intervals of overviewRows() are still being computed.
     bool intervalsPending() const { return intervals_.isJobRunning(); }
     const FamilyBars& familyBars() const { return familyBars_; }
+    /// The overview's direction matrix over comparisons() for settings() (analysis::directionMatrix, its ΔGM
+    /// intervals left out: the heat map shows the lift and its interval), computed with the rows.
+    const analysis::DirectionMatrix& directionMatrix() const { return directionMatrix_; }
     /// The live calibrations matched to the devices and graders of the live re-timings (report::calibrationSummary),
     /// read with the summary; empty when the data came from setTrials.
     const report::CalibrationSummary& calibration() const { return calibration_; }
@@ -101,6 +105,7 @@ private:
         std::make_shared<const std::vector<analysis::Comparison>>();
     std::vector<OverviewRow> overviewRows_;
     FamilyBars familyBars_;
+    analysis::DirectionMatrix directionMatrix_;
     report::CalibrationSummary calibration_;
     analysis::AnalysisSettings settings_;
     int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
