@@ -122,8 +122,14 @@ class ImportOfTheFixture(unittest.TestCase):
         self.assertIn('"insensitive": [2, 3],', text)
         self.assertIn("    A = torch.randn((671040, 48), dtype=torch.float32, device=device)\n"
                       "    x = torch.randn((48,), dtype=torch.float32, device=device)\n"
-                      "    y = torch.empty(671040, device=device)\n"
+                      "    y = torch.zeros(671040, device=device)\n"
                       "    bias = torch.zeros(671040, device=device)\n", text)  # n = 96 is dim 0 of all three: it grows alone
+
+    def test_an_uninitialised_buffer_becomes_zero_filled_so_one_seed_gives_one_draw(self) -> None:
+        text = self.problem("matrix_multiply/104_mv_update.py")
+        self.assertNotIn("torch.empty(", text)
+        self.assertIn("# make_inputs: 1 torch.empty-like allocation(s) became zero-filled, so that one seed gives one "
+                      "draw.\n", text)
 
     def test_a_harness_without_a_mode_loop_gives_its_largest_random_call(self) -> None:
         text = self.problem("pooling/106_row_avg_pool1d.py")
