@@ -40,12 +40,15 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
   directions   the direction matrix: rows the source DSL, columns the target DSL, each cell the S lift with its
                95% interval and how many resolved comparisons were helped and harmed; then one row per ordered
                pair with every number (one matrix per group under --split model, family, ...)
+  kbx-paper    KernelBench-X's findings from the data, each with n and a 95% interval beside the paper's number:
+               η² by category and method, compile / correct / speedup per round, rescued against correct from the
+               start, correct kernels slower than eager (reads submissions)
   kbx-agreement  our verdicts from mkb regrade against the rounds' own (an imported KernelBench-X corpus's), per
                boundary and category: correct shares with 95% intervals, agreement, and our speedup over theirs
   kbx-events   KernelBench-X's claimed speedup increases and regressions of a refinement, each judged by the paired
                re-timing of its before and after kernels (mkb retime --transitions): held, within noise, reversed
-  all          every set above but directions, kbx-agreement and kbx-events, so that reports made with all stay
-               as they were (--metrics all,directions adds one)
+  all          every set above but directions, kbx-paper, kbx-agreement and kbx-events, so that reports made
+               with all stay as they were (--metrics all,directions adds one)
 
 options:
   --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist

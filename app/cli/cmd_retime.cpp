@@ -113,41 +113,59 @@ std::string timeLimitNote(bool limited, int left) {
                    : std::string();
 }
 
+/// The planned entries a run will not time (every entry in a dry run), one line each; name(entry) names the cell or
+/// the pair.
+template <class Plan, class Name>
+void printPlanned(const Plan& plan, bool dryRun, const Name& name) {
+    for (const auto& entry : plan.entries) {
+        if (!entry.retime || dryRun) {
+            std::printf("%s  %s%s\n", name(entry).c_str(), statusText(entry.status, entry.reason).c_str(),
+                        entry.retime ? ": to re-time" : "");
+        }
+    }
+    std::fflush(stdout);
+}
+
+/// One timed entry: its name, status and the result line (or the error), with the seconds it took when it was timed.
+template <class Outcome>
+void printTimed(const std::string& name, const Outcome& outcome, const std::string& resultLine) {
+    std::string what = outcome.result ? resultLine : "error: " + outcome.error;
+    if (outcome.result && outcome.result->ok) {
+        what += "  (" + formatSeconds(outcome.result->seconds) + ")";
+    }
+    std::printf("%s  %s  %s\n", name.c_str(), statusText(outcome.entry->status, outcome.entry->reason).c_str(),
+                what.c_str());
+    std::fflush(stdout);
+}
+
+/// The exit of a run that stopped before its summary.
+int failedRun(RetimeStage stage, const std::string& error, bool cancelled) {
+    switch (stage) {
+    case RetimeStage::OpeningStore:
+        return fail(kExitStore, error);
+    case RetimeStage::StartingGrader:
+        return fail(kExitInfrastructure, "retime: " + error);
+    case RetimeStage::Retiming:
+        break;
+    }
+    return fail(cancelled ? kExitInterrupted : kExitStore, "retime: " + error);
+}
+
 /// mkb retime --transitions: the before/after pairs of the job's trials.
 int retimeTransitions(const fs::path& storePath, const GraderLaunch& launch, const RetimeJob& job) {
     std::atomic<bool>& cancel = interruptRequested();
     TransitionRetimeCallbacks callbacks;
     callbacks.graderStarted = [] { installInterruptHandler(); };
     callbacks.planned = [&](const TransitionPlan& plan) {
-        for (const TransitionPlanEntry& entry : plan.entries) {
-            if (!entry.retime || job.dryRun) {
-                std::printf("%s  %s%s\n", entry.pair.name().c_str(), statusText(entry.status, entry.reason).c_str(),
-                            entry.retime ? ": to re-time" : "");
-            }
-        }
-        std::fflush(stdout);
+        printPlanned(plan, job.dryRun, [](const TransitionPlanEntry& entry) { return entry.pair.name(); });
     };
     callbacks.timed = [&](const TransitionOutcome& outcome) {
-        const TransitionPlanEntry& entry = *outcome.entry;
-        std::string what = outcome.result ? transitionResultLine(*outcome.result) : "error: " + outcome.error;
-        if (outcome.result && outcome.result->ok) {
-            what += "  (" + formatSeconds(outcome.result->seconds) + ")";
-        }
-        std::printf("%s  %s  %s\n", entry.pair.name().c_str(), statusText(entry.status, entry.reason).c_str(),
-                    what.c_str());
-        std::fflush(stdout);
+        printTimed(outcome.entry->pair.name(), outcome,
+                   outcome.result ? transitionResultLine(*outcome.result) : std::string());
     };
     const TransitionStoreRun run = retimeStoreTransitions(storePath, launch, job, callbacks, &cancel);
     if (!run.summary) {
-        switch (run.failedAt) {
-        case RetimeStage::OpeningStore:
-            return fail(kExitStore, run.error);
-        case RetimeStage::StartingGrader:
-            return fail(kExitInfrastructure, "retime: " + run.error);
-        case RetimeStage::Retiming:
-            break;
-        }
-        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + run.error);
+        return failedRun(run.failedAt, run.error, cancel.load());
     }
     const TransitionRetimeSummary& summary = *run.summary;
     const TransitionPlan& plan = summary.plan;
@@ -303,35 +321,15 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     RetimeCallbacks callbacks;
     callbacks.graderStarted = [] { installInterruptHandler(); };
     callbacks.planned = [&](const RetimePlan& plan) {
-        for (const RetimePlanEntry& entry : plan.entries) {
-            if (!entry.retime || job.dryRun) {
-                std::printf("%s  %s%s\n", entry.cell.name().c_str(), statusText(entry.status, entry.reason).c_str(),
-                            entry.retime ? ": to re-time" : "");
-            }
-        }
-        std::fflush(stdout);
+        printPlanned(plan, job.dryRun, [](const RetimePlanEntry& entry) { return entry.cell.name(); });
     };
     callbacks.timed = [&](const RetimeOutcome& outcome) {
-        const RetimePlanEntry& entry = *outcome.entry;
-        std::string what = outcome.result ? retimeResultLine(*outcome.result) : "error: " + outcome.error;
-        if (outcome.result && outcome.result->ok) {
-            what += "  (" + formatSeconds(outcome.result->seconds) + ")";
-        }
-        std::printf("%s  %s  %s\n", entry.cell.name().c_str(), statusText(entry.status, entry.reason).c_str(),
-                    what.c_str());
-        std::fflush(stdout);
+        printTimed(outcome.entry->cell.name(), outcome,
+                   outcome.result ? retimeResultLine(*outcome.result) : std::string());
     };
     const RetimeStoreRun run = retimeStore(storePath, launch, job, callbacks, &cancel);
     if (!run.summary) {
-        switch (run.failedAt) {
-        case RetimeStage::OpeningStore:
-            return fail(kExitStore, run.error);
-        case RetimeStage::StartingGrader:
-            return fail(kExitInfrastructure, "retime: " + run.error);
-        case RetimeStage::Retiming:
-            break;
-        }
-        return fail(cancel.load() ? kExitInterrupted : kExitStore, "retime: " + run.error);
+        return failedRun(run.failedAt, run.error, cancel.load());
     }
     const RetimeSummary* summary = &*run.summary;
     const RetimePlan& plan = summary->plan;

@@ -20,6 +20,7 @@
 #include "core/io/report_directions.h"
 #include "core/io/report_kbx_agreement.h"
 #include "core/io/report_kbx_events.h"
+#include "core/io/report_kbx_paper.h"
 #include "core/protocol/calibration_ladder.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
@@ -44,11 +45,12 @@ using analysis::Comparison;
 constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,   MetricSet::Transfer,
                                         MetricSet::Standing,     MetricSet::Reverse,    MetricSet::Usage,
                                         MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability};
-/// Every set --metrics knows, in the order a report holds them: `all`'s, then the direction tables.
-constexpr MetricSet kKnownMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,     MetricSet::Transfer,
-                                          MetricSet::Standing,     MetricSet::Reverse,      MetricSet::Usage,
-                                          MetricSet::KernelBenchX, MetricSet::Refinement,   MetricSet::Portability,
-                                          MetricSet::Directions,   MetricSet::KbxAgreement, MetricSet::KbxEvents};
+/// Every set --metrics knows, in the order a report holds them: `all`'s, then the direction tables and the
+/// KernelBench-X findings, agreement and events.
+constexpr MetricSet kKnownMetricSets[] = {
+    MetricSet::Ladder,   MetricSet::Coverage,     MetricSet::Transfer,   MetricSet::Standing,    MetricSet::Reverse,
+    MetricSet::Usage,    MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability, MetricSet::Directions,
+    MetricSet::KbxPaper, MetricSet::KbxAgreement, MetricSet::KbxEvents};
 
 /// One row group of the report: its comparisons and the attempts that belong to it.
 struct Group {
@@ -784,6 +786,14 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
                 report.tables.push_back(std::move(table));
             }
             break;
+        case MetricSet::KbxPaper: {
+            std::vector<FindingsGroup> findings;
+            for (const Group& group : groups) {
+                findings.push_back({group.key, &group.attempts});
+            }
+            report.tables.push_back(kbxPaperTable(findings, splitColumn(options.split)));
+            break;
+        }
         case MetricSet::KbxAgreement: // read from the store by buildReportFromStore
         case MetricSet::KbxEvents:
             break;
@@ -1110,6 +1120,8 @@ const char* toString(MetricSet set) {
         return "portability";
     case MetricSet::Directions:
         return "directions";
+    case MetricSet::KbxPaper:
+        return "kbx-paper";
     case MetricSet::KbxAgreement:
         return "kbx-agreement";
     case MetricSet::KbxEvents:
@@ -1161,7 +1173,7 @@ Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {
             return makeError(
                 "unknown metric set '" + name +
                 "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
-                "reverse, refinement, portability, coverage, directions, kbx-agreement, kbx-events or all");
+                "reverse, refinement, portability, coverage, directions, kbx-paper, kbx-agreement, kbx-events or all");
         }
     }
     if (chosen.empty()) {
@@ -1199,7 +1211,8 @@ Result<std::vector<double>> parseThresholds(const std::string& text) {
 
 bool needsSubmissions(const ReportOptions& options) {
     return std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Refinement) != options.metrics.end() ||
-           std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Portability) != options.metrics.end();
+           std::find(options.metrics.begin(), options.metrics.end(), MetricSet::Portability) != options.metrics.end() ||
+           std::find(options.metrics.begin(), options.metrics.end(), MetricSet::KbxPaper) != options.metrics.end();
 }
 
 MetricColumns metricColumns(const ReportOptions& options) {
@@ -1208,7 +1221,8 @@ MetricColumns metricColumns(const ReportOptions& options) {
     };
     MetricColumns columns;
     columns.usage = wants(MetricSet::Usage);
-    columns.verdictDetail = wants(MetricSet::KernelBenchX) || wants(MetricSet::Portability);
+    columns.verdictDetail =
+        wants(MetricSet::KernelBenchX) || wants(MetricSet::Portability) || wants(MetricSet::KbxPaper);
     // No report table reads Attempt::wroteSkill: coverage and the with_skill split count skill arms not skipped.
     columns.skillWritten = false;
     return columns;

@@ -91,6 +91,7 @@ enum class MetricSet {
     Refinement,
     Portability,
     Directions,
+    KbxPaper,     // KernelBench-X's paper findings from the data, with n and intervals (report_kbx_paper.h)
     KbxAgreement, // store-level: mkb regrade's verdicts against the rounds' own (core/io/report_kbx_agreement.h)
     KbxEvents     // store-level: KernelBench-X's performance events against paired re-timing (report_kbx_events.h)
 };

@@ -159,28 +159,36 @@ Result<RetimePlan> planRetimes(Store& store, const RetimeJob& job, const std::st
     if (!live) {
         return live.error();
     }
+    return makeRetimePlan(*cells, *live, planRequestOf(job, graderFingerprint));
+}
+
+RetimePlanRequest planRequestOf(const RetimeJob& job, const std::string& graderFingerprint) {
     RetimePlanRequest request;
     request.device = job.device;
     request.deviceName = job.deviceName;
     request.sameDevices = job.sameDevices;
     request.graderFingerprint = graderFingerprint;
     request.redoCurrent = job.redoCurrent;
-    return makeRetimePlan(*cells, *live, request);
+    return request;
 }
 
-std::string retimeResultLine(const RetimingResult& result) {
+std::string retimingResultLine(const RetimingResult& result, const char* a, const char* b, const char* label) {
     if (!result.ok) {
         return "failed" + (result.failedLabel.empty() ? std::string() : " (" + result.failedLabel + ")") + ": " +
                result.error;
     }
     char text[160];
-    if (auto pair = result.pair("base", "skill")) {
-        std::snprintf(text, sizeof text, "ratio %.4f [%.4f, %.4f] n=%d %s", pair->ratio, pair->ciLow, pair->ciHigh,
+    if (auto pair = result.pair(a, b)) {
+        std::snprintf(text, sizeof text, "%s %.4f [%.4f, %.4f] n=%d %s", label, pair->ratio, pair->ciLow, pair->ciHigh,
                       pair->n, result.stop.c_str());
     } else {
-        std::snprintf(text, sizeof text, "no base/skill pair, %d rounds %s", result.rounds, result.stop.c_str());
+        std::snprintf(text, sizeof text, "no %s/%s pair, %d rounds %s", a, b, result.rounds, result.stop.c_str());
     }
     return text;
+}
+
+std::string retimeResultLine(const RetimingResult& result) {
+    return retimingResultLine(result, "base", "skill", "ratio");
 }
 
 Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const RetimeJob& job,

@@ -83,5 +83,10 @@ Result<RetimeSummary> runRetimes(Store& store, GraderProcess& grader, const Reti
 /// One line for a cell's result: "ratio 1.003 [0.998, 1.008] n=140 converged" (base→skill ratio; the error when
 /// the re-timing failed).
 std::string retimeResultLine(const RetimingResult& result);
+/// The same line for any pair of labels: "<label> R [lo, hi] n=N <stop>" of pair (a, b), "no a/b pair, ..." when the
+/// result lacks it, "failed (<label>): <error>" when it failed.
+std::string retimingResultLine(const RetimingResult& result, const char* a, const char* b, const char* label);
+/// The planner's request of a job: its device, the devices it counts as the same, the grader and --redo-current.
+RetimePlanRequest planRequestOf(const RetimeJob& job, const std::string& graderFingerprint);
 
 } // namespace mkb

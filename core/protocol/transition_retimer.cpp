@@ -158,28 +158,11 @@ Result<TransitionPlan> planTransitionRetimes(Store& store, const RetimeJob& job,
     if (!live) {
         return live.error();
     }
-    RetimePlanRequest request;
-    request.device = job.device;
-    request.deviceName = job.deviceName;
-    request.sameDevices = job.sameDevices;
-    request.graderFingerprint = graderFingerprint;
-    request.redoCurrent = job.redoCurrent;
-    return makeTransitionPlan(*pairs, *live, request);
+    return makeTransitionPlan(*pairs, *live, planRequestOf(job, graderFingerprint));
 }
 
 std::string transitionResultLine(const RetimingResult& result) {
-    if (!result.ok) {
-        return "failed" + (result.failedLabel.empty() ? std::string() : " (" + result.failedLabel + ")") + ": " +
-               result.error;
-    }
-    char text[160];
-    if (auto pair = result.pair("before", "after")) {
-        std::snprintf(text, sizeof text, "after/before %.4f [%.4f, %.4f] n=%d %s", pair->ratio, pair->ciLow,
-                      pair->ciHigh, pair->n, result.stop.c_str());
-    } else {
-        std::snprintf(text, sizeof text, "no before/after pair, %d rounds %s", result.rounds, result.stop.c_str());
-    }
-    return text;
+    return retimingResultLine(result, "before", "after", "after/before");
 }
 
 Result<TransitionRetimeSummary> runTransitionRetimes(Store& store, GraderProcess& grader, const RetimeJob& job,

@@ -5,6 +5,7 @@
 #include "core/store/store_impl.h"
 #include "core/util/utc_time.h"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -234,6 +235,29 @@ CalibrationRecord readCalibration(const Statement& row) {
     return record;
 }
 
+/// Archives the live record a new one replaces, then inserts the new one, in one transaction: nothing is overwritten,
+/// and a failure leaves the old record live. Both steps get the transaction's timestamp; the new record's id.
+Result<std::int64_t> replaceLive(Store& store, const std::function<Result<int>(const std::string& now)>& archive,
+                                 const std::function<Result<std::int64_t>(const std::string& now)>& insert) {
+    std::int64_t id = 0;
+    Status written = store.transaction([&]() -> Status {
+        const std::string now = utcNowIso();
+        if (Result<int> archived = archive(now); !archived) {
+            return archived.error();
+        }
+        Result<std::int64_t> inserted = insert(now);
+        if (!inserted) {
+            return inserted.error();
+        }
+        id = *inserted;
+        return Ok{};
+    });
+    if (!written) {
+        return written.error();
+    }
+    return id;
+}
+
 } // namespace
 
 Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
@@ -241,23 +265,20 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
     if (record.result.device.empty() || record.result.graderFingerprint.empty()) {
         return impl_->failure(operation, "the result names no device or grader fingerprint; re-time the cell again");
     }
-    std::int64_t id = 0;
-    Status written = transaction([&]() -> Status {
-        const std::string now = utcNowIso();
-        if (Result<int> archived = impl_
-                                       ->query("UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 "
-                                               "AND model = ? AND suite = ? AND problem_number = ? AND replicate = ? "
-                                               "AND source_dsl = ? AND target_dsl = ?",
-                                               operation)
-                                       .bind(now, record.model, record.suite, record.problemNumber, record.replicate,
-                                             record.sourceDsl, record.targetDsl)
-                                       .run();
-            !archived) {
-            return archived.error();
-        }
-        const RetimingResult& result = record.result;
-        Result<std::int64_t> inserted =
-            impl_
+    const RetimingResult& result = record.result;
+    return replaceLive(
+        *this,
+        [&](const std::string& now) {
+            return impl_
+                ->query("UPDATE retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND model = ? AND "
+                        "suite = ? AND problem_number = ? AND replicate = ? AND source_dsl = ? AND target_dsl = ?",
+                        operation)
+                .bind(now, record.model, record.suite, record.problemNumber, record.replicate, record.sourceDsl,
+                      record.targetDsl)
+                .run();
+        },
+        [&](const std::string& now) {
+            return impl_
                 ->query("INSERT INTO retimings (model, suite, problem_number, replicate, source_dsl, target_dsl, "
                         "source_trial_id, base_trial_id, skill_trial_id, device, device_name, grader_fingerprint, "
                         "source_sha256, base_sha256, skill_sha256, rounds, stop, result_json, created_at) VALUES "
@@ -270,16 +291,7 @@ Result<std::int64_t> Store::insertRetiming(const RetimingRecord& record) {
                       result.json.empty() ? resultJson(result) : result.json,
                       record.createdAt.empty() ? now : record.createdAt)
                 .returnedId();
-        if (!inserted) {
-            return inserted.error();
-        }
-        id = *inserted;
-        return Ok{};
-    });
-    if (!written) {
-        return written.error();
-    }
-    return id;
+        });
 }
 
 Result<std::vector<RetimingRecord>> Store::liveRetimings() const {
@@ -305,23 +317,21 @@ Result<std::int64_t> Store::insertTransitionRetiming(const TransitionRetimingRec
     if (record.afterIndex <= record.beforeIndex) {
         return impl_->failure(operation, "the after submission does not come after the before one");
     }
-    std::int64_t id = 0;
-    Status written = transaction([&]() -> Status {
-        const std::string now = utcNowIso();
-        if (Result<int> archived = impl_
-                                       ->query("UPDATE transition_retimings SET archived = 1, archived_at = ? WHERE "
-                                               "archived = 0 AND model = ? AND suite = ? AND problem_number = ? AND "
-                                               "replicate = ? AND arm = ? AND before_index = ? AND after_index = ?",
-                                               operation)
-                                       .bind(now, record.model, record.suite, record.problemNumber, record.replicate,
-                                             record.arm, record.beforeIndex, record.afterIndex)
-                                       .run();
-            !archived) {
-            return archived.error();
-        }
-        const RetimingResult& result = record.result;
-        Result<std::int64_t> inserted =
-            impl_
+    const RetimingResult& result = record.result;
+    return replaceLive(
+        *this,
+        [&](const std::string& now) {
+            return impl_
+                ->query("UPDATE transition_retimings SET archived = 1, archived_at = ? WHERE archived = 0 AND "
+                        "model = ? AND suite = ? AND problem_number = ? AND replicate = ? AND arm = ? AND "
+                        "before_index = ? AND after_index = ?",
+                        operation)
+                .bind(now, record.model, record.suite, record.problemNumber, record.replicate, record.arm,
+                      record.beforeIndex, record.afterIndex)
+                .run();
+        },
+        [&](const std::string& now) {
+            return impl_
                 ->query("INSERT INTO transition_retimings (trial_id, model, suite, problem_number, replicate, arm, "
                         "before_index, after_index, device, device_name, grader_fingerprint, before_sha256, "
                         "after_sha256, ok, rounds, stop, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
@@ -333,16 +343,7 @@ Result<std::int64_t> Store::insertTransitionRetiming(const TransitionRetimingRec
                       result.json.empty() ? resultJson(result) : result.json,
                       record.createdAt.empty() ? now : record.createdAt)
                 .returnedId();
-        if (!inserted) {
-            return inserted.error();
-        }
-        id = *inserted;
-        return Ok{};
-    });
-    if (!written) {
-        return written.error();
-    }
-    return id;
+        });
 }
 
 Result<std::vector<TransitionRetimingRecord>> Store::liveTransitionRetimings() const {
@@ -376,37 +377,25 @@ Result<std::int64_t> Store::insertCalibration(const CalibrationRecord& record) {
     }
     const std::string methodsText =
         json{{"slowdown", record.slowdown}, {"methods", methods}, {"detail", detail}}.dump();
-    std::int64_t id = 0;
-    Status written = transaction([&]() -> Status {
-        const std::string now = utcNowIso();
-        if (Result<int> archived = impl_
-                                       ->query("UPDATE calibrations SET archived = 1, archived_at = ? WHERE "
-                                               "archived = 0 AND device_name = ? AND device = ? AND "
-                                               "grader_fingerprint = ?",
-                                               operation)
-                                       .bind(now, record.deviceName, record.device, record.graderFingerprint)
-                                       .run();
-            !archived) {
-            return archived.error();
-        }
-        Result<std::int64_t> inserted =
-            impl_
+    return replaceLive(
+        *this,
+        [&](const std::string& now) {
+            return impl_
+                ->query("UPDATE calibrations SET archived = 1, archived_at = ? WHERE archived = 0 AND device_name = ? "
+                        "AND device = ? AND grader_fingerprint = ?",
+                        operation)
+                .bind(now, record.deviceName, record.device, record.graderFingerprint)
+                .run();
+        },
+        [&](const std::string& now) {
+            return impl_
                 ->query("INSERT INTO calibrations (device, device_name, grader_fingerprint, selection, methods_json, "
                         "created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                         operation)
                 .bind(record.device, record.deviceName, record.graderFingerprint, record.selection, methodsText,
                       record.createdAt.empty() ? now : record.createdAt)
                 .returnedId();
-        if (!inserted) {
-            return inserted.error();
-        }
-        id = *inserted;
-        return Ok{};
-    });
-    if (!written) {
-        return written.error();
-    }
-    return id;
+        });
 }
 
 Result<std::vector<CalibrationRecord>> Store::liveCalibrations() const {

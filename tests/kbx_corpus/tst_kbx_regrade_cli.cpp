@@ -2,21 +2,16 @@
 // dry run, graded and filed beside KernelBench-X's own verdicts, skipped as current when run again, and compared per
 // category by mkb report --metrics kbx-agreement.
 #include "core/store/store.h"
+#include "support/cli_run.h"
 #include "support/testpaths.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace mkb;
+using mkbtest::CliRun;
 
 namespace {
-
-struct CliRun {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
 
 std::vector<RegradingRecord> regradingsOf(const QString& store) {
     auto opened = Store::open(store.toStdString(), OpenMode::MustExist);
@@ -36,25 +31,7 @@ class KbxRegradeCliTest : public QObject {
     QTemporaryDir dir_;
     QString store_;
 
-    CliRun runMkb(const QStringList& args) {
-        QProcess process;
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert("MKB_DATA_DIR", QString::fromStdString(mkbtest::sourceDir().string()));
-        environment.insert("MKB_STORE", dir_.filePath("never-used.sqlite"));
-        process.setProcessEnvironment(environment);
-        process.setWorkingDirectory(QString::fromStdString(mkbtest::sourceDir().string()));
-        process.start(QString::fromStdString(mkbtest::cliPath()), args);
-        if (!process.waitForFinished(300000)) {
-            process.kill();
-            process.waitForFinished();
-            return {};
-        }
-        CliRun run;
-        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-        run.out = QString::fromUtf8(process.readAllStandardOutput());
-        run.err = QString::fromUtf8(process.readAllStandardError());
-        return run;
-    }
+    CliRun runMkb(const QStringList& args) { return mkbtest::runMkbIn(args, dir_.filePath("never-used.sqlite")); }
 
     QStringList regradeArgs() const {
         return {"regrade",
@@ -121,7 +98,8 @@ private slots:
 
         // Activation/gelu_fp16: round 0 fails for both; round 1 passed theirs, but its half-precision GELU does not
         // run on the CPU: the one disagreement, listed with both reasons.
-        const CliRun gelu = runMkb(regradeArgs() << "--problems" << "100");
+        const CliRun gelu = runMkb(regradeArgs() << "--problems"
+                                                 << "100");
         QVERIFY2(gelu.exitCode == 0, qPrintable(gelu.err + gelu.out));
         QVERIFY2(gelu.out.contains("2 rounds (mkb): 2 graded"), qPrintable(gelu.out));
 
@@ -135,6 +113,23 @@ private slots:
         QVERIFY2(report.out.contains("mkb,activation/100_gelu_fp16,Activation,round_1,correct,not correct,,") &&
                      report.out.contains("GeluKernelImpl"),
                  qPrintable(report.out));
+    }
+
+    // The paper's findings from the same corpus (its own verdicts): every finding with n and the paper's number.
+    // Fixture rounds: gelu fails round 0 and passes round 1; scaled_add passes round 0 and fails round 1; the pool
+    // passes rounds 0 to 3. Round 0: 3 attempts, 2 compiled, 2 correct.
+    void thePaperFindingsComeWithTheirNAndThePapersNumber() {
+        const CliRun paper = runMkb({"report", "--store", store_, "--metrics", "kbx-paper", "--format", "csv"});
+        QVERIFY2(paper.exitCode == 0, qPrintable(paper.err + paper.out));
+        QVERIFY2(paper.out.contains("all,\"compile rate, round 0\",0.667,3,attempts with a round 0,"),
+                 qPrintable(paper.out));
+        QVERIFY2(paper.out.contains("52.3% (first round)"), qPrintable(paper.out));
+        QVERIFY2(paper.out.contains("all,η² of correctness by method,,3,") &&
+                     paper.out.contains("needs attempts of two or more methods (models); the data holds 1"),
+                 qPrintable(paper.out));
+        QVERIFY2(paper.out.contains("all,Quantization tasks correct,,0,graded Quantization attempts,,,0 of 30,the "
+                                    "data holds none"),
+                 qPrintable(paper.out));
     }
 
     void badCommandLinesAreNamed() {

@@ -3,23 +3,18 @@
 // --time-limit and selected by --kinds.
 #include "core/store/store.h"
 #include "support/cli_files.h"
+#include "support/cli_run.h"
 #include "support/testpaths.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <sqlite3.h>
 
 using namespace mkb;
+using mkbtest::CliRun;
 
 namespace {
-
-struct CliRun {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
 
 bool rawExec(const QString& store, const std::string& sql) {
     sqlite3* db = nullptr;
@@ -57,25 +52,7 @@ class RetimeTransitionsTest : public QObject {
     QTemporaryDir dir_;
     QString store_;
 
-    CliRun runMkb(const QStringList& args) {
-        QProcess process;
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert("MKB_DATA_DIR", QString::fromStdString(mkbtest::sourceDir().string()));
-        environment.insert("MKB_STORE", dir_.filePath("never-used.sqlite"));
-        process.setProcessEnvironment(environment);
-        process.setWorkingDirectory(QString::fromStdString(mkbtest::sourceDir().string()));
-        process.start(QString::fromStdString(mkbtest::cliPath()), args);
-        if (!process.waitForFinished(300000)) {
-            process.kill();
-            process.waitForFinished();
-            return {};
-        }
-        CliRun run;
-        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-        run.out = QString::fromUtf8(process.readAllStandardOutput());
-        run.err = QString::fromUtf8(process.readAllStandardError());
-        return run;
-    }
+    CliRun runMkb(const QStringList& args) { return mkbtest::runMkbIn(args, dir_.filePath("never-used.sqlite")); }
 
     QStringList retimeArgs() const {
         return {"retime",        "--transitions",
