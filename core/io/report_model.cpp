@@ -1311,11 +1311,12 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     Report report = reportOf(selection, options);
     // The store-level sets, read after the trials: regradings and transition re-timings, in --metrics order.
     for (MetricSet set : options.metrics) {
-        if (set != MetricSet::KbxAgreement && set != MetricSet::KbxEvents) {
+        if (set != MetricSet::KbxPaper && set != MetricSet::KbxAgreement && set != MetricSet::KbxEvents) {
             continue;
         }
-        auto tables = set == MetricSet::KbxAgreement ? kbxAgreementTables(store, options, load.category)
-                                                     : kbxEventTables(store, options, load.category);
+        auto tables = set == MetricSet::KbxPaper       ? kbxPaperRegradedTables(store, options, load.category)
+                      : set == MetricSet::KbxAgreement ? kbxAgreementTables(store, options, load.category)
+                                                       : kbxEventTables(store, options, load.category);
         if (!tables) {
             return tables.error();
         }

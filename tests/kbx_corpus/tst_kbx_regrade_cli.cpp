@@ -130,6 +130,16 @@ private slots:
         QVERIFY2(paper.out.contains("all,Quantization tasks correct,,0,graded Quantization attempts,,,0 of 30,the "
                                     "data holds none"),
                  qPrintable(paper.out));
+        // Under our grader, over the rounds regraded above (scaled_add and gelu_fp16, two rounds each): gelu's round 0
+        // imports and fails at its call under ours, where theirs failed to compile; scaled_add's round 0 passes.
+        QVERIFY2(paper.out.contains("KernelBench-X's findings under our grader (mkb regrade, boundary mkb)"),
+                 qPrintable(paper.out));
+        const QString ours = paper.out.mid(paper.out.indexOf("under our grader"));
+        QVERIFY2(ours.contains("all,\"compile rate, round 0\",1.000,2,") &&
+                     ours.contains("all,\"correct rate, round 0\",0.500,2,"),
+                 qPrintable(ours));
+        QVERIFY2(ours.contains("4 regraded rounds of 2 trials; 0 rounds of those trials not regraded under mkb"),
+                 qPrintable(ours));
     }
 
     void badCommandLinesAreNamed() {
