@@ -175,29 +175,24 @@ std::vector<PaperFinding> kbxPaperFindings(const AttemptSet& attempts) {
     }
     const int first = compiled.empty() ? 0 : compiled.begin()->first;
     const int last = compiled.empty() ? 0 : compiled.rbegin()->first;
+    // The paper gives each rate for its first and last round only.
+    const auto paperAt = [&](int index, const char* atFirst, const char* atLast) {
+        return index == first  ? std::string(atFirst) + " (first round)"
+               : index == last ? std::string(atLast) + " (last round)"
+                               : std::string();
+    };
     for (const auto& [index, values] : compiled) {
-        const std::string edge = index == first ? " (first round)" : index == last ? " (last round)" : "";
         findings.push_back(shareFinding("compile rate, " + roundName(index), values,
-                                        "attempts with a " + roundName(index),
-                                        index == first  ? "52.3%" + edge
-                                        : index == last ? "68.8%" + edge
-                                                        : ""));
+                                        "attempts with a " + roundName(index), paperAt(index, "52.3%", "68.8%")));
     }
     for (const auto& [index, values] : correctByRound) {
-        const std::string edge = index == first ? " (first round)" : index == last ? " (last round)" : "";
         findings.push_back(shareFinding("correct rate, " + roundName(index), values,
-                                        "attempts with a " + roundName(index),
-                                        index == first  ? "18.2%" + edge
-                                        : index == last ? "30.7%" + edge
-                                                        : ""));
+                                        "attempts with a " + roundName(index), paperAt(index, "18.2%", "30.7%")));
     }
     for (const auto& [index, values] : compiled) {
-        const std::string edge = index == first ? " (first round)" : index == last ? " (last round)" : "";
-        PaperFinding finding = speedupFinding("GM speedup of passing kernels, " + roundName(index), speedups[index],
-                                              "passing, timed kernels of " + roundName(index),
-                                              index == first  ? "1.58×" + edge
-                                              : index == last ? "1.44×" + edge
-                                                              : "");
+        PaperFinding finding =
+            speedupFinding("GM speedup of passing kernels, " + roundName(index), speedups[index],
+                           "passing, timed kernels of " + roundName(index), paperAt(index, "1.58×", "1.44×"));
         finding.note = "the paper gives mean speedups; this is the geometric mean";
         findings.push_back(std::move(finding));
     }
