@@ -7,8 +7,12 @@
 
 #include "core/grading/grade_request.h"
 #include "core/protocol/retime_store.h"
+#include "core/protocol/stored_problems.h"
+#include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -48,7 +52,8 @@ options:
   --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
   --model NAME          only this model's cells (default: every model)
   --problems GLOB       problems to include (default "*"); matched by number to the store's trials
-  --suite DIR           a suite root (repeatable; default: the shipped problems/)
+  --suite DIR           a suite root (repeatable; default: the shipped problems/; with --transitions, the problem
+                        files the store holds for its trials, as mkb regrade reads them)
   --dsls A,B            only the two directions of this DSL pair
   --directions LIST     only these directions, e.g. triton2cuda,cuda2triton
   --replicates N        only replicates 1..N (default: every replicate)
@@ -149,6 +154,55 @@ int failedRun(RetimeStage stage, const std::string& error, bool cancelled) {
         break;
     }
     return fail(cancelled ? kExitInterrupted : kExitStore, "retime: " + error);
+}
+
+/// A folder under the system's temporary folder, removed with everything in it when this goes out of scope.
+class TemporaryFolder {
+public:
+    TemporaryFolder() = default;
+    TemporaryFolder(const TemporaryFolder&) = delete;
+    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+    ~TemporaryFolder() {
+        if (!path_.empty()) {
+            std::error_code ec;
+            fs::remove_all(path_, ec);
+        }
+    }
+    Result<fs::path> create(const std::string& prefix) {
+        std::error_code ec;
+        fs::path path = fs::temp_directory_path(ec) / (prefix + std::to_string(::getpid()));
+        fs::create_directories(path, ec);
+        if (ec) {
+            return makeError("cannot create " + path.string() + ": " + ec.message());
+        }
+        path_ = path;
+        return path;
+    }
+
+private:
+    fs::path path_;
+};
+
+/// The suite roots of the problem files the store at PATH holds (core/protocol/stored_problems.h), written under
+/// FOLDER; none when the store holds none (the shipped problems are then the default, as for cells).
+Result<std::vector<fs::path>> storeProblemRoots(const fs::path& storePath, TemporaryFolder& folder) {
+    std::error_code ec;
+    if (!fs::exists(storePath, ec)) {
+        return std::vector<fs::path>{};
+    }
+    auto store = Store::open(storePath, OpenMode::ReadExisting);
+    if (!store) {
+        return store.error();
+    }
+    auto root = folder.create("mkb-retime-problems-");
+    if (!root) {
+        return root.error();
+    }
+    auto stored = writeStoredProblems(**store, *root);
+    if (!stored) {
+        return stored.error();
+    }
+    return stored->roots;
 }
 
 /// mkb retime --transitions: the before/after pairs of the job's trials.
@@ -300,6 +354,17 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     for (const std::string& suite : args.all("suite")) {
         suites.emplace_back(suite);
     }
+    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    // Before/after pairs are timed against the problem each trial was filed with: without --suite, the problem files
+    // the store holds (a corpus import stores them), written to a private folder for the run.
+    TemporaryFolder storedProblems;
+    if (transitions && suites.empty()) {
+        auto written = storeProblemRoots(storePath, storedProblems);
+        if (!written) {
+            return fail(kExitStore, "retime: " + written.error().message);
+        }
+        suites = std::move(written).value();
+    }
     SelectionError selectionError;
     job.scope.problems = selectProblems(suites, args.optionOr("problems", "*"), "retime", &selectionError);
     if (job.scope.problems.empty()) {
@@ -311,7 +376,6 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     }
     job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
 
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.option("python"));
     if (transitions) {

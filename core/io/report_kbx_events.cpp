@@ -114,6 +114,8 @@ Result<std::vector<ReportTable>> kbxEventTables(Store& store, const ReportOption
                 event.afterFailsOurs = found->second->result.failedLabel == "after";
             } else if (!was.imported || !now.imported) {
                 event.notTimed = "a kernel never ran (its own verdict)";
+            } else if (trial.problemFingerprint.empty()) {
+                event.notTimed = "no problem file (the task is not in the imported suite)";
             } else {
                 event.notTimed = "not re-timed yet";
             }

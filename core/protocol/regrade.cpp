@@ -2,12 +2,12 @@
 // it makes of them, the pool that grades them, and the filing of each verdict as it comes back.
 #include "core/protocol/regrade.h"
 
-#include "core/catalog/catalog.h"
 #include "core/grading/boundary.h"
 #include "core/grading/device_probe.h"
 #include "core/grading/grader_fingerprint.h"
 #include "core/grading/grader_pool.h"
 #include "core/io/kbx_corpus_kernel.h"
+#include "core/protocol/stored_problems.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/sha256.h"
@@ -183,35 +183,14 @@ private:
         }
     }
 
-    /// The problem files the store holds, by fingerprint, each written to a folder of its own and read back by the
-    /// catalog (so its MKB_META is read as any problem's is).
+    /// The problem files the store holds, by fingerprint (core/protocol/stored_problems.h).
     Status loadProblems() {
-        auto stored = store_.problems();
+        auto stored = writeStoredProblems(store_, workFolder_ / "problems");
         if (!stored) {
             return stored.error();
         }
-        for (const Problem& problem : *stored) {
-            if (problems_.count(problem.fingerprint) != 0) {
-                continue;
-            }
-            const std::string file = problem.path.filename().extension() == ".py"
-                                         ? problem.path.filename().string()
-                                         : std::to_string(problem.number) + "_" + problem.slug + ".py";
-            const fs::path root = workFolder_ / "problems" / problem.fingerprint.substr(0, 16);
-            const fs::path path = root / problem.family / file;
-            std::error_code ec;
-            fs::create_directories(path.parent_path(), ec);
-            if (Status written = writeFileAtomically(path, problem.source); !written) {
-                return written.error();
-            }
-            Catalog catalog = loadCatalog({root});
-            if (catalog.problems.size() == 1) {
-                problems_.emplace(problem.fingerprint, std::move(catalog.problems.front()));
-            } else {
-                unreadable_[problem.fingerprint] =
-                    catalog.issues.empty() ? "it is not a problem file" : catalog.issues.front().message;
-            }
-        }
+        problems_ = std::move(stored->byFingerprint);
+        unreadable_ = std::move(stored->unreadable);
         return Ok{};
     }
 

@@ -6,6 +6,7 @@
 #include "support/cli_run.h"
 #include "support/testpaths.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -91,6 +92,17 @@ private slots:
                                   "ran: its own verdict says it failed to load)"),
                  qPrintable(dry.out));
         QVERIFY(pairRetimings(store_, true).empty());
+    }
+
+    void withoutASuiteThePairsAreTimedAgainstTheProblemsTheStoreHolds() {
+        QStringList args = retimeArgs();
+        const int suite = args.indexOf("--suite");
+        args.remove(suite, 2);
+        const CliRun dry = runMkb(args << "--dry-run");
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err + dry.out));
+        QVERIFY2(dry.out.contains("5 pairs: 4 missing, 0 stale, 0 current, 1 not re-timed"), qPrintable(dry.out));
+        const QStringList left = QDir(QDir::tempPath()).entryList({"mkb-retime-problems-*"}, QDir::Dirs);
+        QVERIFY2(left.isEmpty(), qPrintable(left.join(", ")));
     }
 
     void pairsAreTimedStoredCurrentWhenRunAgainAndStaleWhenAKernelChanges() {
