@@ -196,9 +196,10 @@ int runRegrade(const std::vector<std::string>& rawArgs) {
         return kExitInterrupted;
     }
     if (summary.count(RegradeStatus::Infrastructure) > 0) {
-        return fail(kExitInfrastructure, "regrade: the grader failed for " +
-                                             std::to_string(summary.count(RegradeStatus::Infrastructure)) +
-                                             " rounds (see above); run the same command again");
+        const std::size_t failures = summary.count(RegradeStatus::Infrastructure);
+        return fail(kExitInfrastructure, "regrade: the grader failed for " + std::to_string(failures) +
+                                             (failures == 1 ? " round" : " rounds") +
+                                             " (see above); run the same command again");
     }
     return kExitOk;
 }

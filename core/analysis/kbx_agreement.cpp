@@ -65,4 +65,41 @@ std::vector<AgreementGroup> kbxAgreement(const std::vector<RegradedRound>& round
     return groups;
 }
 
+std::string kbxDisagreementRule(bool theirsCorrect, const OurFailure& ours) {
+    if (theirsCorrect == ours.correct) {
+        return "";
+    }
+    if (ours.correct) {
+        return "their failure: KernelBench-X's execution stage failed where ours passes";
+    }
+    const std::string& rule = ours.complianceRule;
+    if (rule == "no_launch" || rule == "no_kernel" || rule == "launch_unused") {
+        return "launch rule: KernelBench-X accepts a round that launches no kernel of the DSL";
+    }
+    if (rule == "eager_compute") {
+        return "boundary: KernelBench-X allows torch compute in the wrapper; strict does not (eager_compute)";
+    }
+    if (!rule.empty()) {
+        return "compliance: KernelBench-X has no " + rule + " rule";
+    }
+    const auto has = [&](const char* text) { return ours.error.find(text) != std::string::npos; };
+    if (ours.timedOut) {
+        return "time limit: the round ran past our grading limit";
+    }
+    if (has("does not parse")) {
+        return "published code: the corpus's code does not parse, so KernelBench-X ran a text it did not publish";
+    }
+    if (has("in place; inputs must be left unchanged")) {
+        return "in-place semantics: the round writes an input the task does not declare as an output";
+    }
+    if (has("float64 anchor") || ours.error.rfind("incorrect:", 0) == 0) {
+        return "numerics: KernelBench-X's tolerance is looser than our float64-anchor allowance";
+    }
+    if (ours.error.rfind("solve raised", 0) == 0) {
+        return "inputs: the round raises on our draws (scaled sizes, seeded values) or device, where it ran on "
+               "KernelBench-X's test inputs";
+    }
+    return "other: " + ours.error.substr(0, 80);
+}
+
 } // namespace mkb::analysis

@@ -45,4 +45,19 @@ struct AgreementGroup {
 /// its counts and intervals.
 std::vector<AgreementGroup> kbxAgreement(const std::vector<RegradedRound>& rounds);
 
+/// What our verdict of a round that disagrees with KernelBench-X's says, as far as the grader records it.
+struct OurFailure {
+    bool correct = false;
+    std::string complianceRule; // the boundary rule that failed, "" when none did
+    std::string error;          // the grader's one-line reason
+    bool timedOut = false;
+};
+
+/// Which difference between the two graders explains a disagreement, in words naming KernelBench-X's rule:
+/// its launch rule (it accepts a round that launches no kernel), its boundary (torch compute in the wrapper is
+/// allowed), in-place semantics, numerics (its tolerance against our float64-anchor allowance), the inputs (a
+/// round that raises on our scaled, seeded draws or device), code it did not publish (the corpus's text does not
+/// parse), or a failure of theirs our grader does not reproduce. "" when the round agrees.
+std::string kbxDisagreementRule(bool theirsCorrect, const OurFailure& ours);
+
 } // namespace mkb::analysis

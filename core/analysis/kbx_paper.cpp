@@ -127,7 +127,7 @@ std::vector<PaperFinding> kbxPaperFindings(const AttemptSet& attempts) {
         finding.finding = byCategory ? "η² of correctness by category" : "η² of correctness by method";
         finding.unit = FindingUnit::EtaSquared;
         finding.n = correct.size();
-        finding.basis = "graded attempts (their final verdict)";
+        finding.basis = "graded attempts (each one's final verdict)";
         finding.paper = byCategory ? "9.4%" : "3.3%";
         if (!byCategory && distinctModels.size() < 2) {
             finding.note = "needs attempts of two or more methods (models); the data holds " +

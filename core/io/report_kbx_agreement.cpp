@@ -3,6 +3,7 @@
 
 #include "core/analysis/kbx_agreement.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -78,12 +79,15 @@ Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOp
     }
     std::map<std::int64_t, std::map<std::int64_t, Verdict>> theirsByTrial; // trial -> submission id -> verdict
     std::map<std::string, std::vector<analysis::RegradedRound>> roundsByBoundary;
-    ReportTable disagreements{"kbx-disagreements",
-                              "Rounds where our verdict and theirs disagree on correctness, with both reasons",
-                              {"Boundary", "task", "Category", "round", "theirs", "ours", "their reason", "our reason"},
-                              {},
-                              {},
-                              {}};
+    ReportTable disagreements{
+        "kbx-disagreements",
+        "Rounds where our verdict and theirs disagree on correctness, with both reasons",
+        {"Boundary", "task", "Category", "round", "theirs", "ours", "their reason", "our reason", "KernelBench-X rule"},
+        {},
+        {},
+        {}};
+    std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::string>> ruleCounts; // -> count, words
+    std::map<std::string, std::size_t> disagreementsByBoundary;
     for (const auto& [key, record] : newest) {
         auto submissions = theirsByTrial.find(record->trialId);
         if (submissions == theirsByTrial.end()) {
@@ -109,6 +113,13 @@ Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOp
         round.oursSpeedup = correctSpeedup(record->verdict);
         roundsByBoundary[key.first].push_back(round);
         if (round.theirsCorrect != round.oursCorrect) {
+            const std::string rule = analysis::kbxDisagreementRule(
+                round.theirsCorrect, {record->verdict.correct, record->verdict.complianceRule, record->verdict.error,
+                                      record->verdict.timedOut});
+            const std::string ruleName = rule.substr(0, rule.find(':'));
+            ruleCounts[{key.first, ruleName}].first += 1;
+            ruleCounts[{key.first, ruleName}].second = rule;
+            ++disagreementsByBoundary[key.first];
             const TrialRecord& trial = *liveTrials[record->trialId];
             char number[16];
             std::snprintf(number, sizeof number, "%02d", trial.problemNumber);
@@ -121,7 +132,7 @@ Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOp
                  textCell(round.theirsCorrect ? "correct" : "not correct"),
                  textCell(round.oursCorrect ? "correct" : "not correct"),
                  textCell(theirs->second.correct ? "" : oneLine(theirs->second.error)),
-                 textCell(record->verdict.correct ? "" : oneLine(record->verdict.error))});
+                 textCell(record->verdict.correct ? "" : oneLine(record->verdict.error)), textCell(rule)});
         }
     }
     if (roundsByBoundary.empty()) {
@@ -172,6 +183,21 @@ Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOp
         disagreements.footnotes = {"Their reason: the error their harness recorded; ours: the grader's, whose stage "
                                    "and rule docs/grader-protocol.md describes."};
         tables.push_back(std::move(disagreements));
+        ReportTable rules{"kbx-disagreement-rules",
+                          "Why the two graders disagree: the KernelBench-X rule behind each disagreement, per boundary",
+                          {"Boundary", "rule", "rounds", "of the disagreements", "what differs"},
+                          {},
+                          {},
+                          {}};
+        for (const auto& [key, count] : ruleCounts) {
+            const double share = double(count.first) / double(disagreementsByBoundary[key.first]);
+            rules.rows.push_back({textCell(key.first), textCell(key.second), countCell(count.first),
+                                  percentCell(std::optional<double>(share)),
+                                  textCell(count.second.substr(std::min(count.second.size(), key.second.size() + 2)))});
+        }
+        rules.footnotes = {"Read from our reason (the grader's stage and compliance rule) for each disagreeing round; "
+                           "docs/kernelbenchx-regrade.md discusses each rule on the real corpus."};
+        tables.push_back(std::move(rules));
     }
     return tables;
 }

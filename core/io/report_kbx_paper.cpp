@@ -125,7 +125,8 @@ kbxPaperRegradedTables(Store& store, const ReportOptions& options,
             table.footnotes.begin(),
             "The same findings with our verdicts in place of the rounds' own: " + std::to_string(rounds) +
                 " regraded rounds of " + std::to_string(attempts.size()) + " trials; " + std::to_string(leftOut) +
-                " rounds of those trials not regraded under " + boundary + " are left out.");
+                (leftOut == 1 ? " round" : " rounds") + " of those trials not regraded under " + boundary +
+                (leftOut == 1 ? " is" : " are") + " left out.");
         tables.push_back(std::move(table));
     }
     return tables;

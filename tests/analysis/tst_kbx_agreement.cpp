@@ -77,6 +77,36 @@ private slots:
         QCOMPARE(forward.speedupRatioInterval->low, backward.speedupRatioInterval->low);
     }
 
+    void eachDisagreementNamesTheRuleBehindIt() {
+        using mkb::analysis::kbxDisagreementRule;
+        using mkb::analysis::OurFailure;
+        const auto key = [](bool theirs, OurFailure ours) {
+            const std::string rule = kbxDisagreementRule(theirs, ours);
+            return QString::fromStdString(rule.substr(0, rule.find(':')));
+        };
+        QCOMPARE(key(true, {true, "", "", false}), QString());
+        QCOMPARE(key(false, {false, "", "solve raised", false}), QString());
+        QCOMPARE(key(false, {true, "", "", false}), QString("their failure"));
+        QCOMPARE(
+            key(true, {false, "no_launch", "compliance: no_launch: a solve call made no triton kernel launch", false}),
+            QString("launch rule"));
+        QCOMPARE(key(true, {false, "no_kernel", "compliance: no_kernel", false}), QString("launch rule"));
+        QCOMPARE(key(true, {false, "eager_compute", "compliance: eager_compute: solve ran aten.mean", false}),
+                 QString("boundary"));
+        QCOMPARE(key(true, {false, "", "kernel.py does not parse: line 3: invalid syntax", false}),
+                 QString("published code"));
+        QCOMPARE(key(true, {false, "", "solve modified input 0 in place; inputs must be left unchanged", false}),
+                 QString("in-place semantics"));
+        QCOMPARE(key(true, {false, "",
+                            "incorrect: draw 1: output (float32) max abs error 1.7e-05 against the "
+                            "float64 anchor exceeds the allowance 8.6e-06",
+                            false}),
+                 QString("numerics"));
+        QCOMPARE(key(true, {false, "", "solve raised _LinAlgError: cusolver error", false}), QString("inputs"));
+        QCOMPARE(key(true, {false, "", "solve raised TimeoutError", true}), QString("time limit"));
+        QCOMPARE(key(true, {false, "", "something new", false}), QString("other"));
+    }
+
     void noRoundsGiveOneEmptyGroup() {
         const std::vector<AgreementGroup> groups = mkb::analysis::kbxAgreement({});
         QCOMPARE(groups.size(), std::size_t(1));
