@@ -1,34 +1,11 @@
-// Builds the kbx-events tables: events from the trials' submissions, paired ratios from the transition re-timings.
+// Builds the kbx-events tables from the store's transitions (io::loadKbxTransitions), its performance kinds only.
 #include "core/io/report_kbx_events.h"
 
 #include "core/analysis/kbx_events.h"
-
-#include <nlohmann/json.hpp>
-
-#include <cstdio>
-#include <map>
-#include <tuple>
+#include "core/io/kbx_transitions.h"
 
 namespace mkb::report {
 namespace {
-
-using Key = std::tuple<std::string, std::string, int, int, std::string, int, int>;
-
-/// The kinds of the transition that led to a submission ("reached_by" of its verdict JSON), "" when none.
-std::string reachedBy(const Verdict& verdict) {
-    const nlohmann::json parsed = nlohmann::json::parse(verdict.json, nullptr, false);
-    if (!parsed.is_object()) {
-        return {};
-    }
-    const auto found = parsed.find("reached_by");
-    return found != parsed.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
-std::string taskOf(const TrialRecord& trial) {
-    char number[16];
-    std::snprintf(number, sizeof number, "%02d", trial.problemNumber);
-    return trial.family + "/" + number + "_" + trial.problemSlug;
-}
 
 ReportCell shareLow(const analysis::EventShare& share) {
     return share.interval ? percentCell(share.interval->low) : nullCell();
@@ -50,76 +27,14 @@ std::string reasonsText(const std::vector<std::pair<std::string, std::size_t>>& 
 
 Result<std::vector<ReportTable>> kbxEventTables(Store& store, const ReportOptions& options,
                                                 const std::function<std::string(const TrialRecord&)>& categoryOf) {
-    auto records = store.liveTransitionRetimings();
-    if (!records) {
-        return records.error();
-    }
-    std::map<Key, const TransitionRetimingRecord*> retimed;
-    for (const TransitionRetimingRecord& record : *records) {
-        retimed[{record.model, record.suite, record.problemNumber, record.replicate, record.arm, record.beforeIndex,
-                 record.afterIndex}] = &record;
-    }
-    TrialFilter filter;
-    filter.model = options.model;
-    auto trials = store.loadTrials(filter, TrialDetail::Lean);
-    if (!trials) {
-        return trials.error();
+    auto transitions = io::loadKbxTransitions(store, options.model, categoryOf);
+    if (!transitions) {
+        return transitions.error();
     }
     std::vector<analysis::TransitionEvent> events;
-    for (const TrialRecord& trial : *trials) {
-        if (trial.archived) {
-            continue;
-        }
-        auto submissions = store.submissions(trial.id);
-        if (!submissions) {
-            return submissions.error();
-        }
-        std::map<int, const SubmissionRecord*> byIndex;
-        for (const SubmissionRecord& submission : *submissions) {
-            if (submission.index >= 1) {
-                byIndex[submission.index] = &submission;
-            }
-        }
-        for (const auto& [index, after] : byIndex) {
-            const auto before = byIndex.find(index - 1);
-            const std::string kinds = reachedBy(after->verdict);
-            if (before == byIndex.end() || analysis::performanceKinds(kinds).empty()) {
-                continue;
-            }
-            analysis::TransitionEvent event;
-            event.task = taskOf(trial);
-            event.category = categoryOf(trial);
-            event.kinds = kinds;
-            event.beforeIndex = index - 1;
-            event.afterIndex = index;
-            const Verdict& was = before->second->verdict;
-            const Verdict& now = after->verdict;
-            if (was.speedupVsEager > 0 && now.speedupVsEager > 0) {
-                event.claimedRatio = now.speedupVsEager / was.speedupVsEager;
-            }
-            const auto found = retimed.find(
-                {trial.model, trial.suite, trial.problemNumber, trial.replicate, trial.arm, index - 1, index});
-            if (found != retimed.end() && found->second->result.ok) {
-                for (const RetimedPair& pair : found->second->result.pairs) {
-                    if (pair.a == "before" && pair.b == "after") {
-                        event.paired = analysis::PairedRatio{pair.ratio, pair.ciLow, pair.ciHigh, pair.n};
-                    }
-                }
-                if (!event.paired) {
-                    event.notTimed = "re-timed without a before/after pair";
-                }
-            } else if (found != retimed.end()) {
-                event.notTimed = "fails under our grader";
-                event.notTimedDetail = found->second->result.error;
-                event.afterFailsOurs = found->second->result.failedLabel == "after";
-            } else if (!was.imported || !now.imported) {
-                event.notTimed = "a kernel never ran (its own verdict)";
-            } else if (trial.problemFingerprint.empty()) {
-                event.notTimed = "no problem file (the task is not in the imported suite)";
-            } else {
-                event.notTimed = "not re-timed yet";
-            }
-            events.push_back(std::move(event));
+    for (io::KbxTransition& transition : *transitions) {
+        if (!analysis::performanceKinds(transition.event.kinds).empty()) {
+            events.push_back(std::move(transition.event));
         }
     }
     if (events.empty()) {

@@ -9,8 +9,10 @@
 #include "core/store/store.h"
 #include "core/util/result.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mkb::report {
@@ -133,6 +135,10 @@ Report buildReport(const std::vector<TrialRecord>& trials, const std::vector<Sub
 
 /// Loads the trials once (and the submissions only when needed) and builds the report.
 Result<Report> buildReportFromStore(Store& store, const ReportOptions& options);
+
+/// The KernelBench-X category of every stored problem by (number, slug), from the MKB_META of its newest stored
+/// version (or its source); the report's categoryOf looks a trial up in it (io::storedCategoryOf does the same).
+Result<std::map<std::pair<int, std::string>, std::string>> problemCategories(Store& store);
 
 /// The live calibration chosen for one device that graded the data (DESIGN §5.5).
 struct DeviceCalibration {
