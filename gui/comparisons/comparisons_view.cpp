@@ -7,6 +7,7 @@
 #include "gui/common/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
+#include "gui/comparisons/transitions_view.h"
 #include "gui/project/project_data.h"
 
 #include <QAction>
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -95,11 +97,25 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     connect(open, &QAction::triggered, this, [this] { activateRow(table_->currentIndex()); });
     table_->addAction(open);
 
+    auto* comparisonsPage = new QWidget(this);
+    auto* pageLayout = new QVBoxLayout(comparisonsPage);
+    pageLayout->setContentsMargins(0, 0, 0, 0);
+    pageLayout->addLayout(controls);
+    pageLayout->addLayout(options);
+    pageLayout->addWidget(table_, 1);
+    transitions_ = new TransitionsView(this);
+    connect(transitions_, &TransitionsView::transitionActivated, this, &ComparisonsView::transitionActivated);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("comparisonsTabs"));
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(comparisonsPage, tr("Comparisons"));
+    tabs_->addTab(transitions_, tr("Transitions"));
+    tabs_->setTabToolTip(1, tr("KernelBench-X's refinement steps: their verdicts and ours, claimed and paired "
+                               "after/before ratios"));
+    tabs_->setTabVisible(1, false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
-    layout->addLayout(options);
-    layout->addWidget(table_, 1);
+    layout->addWidget(tabs_, 1);
 
     connect(filter_, &ComparisonsFilter::filtersChanged, this, [this] {
         syncControlsFromFilter();
@@ -151,8 +167,20 @@ void ComparisonsView::refresh() {
     } else {
         model_->setComparisons(data_->comparisons(), data_->settings());
     }
+    transitions_->setTransitions(data_ ? data_->kbxTransitions() : std::vector<io::KbxTransition>{});
+    const bool anyTransitions = data_ && !data_->kbxTransitions().empty();
+    tabs_->setTabVisible(1, anyTransitions);
+    if (!anyTransitions) {
+        tabs_->setCurrentIndex(0);
+    }
     refillCombos();
     resizeColumnsUnlessRestored(table_);
+}
+
+void ComparisonsView::showTransitions() {
+    if (tabs_->isTabVisible(1)) {
+        tabs_->setCurrentIndex(1);
+    }
 }
 
 void ComparisonsView::refillCombos() {

@@ -1,7 +1,9 @@
-// The comparisons browser: the filterable, sortable table of every comparison, with filters saved per project.
+// The comparisons browser: the filterable, sortable table of every comparison, with filters saved per project, and
+// beside it, when the project holds an imported KernelBench-X corpus, the list of its transitions.
 #pragma once
 
 #include "core/analysis/comparison.h"
+#include "core/io/kbx_transitions.h"
 
 #include <QMap>
 #include <QWidget>
@@ -11,6 +13,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTableView;
 
 namespace mkb::gui {
@@ -19,6 +22,7 @@ class ComparisonsFilter;
 class ComparisonsModel;
 class ProjectData;
 class TimingRuleSwitch;
+class TransitionsView;
 
 class ComparisonsView : public QWidget {
     Q_OBJECT
@@ -40,6 +44,11 @@ public:
     QComboBox* filterCombo(int column) const { return combos_.value(column); }
     QLineEdit* searchField() const { return search_; }
     TimingRuleSwitch* timingRule() const { return timingRule_; }
+    /// The Comparisons and Transitions tabs; the Transitions tab shows only while the project holds transitions.
+    QTabWidget* tabs() const { return tabs_; }
+    TransitionsView* transitions() const { return transitions_; }
+    /// Shows the Transitions tab (when the project holds transitions).
+    void showTransitions();
 
     /// The QSettings group holding a project's saved filters.
     static QString settingsGroupFor(const QString& storePath);
@@ -47,6 +56,8 @@ public:
 signals:
     /// Enter or double-click on a row.
     void comparisonActivated(const mkb::analysis::Comparison& comparison);
+    /// Enter or double-click on a row of the transitions list.
+    void transitionActivated(const mkb::io::KbxTransition& transition);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -69,6 +80,8 @@ private:
     QCheckBox* significantOnly_ = nullptr;
     QLabel* countLabel_ = nullptr;
     TimingRuleSwitch* timingRule_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    TransitionsView* transitions_ = nullptr;
     QString projectKey_;
     bool syncing_ = false;
     bool stale_ = false; // data arrived while hidden

@@ -7,6 +7,7 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/transfer.h"
+#include "core/io/kbx_transitions.h"
 #include "core/io/transfer_case.h"
 #include "core/records/store_records.h"
 #include "core/util/result.h"
@@ -52,6 +53,12 @@ public:
     void setSettings(const analysis::AnalysisSettings& settings) { settings_ = settings; }
     /// Shows one comparison; without a store only the verdict numbers are shown.
     void showComparison(const analysis::Comparison& comparison);
+    /// Shows one KernelBench-X transition (loaded with the project, so no store is read): the before and after
+    /// rounds' code as the Kernels tab's diff, under a header naming both rounds' verdicts (theirs and ours per
+    /// boundary, with the reason when not correct) and the paired ratio with its CI and standing.
+    void showTransition(const io::KbxTransition& transition);
+    /// The header showTransition shows (HTML).
+    static QString transitionHeader(const io::KbxTransition& transition);
     void clear();
 
     /// Tags [start, end) (QString positions in the chosen skill's text) and stores the annotation; the list refreshes.

@@ -19,6 +19,8 @@ struct ProjectData::LoadResult {
     bool ok = false;
     QString error;
     std::vector<TrialRecord> trials;
+    std::vector<io::KbxTransition> kbxTransitions;
+    std::vector<io::KbxBoundaryAgreement> kbxAgreement;
 };
 
 /// The first stage of a load: what the overview and every number need, read without holding the trials.
@@ -109,6 +111,27 @@ void ProjectData::startLoad() {
                 return;
             }
             result->trials = std::move(trials.value());
+            // KernelBench-X's transitions and the agreement of our regradings, for the transitions list, the
+            // inspector and the category chart.
+            Result<io::CategoryOf> categoryOf = io::storedCategoryOf(**store);
+            if (!categoryOf) {
+                result->error = QString::fromStdString(categoryOf.error().message);
+                return;
+            }
+            Result<std::vector<io::KbxTransition>> transitions =
+                io::loadKbxTransitions(**store, std::nullopt, *categoryOf);
+            if (!transitions) {
+                result->error = QString::fromStdString(transitions.error().message);
+                return;
+            }
+            result->kbxTransitions = std::move(transitions.value());
+            Result<std::vector<io::KbxBoundaryAgreement>> agreement =
+                io::loadKbxAgreement(**store, std::nullopt, *categoryOf);
+            if (!agreement) {
+                result->error = QString::fromStdString(agreement.error().message);
+                return;
+            }
+            result->kbxAgreement = std::move(agreement.value());
             result->ok = true;
         });
     thread->setParent(this);
@@ -153,6 +176,8 @@ void ProjectData::takeResult(int ticket, const std::shared_ptr<LoadResult>& resu
     }
     lastError_.clear();
     trials_ = std::move(result->trials);
+    kbxTransitions_ = std::move(result->kbxTransitions);
+    kbxAgreement_ = std::move(result->kbxAgreement);
     trialsSortedById_ = true; // the store loads them in id order
     if (summaryTicket_ != ticket) {
         comparisons_ = comparisonsOf(trials_); // not reached: the summary arrives first
@@ -169,6 +194,8 @@ void ProjectData::setTrials(std::vector<TrialRecord> trials) {
                        [](const TrialRecord& left, const TrialRecord& right) { return left.id < right.id; });
     comparisons_ = comparisonsOf(trials_);
     calibration_ = {};
+    kbxTransitions_.clear();
+    kbxAgreement_.clear();
     computeOverview();
     lastError_.clear();
     ++generation_;

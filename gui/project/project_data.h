@@ -5,6 +5,8 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/direction_matrix.h"
 #include "core/analysis/settings.h"
+#include "core/io/kbx_regraded_rounds.h"
+#include "core/io/kbx_transitions.h"
 #include "core/io/report_model.h"
 #include "core/records/trial.h"
 #include "gui/common/job_tracker.h"
@@ -61,6 +63,13 @@ public:
     /// read with the summary; empty when the data came from setTrials.
     const report::CalibrationSummary& calibration() const { return calibration_; }
 
+    /// KernelBench-X's transitions of the live trials (io::loadKbxTransitions, every kind), read with the trials; empty
+    /// when the store holds no imported corpus, and when the data came from setTrials.
+    const std::vector<io::KbxTransition>& kbxTransitions() const { return kbxTransitions_; }
+    /// analysis::kbxAgreement per boundary regraded under (io::loadKbxAgreement), read with the trials; empty without
+    /// regradings.
+    const std::vector<io::KbxBoundaryAgreement>& kbxAgreement() const { return kbxAgreement_; }
+
     /// The settings every view passes to the analysis functions (ladder thresholds, δ, clipping).
     const analysis::AnalysisSettings& settings() const { return settings_; }
     /// Replaces the settings and emits settingsChanged() (the data stays; views recompute).
@@ -107,6 +116,8 @@ private:
     FamilyBars familyBars_;
     analysis::DirectionMatrix directionMatrix_;
     report::CalibrationSummary calibration_;
+    std::vector<io::KbxTransition> kbxTransitions_;
+    std::vector<io::KbxBoundaryAgreement> kbxAgreement_;
     analysis::AnalysisSettings settings_;
     int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
     QString lastError_;

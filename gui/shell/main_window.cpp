@@ -203,6 +203,10 @@ void MainWindow::connectAnalysisViews() {
                 inspectorView_->showComparison(comparison);
                 showView(View::Transfers);
             });
+    connect(comparisonsView_, &ComparisonsView::transitionActivated, this, [this](const io::KbxTransition& transition) {
+        inspectorView_->showTransition(transition);
+        showView(View::Transfers);
+    });
     connect(inspectorView_, &InspectorView::errorOccurred, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(inspectorView_, &InspectorView::annotationsChanged, this,
