@@ -463,7 +463,9 @@ void MainWindow::updateTitle() {
 void MainWindow::buildWelcome() {
     welcomePage_ = new WelcomePage(pages_);
     pages_->addWidget(welcomePage_);
-    connect(welcomePage_, &WelcomePage::openExampleRequested, this, &MainWindow::openExampleProject);
+    connect(welcomePage_, &WelcomePage::openExampleRequested, this, [this] { openExampleProject(); });
+    connect(welcomePage_, &WelcomePage::openKbxExampleRequested, this,
+            [this] { openExampleProject(ExampleProject::KbxCorpusH200); });
     connect(welcomePage_, &WelcomePage::gradeKernelRequested, this, [this] { showView(View::Problems); });
     connect(welcomePage_, &WelcomePage::startRunRequested, this, [this] { showView(View::Runs); });
     connect(welcomePage_, &WelcomePage::importResultsRequested, this, [this] {
@@ -497,8 +499,8 @@ bool MainWindow::isWelcomeShown() const {
     return pages_->currentWidget() == welcomePage_;
 }
 
-bool MainWindow::openExampleProject() {
-    const Result<QString> example = userExampleProject();
+bool MainWindow::openExampleProject(ExampleProject which) {
+    const Result<QString> example = userExampleProject(which);
     if (!example) {
         QMessageBox::warning(this, tr("Example Project"), QString::fromStdString(example.error().message));
         return false;

@@ -7,6 +7,7 @@
 #include "gui/common/job_tracker.h"
 #include "gui/common/palettes.h"
 #include "gui/shell/views.h"
+#include "gui/welcome/example_project.h"
 
 #include <QMainWindow>
 #include <QString>
@@ -78,7 +79,7 @@ public:
     /// Whether an empty project opens on the welcome page (on by default; off when a start view was asked for).
     void setShowsWelcome(bool shows) { showsWelcome_ = shows; }
     /// Copies the shipped example project into the user's data folder (once) and opens it.
-    bool openExampleProject();
+    bool openExampleProject(ExampleProject example = ExampleProject::ReferenceCpusim);
 
     /// Saves geometry, dock/toolbar state, the current view and chart, and the views' own layouts (table headers,
     /// splitters, tabs) with kLayoutVersion.

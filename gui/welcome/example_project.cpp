@@ -10,20 +10,25 @@
 namespace mkb::gui {
 
 namespace {
-const char* const kExampleFile = "reference-cpusim.sqlite";
+
+QString fileOf(ExampleProject example) {
+    return example == ExampleProject::KbxCorpusH200 ? QStringLiteral("kbx-corpus-h200.sqlite")
+                                                    : QStringLiteral("reference-cpusim.sqlite");
 }
 
-QString shippedExampleProject() {
-    return QDir(QString::fromStdString((resourcesDir() / "example").string())).absoluteFilePath(kExampleFile);
+} // namespace
+
+QString shippedExampleProject(ExampleProject example) {
+    return QDir(QString::fromStdString((resourcesDir() / "example").string())).absoluteFilePath(fileOf(example));
 }
 
-Result<QString> userExampleProject() {
+Result<QString> userExampleProject(ExampleProject example) {
     const QString copy =
-        QDir(QString::fromStdString((userDataDir() / "example").string())).absoluteFilePath(kExampleFile);
+        QDir(QString::fromStdString((userDataDir() / "example").string())).absoluteFilePath(fileOf(example));
     if (QFileInfo(copy).isFile()) {
         return copy;
     }
-    const QString shipped = shippedExampleProject();
+    const QString shipped = shippedExampleProject(example);
     if (!QFileInfo(shipped).isFile()) {
         return makeError("the example project '" + shipped.toStdString() +
                          "' is missing; reinstall mkb-workbench or set MKB_DATA_DIR to the source tree");

@@ -45,14 +45,19 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
                               tr("A real run of the reference solutions (not a model) on the CPU fixture suite: "
                                  "every view and chart with data in it."),
                               QStringLiteral("welcomeOpenExample"), this);
-    gradeKernel_ = stepButton(grid, 1, tr("Grade a kernel"),
+    openKbxExample_ = stepButton(grid, 1, tr("Open the KernelBench-X example"),
+                                 tr("KernelBench-X's public corpus of LLM-written Triton kernels, graded again on an "
+                                    "NVIDIA H200: their verdicts beside ours, and each refinement step's claimed "
+                                    "speedup against paired timing (Comparisons ▸ Transitions)."),
+                                 QStringLiteral("welcomeOpenKbxExample"), this);
+    gradeKernel_ = stepButton(grid, 2, tr("Grade a kernel"),
                               tr("Pick a problem in the Problems view and grade a kernel file against it."),
                               QStringLiteral("welcomeGradeKernel"), this);
-    startRun_ = stepButton(grid, 2, tr("Start a run"),
+    startRun_ = stepButton(grid, 3, tr("Start a run"),
                            tr("Run a model (or the reference driver) over problems and kernel languages in the Runs "
                               "view; the trials land in this project."),
                            QStringLiteral("welcomeStartRun"), this);
-    importResults_ = stepButton(grid, 3, tr("Import MetaKernelBench results…"),
+    importResults_ = stepButton(grid, 4, tr("Import MetaKernelBench results…"),
                                 tr("Bring a MetaKernelBench results folder into this project (File ▸ Import, "
                                    "Ctrl+I, or drop the folder on the window)."),
                                 QStringLiteral("welcomeImportResults"), this);
@@ -83,6 +88,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     outer->addStretch(1);
 
     connect(openExample_, &QPushButton::clicked, this, &WelcomePage::openExampleRequested);
+    connect(openKbxExample_, &QPushButton::clicked, this, &WelcomePage::openKbxExampleRequested);
     connect(gradeKernel_, &QPushButton::clicked, this, &WelcomePage::gradeKernelRequested);
     connect(startRun_, &QPushButton::clicked, this, &WelcomePage::startRunRequested);
     connect(importResults_, &QPushButton::clicked, this, &WelcomePage::importResultsRequested);

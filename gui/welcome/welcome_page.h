@@ -19,6 +19,7 @@ public:
     void setRecentProjects(const QStringList& paths);
 
     QPushButton* openExampleButton() const { return openExample_; }
+    QPushButton* openKbxExampleButton() const { return openKbxExample_; }
     QPushButton* gradeKernelButton() const { return gradeKernel_; }
     QPushButton* startRunButton() const { return startRun_; }
     QPushButton* importResultsButton() const { return importResults_; }
@@ -26,6 +27,8 @@ public:
 
 signals:
     void openExampleRequested();
+    /// The second example: KernelBench-X's corpus regraded on an H200.
+    void openKbxExampleRequested();
     void gradeKernelRequested();
     void startRunRequested();
     void importResultsRequested();
@@ -33,6 +36,7 @@ signals:
 
 private:
     QPushButton* openExample_ = nullptr;
+    QPushButton* openKbxExample_ = nullptr;
     QPushButton* gradeKernel_ = nullptr;
     QPushButton* startRun_ = nullptr;
     QPushButton* importResults_ = nullptr;

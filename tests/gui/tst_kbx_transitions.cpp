@@ -8,13 +8,18 @@
 #include "gui/comparisons/transitions_view.h"
 #include "gui/inspector/inspector_view.h"
 #include "gui/project/project_data.h"
+#include "gui/shell/main_window.h"
 #include "gui/tst_kbx_transitions_fixture.h"
+#include "gui/welcome/example_project.h"
+#include "gui/welcome/welcome_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -187,6 +192,32 @@ private slots:
         QVERIFY2(header.contains(QStringLiteral("paired after/before 0.800, 95% CI [0.750, 0.850]")),
                  qPrintable(header));
         QVERIFY2(header.contains(QStringLiteral("standing: <b>reversed</b>")), qPrintable(header));
+    }
+
+    void theWelcomePagesSecondExampleOpensTheRegradedCorpus() {
+        qputenv("XDG_DATA_HOME", dir_->filePath(QStringLiteral("data")).toUtf8());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_->filePath(QStringLiteral("settings")));
+        gui::WelcomePage page;
+        QSignalSpy asked(&page, &gui::WelcomePage::openKbxExampleRequested);
+        QTest::mouseClick(page.openKbxExampleButton(), Qt::LeftButton);
+        QCOMPARE(asked.count(), 1);
+
+        gui::MainWindow window;
+        window.setSavesLayoutOnClose(false);
+        QVERIFY(window.openExampleProject(gui::ExampleProject::KbxCorpusH200));
+        QVERIFY(window.waitUntilIdle());
+        const QString copy = dir_->filePath(QStringLiteral("data/mkb/example/kbx-corpus-h200.sqlite"));
+        QVERIFY2(QFileInfo::exists(copy), qPrintable(copy)); // the user's writable copy, not the shipped file
+        QVERIFY(window.windowTitle().contains(QStringLiteral("kbx-corpus-h200.sqlite")));
+
+        gui::ProjectData data;
+        data.setStorePath(gui::shippedExampleProject(gui::ExampleProject::KbxCorpusH200));
+        QVERIFY(data.waitUntilIdle(30000));
+        QCOMPARE(data.trials().size(), std::size_t(84));
+        QVERIFY(data.kbxTransitions().size() >= 57);          // the 57 speedup_increase claims at least
+        QCOMPARE(data.kbxAgreement().size(), std::size_t(2)); // mkb and strict
+        QCOMPARE(data.kbxAgreement().front().groups.front().rounds, std::size_t(141));
     }
 
 private:
