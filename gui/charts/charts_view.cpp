@@ -5,6 +5,7 @@
 #include "gui/charts/chart.h"
 #include "gui/charts/chart_kinds.h"
 #include "gui/charts/direction_matrix_chart.h"
+#include "gui/charts/kbx_category_chart.h"
 #include "gui/charts/paper_preset_dialog.h"
 #include "gui/project/project_data.h"
 
@@ -34,7 +35,9 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
                new StandingOutcomesChart(this),
                new LadderChart(this),
                new SpeedupScatterChart(this),
-               directionMatrix_};
+               directionMatrix_,
+               new KbxCategoryChart(KbxCategoryChart::Measure::PassRate, this),
+               new KbxCategoryChart(KbxCategoryChart::Measure::Speedup, this)};
     list_ = new QListWidget(this);
     stack_ = new QStackedWidget(this);
     for (Chart* chart : charts_) {
@@ -47,7 +50,9 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
                 });
     }
     list_->setMaximumWidth(240);
-    list_->item(int(charts_.size()) - 1)->setText(tr("Direction matrix"));
+    list_->item(6)->setText(tr("Direction matrix"));
+    list_->item(7)->setText(tr("KernelBench-X pass rate by category"));
+    list_->item(8)->setText(tr("KernelBench-X speedup by category"));
 
     modelCombo_ = new QComboBox(this);
     directionCombo_ = new QComboBox(this);
@@ -204,6 +209,9 @@ void ChartsView::redraw() {
         }
     }
     for (Chart* chart : charts_) {
+        if (auto* category = qobject_cast<KbxCategoryChart*>(chart)) {
+            category->setAgreement(data_ ? data_->kbxAgreement() : std::vector<io::KbxBoundaryAgreement>{});
+        }
         chart->setComparisons(scoped, settings);
     }
 }

@@ -1,4 +1,4 @@
-// The Charts page: the seven charts over the project's comparisons, scoped by model and direction, with paper export,
+// The Charts page: the nine charts over the project's comparisons, scoped by model and direction, with paper export,
 // clipboard copy and click-to-filter.
 #pragma once
 
@@ -25,8 +25,9 @@ class ChartsView : public QWidget {
 public:
     explicit ChartsView(ProjectData* data, QWidget* parent = nullptr);
 
-    /// Family lift, family regression, paired ratio, standing outcomes, ladder, speedup scatter, direction matrix; in
-    /// list order.
+    /// Family lift, family regression, paired ratio, standing outcomes, ladder, speedup scatter, direction matrix, then
+    /// KernelBench-X's pass rate and speedup by category (ProjectData::kbxAgreement; empty without regradings); in list
+    /// order.
     const std::vector<Chart*>& charts() const { return charts_; }
     Chart* currentChart() const;
     void setCurrentChart(int index);

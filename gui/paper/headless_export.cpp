@@ -6,6 +6,7 @@
 #include "core/store/store.h"
 #include "gui/charts/chart_kinds.h"
 #include "gui/charts/direction_matrix_chart.h"
+#include "gui/charts/kbx_category_chart.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -51,7 +52,9 @@ QStringList chartKindIds() {
             QStringLiteral("speedup-scatter"),
             QStringLiteral("direction-matrix"),
             QStringLiteral("direction-matrix-helped"),
-            QStringLiteral("direction-matrix-harmed")};
+            QStringLiteral("direction-matrix-harmed"),
+            QStringLiteral("kbx-category-pass-rate"),
+            QStringLiteral("kbx-category-speedup")};
 }
 
 std::unique_ptr<Chart> makeChart(const QString& kind) {
@@ -74,6 +77,10 @@ std::unique_ptr<Chart> makeChart(const QString& kind) {
         return std::make_unique<DirectionMatrixChart>(DirectionMatrixChart::Measure::Helped);
     case 8:
         return std::make_unique<DirectionMatrixChart>(DirectionMatrixChart::Measure::Harmed);
+    case 9:
+        return std::make_unique<KbxCategoryChart>(KbxCategoryChart::Measure::PassRate);
+    case 10:
+        return std::make_unique<KbxCategoryChart>(KbxCategoryChart::Measure::Speedup);
     default:
         return nullptr;
     }
@@ -145,8 +152,19 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& storePath) {
     if (!trials) {
         return makeError("cannot read the trials of '" + storePath.toStdString() + "': " + trials.error().message);
     }
+    auto categoryOf = io::storedCategoryOf(**store);
+    if (!categoryOf) {
+        return makeError("cannot read the problems of '" + storePath.toStdString() +
+                         "': " + categoryOf.error().message);
+    }
+    auto agreement = io::loadKbxAgreement(**store, std::nullopt, *categoryOf);
+    if (!agreement) {
+        return makeError("cannot read the regradings of '" + storePath.toStdString() +
+                         "': " + agreement.error().message);
+    }
     ProjectSnapshot snapshot;
     snapshot.storePath = storePath;
+    snapshot.kbxAgreement = std::move(agreement.value());
     snapshot.comparisons = std::move(attempts->comparisons);
     snapshot.trials = std::move(trials.value());
     snapshot.newestFinishedAt = QDateTime::fromSecsSinceEpoch(0, Qt::UTC);
@@ -188,6 +206,9 @@ Status renderFigure(const ProjectSnapshot& project, const FigureRequest& request
     }
     // The same size as an on-screen chart, so layout decisions taken at draw time match the view's.
     chart->resize(800, 500);
+    if (auto* category = qobject_cast<KbxCategoryChart*>(chart.get())) {
+        category->setAgreement(project.kbxAgreement);
+    }
     chart->setComparisons(filteredComparisons(project, request), analysis::AnalysisSettings{});
     Status written = format == QLatin1String("pdf")   ? exportChartPdf(*chart, request.output, request.preset)
                      : format == QLatin1String("svg") ? exportChartSvg(*chart, request.output, request.preset)

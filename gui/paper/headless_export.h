@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/comparison.h"
+#include "core/io/kbx_regraded_rounds.h"
 #include "core/records/trial.h"
 #include "core/util/result.h"
 #include "gui/charts/chart.h"
@@ -18,7 +19,8 @@ namespace mkb::gui::paper {
 
 /// The stable ids of the charts view's charts, in its list order: family-lift, family-harm, paired-ratio,
 /// standing-outcomes, ladder, speedup-scatter, then the direction matrix in each of its measures (the view's one
-/// entry with its measure choice): direction-matrix (S lift), direction-matrix-helped, direction-matrix-harmed.
+/// entry with its measure choice): direction-matrix (S lift), direction-matrix-helped, direction-matrix-harmed; then
+/// KernelBench-X's categories under both graders: kbx-category-pass-rate, kbx-category-speedup.
 QStringList chartKindIds();
 /// The chart of that id (as the charts view builds it), nullptr for an unknown id.
 std::unique_ptr<Chart> makeChart(const QString& kind);
@@ -31,8 +33,9 @@ Result<PaperPreset> presetFromWords(const QString& presetName, const QString& si
 struct ProjectSnapshot {
     QString storePath;
     std::vector<analysis::Comparison> comparisons;
-    std::vector<TrialRecord> trials; // live trials, full detail (fingerprints, devices)
-    QDateTime newestFinishedAt;      // UTC; the epoch when the store holds no finished trial
+    std::vector<TrialRecord> trials;                    // live trials, full detail (fingerprints, devices)
+    QDateTime newestFinishedAt;                         // UTC; the epoch when the store holds no finished trial
+    std::vector<io::KbxBoundaryAgreement> kbxAgreement; // the category charts' numbers (none without regradings)
 };
 /// Opens the store read-only and loads it in this thread (no window, no event loop).
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& storePath);

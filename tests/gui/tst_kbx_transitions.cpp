@@ -2,6 +2,9 @@
 // list and its filters, and a transition opened in the inspector.
 #include "core/io/kbx_categories.h"
 #include "core/io/kbx_transitions.h"
+#include "core/io/report_kbx_agreement.h"
+#include "gui/charts/charts_view.h"
+#include "gui/charts/kbx_category_chart.h"
 #include "gui/common/diff_view.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/comparisons/transitions_model.h"
@@ -192,6 +195,54 @@ private slots:
         QVERIFY2(header.contains(QStringLiteral("paired after/before 0.800, 95% CI [0.750, 0.850]")),
                  qPrintable(header));
         QVERIFY2(header.contains(QStringLiteral("standing: <b>reversed</b>")), qPrintable(header));
+    }
+
+    void theCategoryChartDrawsKbxAgreementsNumbers() {
+        const std::string path = kbxgui::buildStore(*dir_);
+        auto store = Store::open(path, OpenMode::MustExist);
+        QVERIFY(store);
+        auto categoryOf = io::storedCategoryOf(**store);
+        QVERIFY(categoryOf);
+        auto rounds = io::loadKbxRegradedRounds(**store, std::nullopt, *categoryOf);
+        QVERIFY(rounds);
+        QCOMPARE(rounds->size(), std::size_t(1)); // mkb
+        const std::vector<analysis::AgreementGroup> groups = analysis::kbxAgreement(rounds->at("mkb"));
+        auto agreement = io::loadKbxAgreement(**store, std::nullopt, *categoryOf);
+        QVERIFY(agreement);
+        const auto bars = gui::KbxCategoryChart::bars(*agreement, gui::KbxCategoryChart::Measure::PassRate);
+        // Per category (all, Math): theirs, then ours (mkb); every value kbxAgreement's, in percent.
+        QCOMPARE(bars.size(), 2 * groups.size());
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            QCOMPARE(bars[2 * g].series, std::string("theirs"));
+            QCOMPARE(*bars[2 * g].value, 100.0 * *groups[g].theirsCorrectShare);
+            QCOMPARE(bars[2 * g + 1].series, std::string("ours (mkb)"));
+            QCOMPARE(*bars[2 * g + 1].value, 100.0 * *groups[g].oursCorrectShare);
+            QCOMPARE(bars[2 * g + 1].n, groups[g].rounds);
+        }
+        QCOMPARE(*bars[1].value, 50.0);  // our grader: round_0 correct, round_1 not
+        QCOMPARE(*bars[0].value, 100.0); // theirs: both correct
+        // The rounds are the report's: its kbx-agreement table holds the same shares.
+        auto tables = report::kbxAgreementTables(**store, report::ReportOptions{}, *categoryOf);
+        QVERIFY(tables && !tables->empty());
+        const report::ReportTable& table = tables->front();
+        QCOMPARE(table.rows.size(), groups.size());
+        QCOMPARE(table.rows[0][6].number, *groups[0].oursCorrectShare);
+        QCOMPARE(table.rows[0][3].number, *groups[0].theirsCorrectShare);
+
+        const auto speedups = gui::KbxCategoryChart::bars(*agreement, gui::KbxCategoryChart::Measure::Speedup);
+        QCOMPARE(speedups.size(), groups.size()); // ours/theirs per boundary only
+        QCOMPARE(speedups[0].n, groups[0].speedupPairs);
+        QCOMPARE(speedups[0].value.has_value(), groups[0].speedupRatioGeometricMean.has_value());
+
+        gui::ProjectData data;
+        data.setStorePath(QString::fromStdString(path));
+        QVERIFY(data.waitUntilIdle());
+        gui::ChartsView view(&data);
+        view.setCurrentChart(7);
+        auto* chart = qobject_cast<gui::KbxCategoryChart*>(view.charts()[7]);
+        QVERIFY(chart);
+        QCOMPARE(chart->marks().size(), bars.size()); // one mark per bar with a value
+        QCOMPARE(chart->marks()[1].upper, 50.0);
     }
 
     void theWelcomePagesSecondExampleOpensTheRegradedCorpus() {
