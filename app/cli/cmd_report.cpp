@@ -10,6 +10,7 @@
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -20,7 +21,7 @@ const char* const kReportHelp =
     R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
                   [--split overall|direction|family|with_skill|source_verdict|model|category|boundary]
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
-                  [--boundary mkb|strict|legacy]
+                  [--boundary mkb|strict|legacy] [--golden DIR]
                   [--delta D] [--thresholds 0,0.5,1,2,4] [--unclipped] [--timing paired|unpaired]
 
 Prints the metrics of the project store (docs/metrics.md defines each one) as tables. The store is opened read-only:
@@ -47,7 +48,10 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
                boundary and category: correct shares with 95% intervals, agreement, and our speedup over theirs
   kbx-events   KernelBench-X's claimed speedup increases and regressions of a refinement, each judged by the paired
                re-timing of its before and after kernels (mkb retime --transitions): held, within noise, reversed
-  all          every set above but directions, kbx-paper, kbx-agreement and kbx-events, so that reports made
+  kbx-portability  eager time across GPUs at the same input size: KernelBench-X's golden timings on its six GPUs
+               beside ours (--golden DIR: its metrics/golden_results with a folder bench/kbx_golden_timing.py
+               wrote for this GPU); each GPU's time against ours with a 95% interval, the max/min spread per op
+  all          every set above but directions and the kbx-paper, -agreement, -events and -portability sets, so that reports made
                with all stay as they were (--metrics all,directions adds one)
 
 options:
@@ -67,6 +71,7 @@ options:
                      than boundaries). The notes name the boundaries every table covers; a cell-replicate whose arms
                      were graded under different boundaries is never compared ("not comparable", counted);
                      --split boundary gives each boundary its rows
+  --golden DIR       the golden timings kbx-portability reads: one folder per GPU of <op>.json files
   --delta D          neutral band δ of the transfer outcome (default 0.05)
   --thresholds LIST  ladder thresholds t of R@t (default 0,0.5,1,2,4)
   --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
@@ -77,13 +82,14 @@ options:
                      within noise is a tie, counted) and says how many cells fell back to their gradings'
                      speedups; under unpaired it is MetaKernelBench's ladder (docs/metrics.md)
 
-exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store cannot be opened or read
+exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store (or the golden timings)
+cannot be opened or read
 )";
 
 int runReport(const std::vector<std::string>& rawArgs) {
     const ArgSpec spec{{"unclipped"},
                        {"store", "format", "output", "split", "metrics", "model", "direction", "family", "problems",
-                        "boundary", "delta", "thresholds", "timing"},
+                        "boundary", "golden", "delta", "thresholds", "timing"},
                        {}};
     auto args = parseArgs(rawArgs, spec);
     if (!args) {
@@ -143,6 +149,15 @@ int runReport(const std::vector<std::string>& rawArgs) {
     options.direction = args->option("direction");
     options.family = args->option("family");
     options.problems = args->option("problems");
+    options.golden = args->option("golden");
+    const bool portability = std::find(options.metrics.begin(), options.metrics.end(),
+                                       report::MetricSet::KbxPortability) != options.metrics.end();
+    if (portability != options.golden.has_value()) {
+        return fail(kExitUsage, portability ? "--metrics kbx-portability needs --golden DIR (KernelBench-X's "
+                                              "metrics/golden_results, with this GPU's folder from "
+                                              "bench/kbx_golden_timing.py)"
+                                            : "--golden is read only by --metrics kbx-portability");
+    }
     if (auto boundary = args->option("boundary")) {
         if (*boundary != kBoundaryLegacy) {
             auto parsed = parseBoundary(*boundary);

@@ -21,6 +21,7 @@
 #include "core/io/report_kbx_agreement.h"
 #include "core/io/report_kbx_events.h"
 #include "core/io/report_kbx_paper.h"
+#include "core/io/report_kbx_portability.h"
 #include "core/protocol/calibration_ladder.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
@@ -47,10 +48,11 @@ constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Cove
                                         MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability};
 /// Every set --metrics knows, in the order a report holds them: `all`'s, then the direction tables and the
 /// KernelBench-X findings, agreement and events.
-constexpr MetricSet kKnownMetricSets[] = {
-    MetricSet::Ladder,   MetricSet::Coverage,     MetricSet::Transfer,   MetricSet::Standing,    MetricSet::Reverse,
-    MetricSet::Usage,    MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability, MetricSet::Directions,
-    MetricSet::KbxPaper, MetricSet::KbxAgreement, MetricSet::KbxEvents};
+constexpr MetricSet kKnownMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,      MetricSet::Transfer,
+                                          MetricSet::Standing,     MetricSet::Reverse,       MetricSet::Usage,
+                                          MetricSet::KernelBenchX, MetricSet::Refinement,    MetricSet::Portability,
+                                          MetricSet::Directions,   MetricSet::KbxPaper,      MetricSet::KbxAgreement,
+                                          MetricSet::KbxEvents,    MetricSet::KbxPortability};
 
 /// One row group of the report: its comparisons and the attempts that belong to it.
 struct Group {
@@ -796,6 +798,7 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
         }
         case MetricSet::KbxAgreement: // read from the store by buildReportFromStore
         case MetricSet::KbxEvents:
+        case MetricSet::KbxPortability:
             break;
         }
     }
@@ -1126,6 +1129,8 @@ const char* toString(MetricSet set) {
         return "kbx-agreement";
     case MetricSet::KbxEvents:
         return "kbx-events";
+    case MetricSet::KbxPortability:
+        return "kbx-portability";
     }
     return "ladder";
 }
@@ -1173,7 +1178,8 @@ Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {
             return makeError(
                 "unknown metric set '" + name +
                 "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
-                "reverse, refinement, portability, coverage, directions, kbx-paper, kbx-agreement, kbx-events or all");
+                "reverse, refinement, portability, coverage, directions, kbx-paper, kbx-agreement, kbx-events, "
+                "kbx-portability or all");
         }
     }
     if (chosen.empty()) {
@@ -1311,12 +1317,18 @@ Result<Report> buildReportFromStore(Store& store, const ReportOptions& options) 
     Report report = reportOf(selection, options);
     // The store-level sets, read after the trials: regradings and transition re-timings, in --metrics order.
     for (MetricSet set : options.metrics) {
-        if (set != MetricSet::KbxPaper && set != MetricSet::KbxAgreement && set != MetricSet::KbxEvents) {
+        if (set != MetricSet::KbxPaper && set != MetricSet::KbxAgreement && set != MetricSet::KbxEvents &&
+            set != MetricSet::KbxPortability) {
             continue;
+        }
+        if (set == MetricSet::KbxPortability && !options.golden) {
+            return makeError("--metrics kbx-portability needs --golden DIR (KernelBench-X's metrics/golden_results, "
+                             "with this GPU's folder from bench/kbx_golden_timing.py)");
         }
         auto tables = set == MetricSet::KbxPaper       ? kbxPaperRegradedTables(store, options, load.category)
                       : set == MetricSet::KbxAgreement ? kbxAgreementTables(store, options, load.category)
-                                                       : kbxEventTables(store, options, load.category);
+                      : set == MetricSet::KbxEvents    ? kbxEventTables(store, options, load.category)
+                                                       : kbxPortabilityTables(*options.golden);
         if (!tables) {
             return tables.error();
         }

@@ -93,9 +93,10 @@ enum class MetricSet {
     Refinement,
     Portability,
     Directions,
-    KbxPaper,     // KernelBench-X's paper findings from the data, with n and intervals (report_kbx_paper.h)
-    KbxAgreement, // store-level: mkb regrade's verdicts against the rounds' own (core/io/report_kbx_agreement.h)
-    KbxEvents     // store-level: KernelBench-X's performance events against paired re-timing (report_kbx_events.h)
+    KbxPaper,      // KernelBench-X's paper findings from the data, with n and intervals (report_kbx_paper.h)
+    KbxAgreement,  // store-level: mkb regrade's verdicts against the rounds' own (core/io/report_kbx_agreement.h)
+    KbxEvents,     // store-level: KernelBench-X's performance events against paired re-timing (report_kbx_events.h)
+    KbxPortability // golden eager timings across GPUs, read from ReportOptions::golden (report_kbx_portability.h)
 };
 
 const char* toString(ReportSplit split);
@@ -117,6 +118,7 @@ struct ReportOptions {
     std::optional<std::string> family;    // only this problem family
     std::optional<std::string> problems;  // shell glob over "NN_slug" (also matched against the slug alone)
     std::optional<std::string> boundary;  // only trials graded under this implementation boundary (mkb, strict, legacy)
+    std::optional<std::string> golden;    // kbx-portability: the golden timings' folder (one sub-folder per GPU)
     analysis::AnalysisSettings settings;
 };
 
