@@ -4,15 +4,16 @@
 KernelBench-X publishes, per task, the eager (torch) time at a ladder of input sizes on six GPUs
 (metrics/golden_results/<gpu>/<op>.json), measured by its templates metrics/golden_metrics/<op>_perf.py with
 triton.testing.do_bench (median). This script times the same templates' inputs and calls on the local GPU with the
-same clock, at the sizes every one of those six GPUs has a timing for (the largest such size and the middle one), and
+same clock, at the largest size every one of those six GPUs has a timing for, and
 writes <out>/<gpu>/<op>.json in the golden format, so that `mkb report --metrics kbx-portability --golden DIR` can set
 this GPU beside the six:
 
     python3 bench/kbx_golden_timing.py CHECKOUT --out DIR [--gpu h200] [--ops Lion,abs] [--budget 400]
 
-DIR then holds copies of the six published folders and the new one. Each op runs in this process under a 60 s alarm;
+DIR then holds copies of the six published folders and the new one. Each op runs in this process under an alarm (--op-seconds, 60 s);
 an op that fails or times out is listed with its reason in <out>/<gpu>/_failures.json and the run goes on. It stops
-starting new ops when the budget (seconds) is spent; run it again to continue (ops already written are kept).
+starting new ops when the budget (seconds) is spent; run it again on the same --out to continue: the templates
+timed are listed in <out>/<gpu>/_done.json and kept, the failed ones are tried again.
 """
 
 import argparse
@@ -87,12 +88,15 @@ def time_op(path, golden_root, warmup_ms, rep_ms):
     wanted = common_sizes(golden_root, bench.op_name)
     if not wanted:
         raise RuntimeError("no input size that all six published GPUs timed")
-    chosen = {wanted[-1], wanted[len(wanted) // 2]}
+    chosen = {wanted[-1]}
     bench.get_input_tensors()
     results = []
     for raw in bench.input_tensors:
         inputs = bench.to_cuda(raw)
         size = shape_of(inputs)
+        # A template whose call takes one tensor recorded its input_size wrapped in a list ([[n]] for a [n] tensor).
+        if key_of(size) not in chosen and key_of([size]) in chosen:
+            size = [size]
         if key_of(size) in chosen:
             median, low, high = triton.testing.do_bench(lambda: bench.call_op(inputs), warmup=warmup_ms, rep=rep_ms,
                                                         quantiles=[0.5, 0.2, 0.8], return_mode="median")
@@ -118,15 +122,18 @@ def main():
     parser.add_argument("--budget", type=float, default=1e9, help="seconds after which no new op is started")
     parser.add_argument("--warmup-ms", type=int, default=25)
     parser.add_argument("--rep-ms", type=int, default=100)
+    parser.add_argument("--op-seconds", type=int, default=60, help="the alarm each template runs under")
     args = parser.parse_args()
 
     metrics = os.path.join(args.checkout, "metrics")
     templates = os.path.join(metrics, "golden_metrics")
     golden_root = os.path.join(metrics, "golden_results")
-    for folder in (templates, golden_root, os.path.join(args.checkout, "data", "kernelbenchx")):
+    for folder in (templates, golden_root, os.path.join(args.checkout, "data", "kernelbenchx"),
+                   os.path.join(args.checkout, "utils")):
         if not os.path.isdir(folder):
             sys.exit(f"kbx_golden_timing: {folder} is missing (is {args.checkout} a KernelBench-X checkout?)")
-    sys.path[:0] = [metrics, os.path.join(args.checkout, "data")]
+    # The task files add "utils" relative to the working folder (their data_utils); give them the checkout's.
+    sys.path[:0] = [metrics, os.path.join(args.checkout, "data"), os.path.join(args.checkout, "utils")]
     here = os.path.join(args.out, args.gpu)
     os.makedirs(here, exist_ok=True)
     for gpu in PUBLISHED:
@@ -136,29 +143,31 @@ def main():
 
     failures_path = os.path.join(here, "_failures.json")
     failures = json.load(open(failures_path)) if os.path.exists(failures_path) else {}
+    done_path = os.path.join(here, "_done.json")  # templates timed in an earlier run (a failed one is tried again)
+    timed_before = set(json.load(open(done_path))) if os.path.exists(done_path) else set()
     names = sorted(name for name in os.listdir(templates) if name.endswith("_perf.py"))
     if args.ops:
         wanted = {op + "_perf.py" for op in args.ops.split(",")}
         names = [name for name in names if name in wanted]
 
     def on_alarm(signum, frame):
-        raise OpTimeout("timed out after 60 s")
+        raise OpTimeout(f"timed out after {args.op_seconds} s")
 
     signal.signal(signal.SIGALRM, on_alarm)
     start = time.monotonic()
     done = timed = failed = 0
     for name in names:
         stem = name[: -len("_perf.py")]
-        marker = os.path.join(here, "_done_" + stem)
-        if os.path.exists(marker):
+        if stem in timed_before:
             done += 1
             continue
         if time.monotonic() - start > args.budget:
-            print(f"budget spent: {len(names) - done - timed - failed} templates left; run again to continue")
+            print(f"budget spent: {len(names) - done - timed - failed} templates left; run again to continue",
+                  flush=True)
             break
         path = os.path.join(templates, name)
         began = time.monotonic()
-        signal.alarm(60)
+        signal.alarm(args.op_seconds)
         try:
             op_name, results = time_op(path, golden_root, args.warmup_ms, args.rep_ms)
             signal.alarm(0)
@@ -166,6 +175,7 @@ def main():
             with open(os.path.join(here, op_name + ".json"), "w") as handle:
                 json.dump(payload, handle, indent=1)
             failures.pop(stem, None)
+            timed_before.add(stem)
             timed += 1
             sizes = "; ".join(f"{key_of(r['input_size'])[:40]} {r['ms']:.4f} ms" for r in results)
             print(f"{stem}: {sizes} ({time.monotonic() - began:.1f} s)", flush=True)
@@ -183,7 +193,8 @@ def main():
                 torch.cuda.empty_cache()
             except Exception:
                 pass
-        open(marker, "w").close()
+        with open(done_path, "w") as handle:
+            json.dump(sorted(timed_before), handle, indent=1)
         with open(failures_path, "w") as handle:
             json.dump(failures, handle, indent=1, sort_keys=True)
     print(f"{timed} templates timed, {failed} failed, {done} already done, in {time.monotonic() - start:.0f} s")
