@@ -32,13 +32,13 @@ newestRegradings(std::vector<RegradingRecord> regradings, const std::function<bo
     return newest;
 }
 
-Result<std::map<std::string, std::vector<analysis::RegradedRound>>>
-loadKbxRegradedRounds(Store& store, const std::optional<std::string>& model, const CategoryOf& categoryOf) {
+Result<std::map<std::string, std::vector<KbxRegradedSubmission>>>
+loadKbxRegradedSubmissions(Store& store, const std::optional<std::string>& model, const CategoryOf& categoryOf) {
     auto regradings = store.regradings();
     if (!regradings) {
         return regradings.error();
     }
-    std::map<std::string, std::vector<analysis::RegradedRound>> roundsByBoundary;
+    std::map<std::string, std::vector<KbxRegradedSubmission>> roundsByBoundary;
     if (regradings->empty()) {
         return roundsByBoundary;
     }
@@ -74,13 +74,33 @@ loadKbxRegradedRounds(Store& store, const std::optional<std::string>& model, con
         if (theirs == submissions->second.end()) {
             continue;
         }
-        analysis::RegradedRound round;
-        round.category = categoryOf(*liveTrials[record.trialId]);
-        round.theirsCorrect = theirs->second.correct;
-        round.oursCorrect = record.verdict.correct;
-        round.theirsSpeedup = correctSpeedup(theirs->second);
-        round.oursSpeedup = correctSpeedup(record.verdict);
-        roundsByBoundary[key.first].push_back(round);
+        KbxRegradedSubmission submission;
+        submission.trial = *liveTrials[record.trialId];
+        submission.round.category = categoryOf(submission.trial);
+        submission.round.theirsCorrect = theirs->second.correct;
+        submission.round.oursCorrect = record.verdict.correct;
+        submission.round.theirsSpeedup = correctSpeedup(theirs->second);
+        submission.round.oursSpeedup = correctSpeedup(record.verdict);
+        submission.submissionIndex = record.submissionIndex;
+        submission.theirs = theirs->second;
+        submission.ours = record.verdict;
+        roundsByBoundary[key.first].push_back(std::move(submission));
+    }
+    return roundsByBoundary;
+}
+
+Result<std::map<std::string, std::vector<analysis::RegradedRound>>>
+loadKbxRegradedRounds(Store& store, const std::optional<std::string>& model, const CategoryOf& categoryOf) {
+    auto submissions = loadKbxRegradedSubmissions(store, model, categoryOf);
+    if (!submissions) {
+        return submissions.error();
+    }
+    std::map<std::string, std::vector<analysis::RegradedRound>> roundsByBoundary;
+    for (const auto& [boundary, boundarySubmissions] : *submissions) {
+        std::vector<analysis::RegradedRound>& rounds = roundsByBoundary[boundary];
+        for (const KbxRegradedSubmission& submission : boundarySubmissions) {
+            rounds.push_back(submission.round);
+        }
     }
     return roundsByBoundary;
 }

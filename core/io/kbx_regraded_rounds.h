@@ -23,8 +23,22 @@ namespace mkb::io {
 std::map<std::pair<std::string, std::int64_t>, RegradingRecord>
 newestRegradings(std::vector<RegradingRecord> regradings, const std::function<bool(std::int64_t trialId)>& keep);
 
-/// What the kbx-agreement report rests on: for each boundary regraded under, every regraded round of the live trials
-/// (model, when given) with its category, their verdict and ours, in submission order.
+/// One regraded submission: the round analysis::kbxAgreement reads, with the trial, both verdicts whole and the
+/// submission's index in its trial, for the rows that name it.
+struct KbxRegradedSubmission {
+    analysis::RegradedRound round;
+    TrialRecord trial;
+    int submissionIndex = 0;
+    Verdict theirs;
+    Verdict ours;
+};
+
+/// What the kbx-agreement report rests on: for each boundary regraded under, every regraded submission of the live
+/// trials (model, when given) with its category, their verdict and ours, in submission-id order.
+Result<std::map<std::string, std::vector<KbxRegradedSubmission>>>
+loadKbxRegradedSubmissions(Store& store, const std::optional<std::string>& model, const CategoryOf& categoryOf);
+
+/// loadKbxRegradedSubmissions' rounds alone.
 Result<std::map<std::string, std::vector<analysis::RegradedRound>>>
 loadKbxRegradedRounds(Store& store, const std::optional<std::string>& model, const CategoryOf& categoryOf);
 

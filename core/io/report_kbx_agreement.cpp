@@ -2,6 +2,7 @@
 #include "core/io/report_kbx_agreement.h"
 
 #include "core/analysis/kbx_agreement.h"
+#include "core/io/kbx_regraded_rounds.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -34,50 +35,14 @@ std::string oneLine(std::string text) {
     return text.size() > 300 ? text.substr(0, 300) + "…" : text;
 }
 
-std::optional<double> correctSpeedup(const Verdict& verdict) {
-    if (verdict.correct && verdict.speedupVsEager > 0) {
-        return verdict.speedupVsEager;
-    }
-    return std::nullopt;
-}
-
 } // namespace
 
 Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOptions& options,
                                                     const std::function<std::string(const TrialRecord&)>& categoryOf) {
-    auto regradings = store.regradings();
-    if (!regradings) {
-        return regradings.error();
+    auto submissions = io::loadKbxRegradedSubmissions(store, options.model, categoryOf);
+    if (!submissions) {
+        return submissions.error();
     }
-    if (regradings->empty()) {
-        return std::vector<ReportTable>{};
-    }
-    TrialFilter filter;
-    if (options.model) {
-        filter.model = *options.model;
-    }
-    auto trials = store.loadTrials(filter, TrialDetail::Lean);
-    if (!trials) {
-        return trials.error();
-    }
-    std::map<std::int64_t, const TrialRecord*> liveTrials;
-    for (const TrialRecord& trial : *trials) {
-        if (!trial.archived) {
-            liveTrials[trial.id] = &trial;
-        }
-    }
-    // The newest regrading of each submission under each boundary (ids grow with time).
-    std::map<std::pair<std::string, std::int64_t>, const RegradingRecord*> newest;
-    for (const RegradingRecord& record : *regradings) {
-        if (liveTrials.count(record.trialId) == 0) {
-            continue;
-        }
-        const RegradingRecord*& slot = newest[{record.verdict.boundary, record.submissionId}];
-        if (!slot || slot->id < record.id) {
-            slot = &record;
-        }
-    }
-    std::map<std::int64_t, std::map<std::int64_t, Verdict>> theirsByTrial; // trial -> submission id -> verdict
     std::map<std::string, std::vector<analysis::RegradedRound>> roundsByBoundary;
     ReportTable disagreements{
         "kbx-disagreements",
@@ -88,51 +53,34 @@ Result<std::vector<ReportTable>> kbxAgreementTables(Store& store, const ReportOp
         {}};
     std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::string>> ruleCounts; // -> count, words
     std::map<std::string, std::size_t> disagreementsByBoundary;
-    for (const auto& [key, record] : newest) {
-        auto submissions = theirsByTrial.find(record->trialId);
-        if (submissions == theirsByTrial.end()) {
-            auto loaded = store.submissions(record->trialId);
-            if (!loaded) {
-                return loaded.error();
+    for (const auto& [boundary, boundarySubmissions] : *submissions) {
+        for (const io::KbxRegradedSubmission& submission : boundarySubmissions) {
+            const analysis::RegradedRound& round = submission.round;
+            roundsByBoundary[boundary].push_back(round);
+            if (round.theirsCorrect == round.oursCorrect) {
+                continue;
             }
-            std::map<std::int64_t, Verdict> verdicts;
-            for (SubmissionRecord& submission : *loaded) {
-                verdicts[submission.id] = std::move(submission.verdict);
-            }
-            submissions = theirsByTrial.emplace(record->trialId, std::move(verdicts)).first;
-        }
-        auto theirs = submissions->second.find(record->submissionId);
-        if (theirs == submissions->second.end()) {
-            continue;
-        }
-        analysis::RegradedRound round;
-        round.category = categoryOf(*liveTrials[record->trialId]);
-        round.theirsCorrect = theirs->second.correct;
-        round.oursCorrect = record->verdict.correct;
-        round.theirsSpeedup = correctSpeedup(theirs->second);
-        round.oursSpeedup = correctSpeedup(record->verdict);
-        roundsByBoundary[key.first].push_back(round);
-        if (round.theirsCorrect != round.oursCorrect) {
+            const Verdict& ours = submission.ours;
+            const Verdict& theirs = submission.theirs;
             const std::string rule = analysis::kbxDisagreementRule(
-                round.theirsCorrect, {record->verdict.correct, record->verdict.complianceRule, record->verdict.error,
-                                      record->verdict.timedOut});
+                round.theirsCorrect, {ours.correct, ours.complianceRule, ours.error, ours.timedOut});
             const std::string ruleName = rule.substr(0, rule.find(':'));
-            ruleCounts[{key.first, ruleName}].first += 1;
-            ruleCounts[{key.first, ruleName}].second = rule;
-            ++disagreementsByBoundary[key.first];
-            const TrialRecord& trial = *liveTrials[record->trialId];
+            ruleCounts[{boundary, ruleName}].first += 1;
+            ruleCounts[{boundary, ruleName}].second = rule;
+            ++disagreementsByBoundary[boundary];
+            const TrialRecord& trial = submission.trial;
             char number[16];
             std::snprintf(number, sizeof number, "%02d", trial.problemNumber);
-            const std::string roundName = theirs->second.boundary == "kbx"
-                                              ? "round_" + std::to_string(record->submissionIndex - 1)
-                                              : "submission " + std::to_string(record->submissionIndex);
+            const std::string roundName = theirs.boundary == "kbx"
+                                              ? "round_" + std::to_string(submission.submissionIndex - 1)
+                                              : "submission " + std::to_string(submission.submissionIndex);
             disagreements.rows.push_back(
-                {textCell(key.first), textCell(trial.family + "/" + number + "_" + trial.problemSlug),
+                {textCell(boundary), textCell(trial.family + "/" + number + "_" + trial.problemSlug),
                  textCell(round.category.empty() ? "uncategorised" : round.category), textCell(roundName),
                  textCell(round.theirsCorrect ? "correct" : "not correct"),
                  textCell(round.oursCorrect ? "correct" : "not correct"),
-                 textCell(theirs->second.correct ? "" : oneLine(theirs->second.error)),
-                 textCell(record->verdict.correct ? "" : oneLine(record->verdict.error)), textCell(rule)});
+                 textCell(theirs.correct ? "" : oneLine(theirs.error)),
+                 textCell(ours.correct ? "" : oneLine(ours.error)), textCell(rule)});
         }
     }
     if (roundsByBoundary.empty()) {

@@ -3,7 +3,7 @@
 
 #include "gui/common/table_layout.h"
 
-#include "gui/common/table_copy.h"
+#include "gui/common/browser_table.h"
 #include "gui/common/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
@@ -82,20 +82,9 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("comparisonsTable"));
     table_->setModel(filter_);
-    table_->setSortingEnabled(true);
-    table_->sortByColumn(-1, Qt::AscendingOrder);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setAlternatingRowColors(true);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
-    installCopyRowsAction(table_);
+    setUpBrowserTable(table_);
     connect(table_, &QTableView::doubleClicked, this, &ComparisonsView::activateRow);
-    auto* open = new QAction(tr("Open in Inspector"), table_);
-    open->setShortcuts({QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter)});
-    open->setShortcutContext(Qt::WidgetShortcut);
-    connect(open, &QAction::triggered, this, [this] { activateRow(table_->currentIndex()); });
-    table_->addAction(open);
+    addOpenRowAction(table_, tr("Open in Inspector"), [this] { activateRow(table_->currentIndex()); });
 
     auto* comparisonsPage = new QWidget(this);
     auto* pageLayout = new QVBoxLayout(comparisonsPage);

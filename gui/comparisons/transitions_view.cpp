@@ -1,7 +1,7 @@
 // TransitionsView: the category and kind combos and the search field above the transitions table.
 #include "gui/comparisons/transitions_view.h"
 
-#include "gui/common/table_copy.h"
+#include "gui/common/browser_table.h"
 #include "gui/comparisons/transitions_model.h"
 
 #include <QAction>
@@ -59,20 +59,9 @@ TransitionsView::TransitionsView(QWidget* parent) : QWidget(parent) {
     table_ = new QTableView(this);
     table_->setObjectName(QStringLiteral("transitionsTable"));
     table_->setModel(filter_);
-    table_->setSortingEnabled(true);
-    table_->sortByColumn(-1, Qt::AscendingOrder);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setAlternatingRowColors(true);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
-    installCopyRowsAction(table_);
+    setUpBrowserTable(table_);
     connect(table_, &QTableView::doubleClicked, this, &TransitionsView::activateRow);
-    auto* open = new QAction(tr("Open in Inspector"), table_);
-    open->setShortcuts({QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter)});
-    open->setShortcutContext(Qt::WidgetShortcut);
-    connect(open, &QAction::triggered, this, [this] { activateRow(table_->currentIndex()); });
-    table_->addAction(open);
+    addOpenRowAction(table_, tr("Open in Inspector"), [this] { activateRow(table_->currentIndex()); });
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Category"), this));
