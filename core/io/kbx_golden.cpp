@@ -5,10 +5,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <system_error>
 
 namespace mkb {
 namespace {
+
+/// The input size with every whole-valued float written as an integer, so that 1.0 and 1 name the same input
+/// whichever writer made the file (Python keeps 1.0, other JSON writers drop the ".0").
+nlohmann::json canonicalSize(nlohmann::json size) {
+    if (size.is_array()) {
+        for (nlohmann::json& part : size) {
+            part = canonicalSize(std::move(part));
+        }
+    } else if (size.is_number_float()) {
+        const double value = size.get<double>();
+        if (std::isfinite(value) && value == std::trunc(value) && std::fabs(value) < 9.0e15) {
+            return static_cast<std::int64_t>(value);
+        }
+    }
+    return size;
+}
 
 Status readOpFile(const std::filesystem::path& file, const std::string& gpu, std::vector<analysis::GoldenTiming>& out) {
     auto parsed = readJsonFile(file);
@@ -42,7 +59,7 @@ Status readOpFile(const std::filesystem::path& file, const std::string& gpu, std
         if (ms == entry.end() || !ms->is_number() || !std::isfinite(ms->get<double>()) || ms->get<double>() <= 0) {
             return makeError(where + " has no positive, finite ms");
         }
-        out.push_back({gpu, op, task, entry["input_size"].dump(), ms->get<double>()});
+        out.push_back({gpu, op, task, canonicalSize(entry["input_size"]).dump(), ms->get<double>()});
     }
     return Ok{};
 }

@@ -6,6 +6,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -60,10 +63,43 @@ private slots:
         // spread per op: add 8 / 2 = 4, abs 3 / 1.5 = 2: GM 2.828; the widest is add.
         QVERIFY2(report.out.contains("max/min across all 3 GPUs (GM),2,2.828,"), qPrintable(report.out));
         QVERIFY2(report.out.contains("widest: add 4.00x (4090 over h200)"), qPrintable(report.out));
-        QVERIFY2(report.out.contains("add,Math/add,[[2]],8.0000,4.0000,2.0000,4.00,h200,4090"),
-                 qPrintable(report.out));
+        QVERIFY2(report.out.contains("add,Math/add,[[2]],8.0000,4.0000,2.0000,4.00,h200,4090"), qPrintable(report.out));
         QVERIFY2(report.out.contains("4090 and h800 hold identical timings (every size, every ms) for 1 of the 2"),
                  qPrintable(report.out));
+    }
+
+    // docs/kernelbenchx-golden/h200 as shipped: every file reads, and a published folder at twice its times (in
+    // KernelBench-X's list form) lines up with it op by op at the same sizes.
+    void theShippedH200TimingsRead() {
+        const QString shipped = qEnvironmentVariable("MKB_SOURCE_DIR") + "/docs/kernelbenchx-golden/h200";
+        const QStringList files = QDir(shipped).entryList({"*.json"}, QDir::Files);
+        QStringList ops;
+        for (const QString& name : files) {
+            if (!name.startsWith('_')) {
+                ops << name;
+            }
+        }
+        QCOMPARE(ops.size(), 177);
+        const QString golden = dir_.filePath("shipped");
+        QVERIFY(QDir().mkpath(golden + "/h200") && QDir().mkpath(golden + "/4090"));
+        for (const QString& name : ops) {
+            QVERIFY(QFile::copy(shipped + "/" + name, golden + "/h200/" + name));
+            QFile in(shipped + "/" + name);
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QJsonArray doubled;
+            for (const QJsonValue& entry : QJsonDocument::fromJson(in.readAll()).object()["results"].toArray()) {
+                QJsonObject row = entry.toObject();
+                row["ms"] = 2 * row["ms"].toDouble();
+                doubled.append(row);
+            }
+            QFile out(golden + "/4090/" + name);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QJsonDocument(doubled).toJson());
+        }
+        const CliRun report = runMkb(
+            {"report", "--store", store_, "--metrics", "kbx-portability", "--golden", golden, "--format", "csv"});
+        QVERIFY2(report.exitCode == 0, qPrintable(report.err + report.out));
+        QVERIFY2(report.out.contains("4090,177,2.000,2.000,2.000,0,"), qPrintable(report.out));
     }
 
     void badInputIsNamed() {
