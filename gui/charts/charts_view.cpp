@@ -6,6 +6,7 @@
 #include "gui/charts/chart_kinds.h"
 #include "gui/charts/direction_matrix_chart.h"
 #include "gui/charts/kbx_category_chart.h"
+#include "gui/charts/kbx_events_chart.h"
 #include "gui/charts/paper_preset_dialog.h"
 #include "gui/project/project_data.h"
 
@@ -37,7 +38,8 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
                new SpeedupScatterChart(this),
                directionMatrix_,
                new KbxCategoryChart(KbxCategoryChart::Measure::PassRate, this),
-               new KbxCategoryChart(KbxCategoryChart::Measure::Speedup, this)};
+               new KbxCategoryChart(KbxCategoryChart::Measure::Speedup, this),
+               new KbxEventsChart(this)};
     list_ = new QListWidget(this);
     stack_ = new QStackedWidget(this);
     for (Chart* chart : charts_) {
@@ -53,6 +55,7 @@ ChartsView::ChartsView(ProjectData* data, QWidget* parent) : QWidget(parent), da
     list_->item(6)->setText(tr("Direction matrix"));
     list_->item(7)->setText(tr("KernelBench-X pass rate by category"));
     list_->item(8)->setText(tr("KernelBench-X speedup by category"));
+    list_->item(9)->setText(tr("KernelBench-X performance events"));
 
     modelCombo_ = new QComboBox(this);
     directionCombo_ = new QComboBox(this);
@@ -211,6 +214,9 @@ void ChartsView::redraw() {
     for (Chart* chart : charts_) {
         if (auto* category = qobject_cast<KbxCategoryChart*>(chart)) {
             category->setAgreement(data_ ? data_->kbxAgreement() : std::vector<io::KbxBoundaryAgreement>{});
+        }
+        if (auto* events = qobject_cast<KbxEventsChart*>(chart)) {
+            events->setTransitions(data_ ? data_->kbxTransitions() : std::vector<io::KbxTransition>{});
         }
         chart->setComparisons(scoped, settings);
     }

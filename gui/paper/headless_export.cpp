@@ -7,6 +7,7 @@
 #include "gui/charts/chart_kinds.h"
 #include "gui/charts/direction_matrix_chart.h"
 #include "gui/charts/kbx_category_chart.h"
+#include "gui/charts/kbx_events_chart.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -54,7 +55,8 @@ QStringList chartKindIds() {
             QStringLiteral("direction-matrix-helped"),
             QStringLiteral("direction-matrix-harmed"),
             QStringLiteral("kbx-category-pass-rate"),
-            QStringLiteral("kbx-category-speedup")};
+            QStringLiteral("kbx-category-speedup"),
+            QStringLiteral("kbx-events")};
 }
 
 std::unique_ptr<Chart> makeChart(const QString& kind) {
@@ -81,6 +83,8 @@ std::unique_ptr<Chart> makeChart(const QString& kind) {
         return std::make_unique<KbxCategoryChart>(KbxCategoryChart::Measure::PassRate);
     case 10:
         return std::make_unique<KbxCategoryChart>(KbxCategoryChart::Measure::Speedup);
+    case 11:
+        return std::make_unique<KbxEventsChart>();
     default:
         return nullptr;
     }
@@ -162,8 +166,14 @@ Result<ProjectSnapshot> loadProjectSnapshot(const QString& storePath) {
         return makeError("cannot read the regradings of '" + storePath.toStdString() +
                          "': " + agreement.error().message);
     }
+    auto transitions = io::loadKbxTransitions(**store, std::nullopt, *categoryOf);
+    if (!transitions) {
+        return makeError("cannot read the corpus transitions of '" + storePath.toStdString() +
+                         "': " + transitions.error().message);
+    }
     ProjectSnapshot snapshot;
     snapshot.storePath = storePath;
+    snapshot.kbxTransitions = std::move(transitions.value());
     snapshot.kbxAgreement = std::move(agreement.value());
     snapshot.comparisons = std::move(attempts->comparisons);
     snapshot.trials = std::move(trials.value());
@@ -208,6 +218,9 @@ Status renderFigure(const ProjectSnapshot& project, const FigureRequest& request
     chart->resize(800, 500);
     if (auto* category = qobject_cast<KbxCategoryChart*>(chart.get())) {
         category->setAgreement(project.kbxAgreement);
+    }
+    if (auto* events = qobject_cast<KbxEventsChart*>(chart.get())) {
+        events->setTransitions(project.kbxTransitions);
     }
     chart->setComparisons(filteredComparisons(project, request), analysis::AnalysisSettings{});
     Status written = format == QLatin1String("pdf")   ? exportChartPdf(*chart, request.output, request.preset)

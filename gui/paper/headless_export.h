@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/io/kbx_regraded_rounds.h"
+#include "core/io/kbx_transitions.h"
 #include "core/records/trial.h"
 #include "core/util/result.h"
 #include "gui/charts/chart.h"
@@ -20,7 +21,8 @@ namespace mkb::gui::paper {
 /// The stable ids of the charts view's charts, in its list order: family-lift, family-harm, paired-ratio,
 /// standing-outcomes, ladder, speedup-scatter, then the direction matrix in each of its measures (the view's one
 /// entry with its measure choice): direction-matrix (S lift), direction-matrix-helped, direction-matrix-harmed; then
-/// KernelBench-X's categories under both graders: kbx-category-pass-rate, kbx-category-speedup.
+/// KernelBench-X's categories under both graders: kbx-category-pass-rate, kbx-category-speedup; its performance
+/// events against paired timing: kbx-events.
 QStringList chartKindIds();
 /// The chart of that id (as the charts view builds it), nullptr for an unknown id.
 std::unique_ptr<Chart> makeChart(const QString& kind);
@@ -36,6 +38,7 @@ struct ProjectSnapshot {
     std::vector<TrialRecord> trials;                    // live trials, full detail (fingerprints, devices)
     QDateTime newestFinishedAt;                         // UTC; the epoch when the store holds no finished trial
     std::vector<io::KbxBoundaryAgreement> kbxAgreement; // the category charts' numbers (none without regradings)
+    std::vector<io::KbxTransition> kbxTransitions;      // the events chart's (none without an imported corpus)
 };
 /// Opens the store read-only and loads it in this thread (no window, no event loop).
 Result<ProjectSnapshot> loadProjectSnapshot(const QString& storePath);
