@@ -86,6 +86,41 @@ class SlowdownTest(unittest.TestCase):
         self.assertIn("slowdown must be a non-negative number", reply["message"])
 
 
+class OwnStreamDelayTest(unittest.TestCase):
+    """A DSL on a stream of its own (Pallas: JAX's stream) is slowed only after the device is idle, so the spin follows
+    the kernel instead of running beside it; a kernel on torch's stream gets the spin alone (no host round trip)."""
+
+    def delay_with_recorded_calls(self) -> tuple:
+        from mkbgrader.child.delay import DeviceDelay
+
+        calls: list = []
+        delay = DeviceDelay("cpu")
+        delay.cuda, delay.cycles_per_s, delay.how = True, 1e9, "torch.cuda._sleep"
+        delay.sleep = lambda cycles: calls.append(("sleep", cycles))
+        delay.synchronize = lambda: calls.append(("synchronize",))
+        return delay, calls
+
+    def test_an_own_stream_kernel_waits_for_the_device_before_the_spin(self) -> None:
+        delay, calls = self.delay_with_recorded_calls()
+        slowed = delay.slowed(lambda x: calls.append(("kernel", x)) or x + 1, 0.001, own_stream=True)
+        self.assertEqual(slowed(1), 2)
+        self.assertEqual(calls, [("kernel", 1), ("synchronize",), ("sleep", 1_000_000)])
+        self.assertEqual(delay.how_for(True), "torch.cuda.synchronize + torch.cuda._sleep")
+
+    def test_a_kernel_on_torchs_stream_gets_the_spin_alone(self) -> None:
+        delay, calls = self.delay_with_recorded_calls()
+        slowed = delay.slowed(lambda x: calls.append(("kernel", x)) or x, 0.001)
+        slowed(3)
+        self.assertEqual(calls, [("kernel", 3), ("sleep", 1_000_000)])
+        self.assertEqual(delay.how_for(False), "torch.cuda._sleep")
+
+    def test_only_pallas_declares_a_stream_of_its_own(self) -> None:
+        from mkbgrader.child.dsls import adapter_for
+
+        for dsl, own in (("pallas", True), ("numba", False), ("triton", False), ("cuda", False)):
+            self.assertEqual(adapter_for(dsl, {}).own_stream, own, dsl)
+
+
 @unittest.skipUnless(HAS_GPU, "needs an NVIDIA GPU with triton")
 class GpuSlowdownTest(unittest.TestCase):
     def test_a_ten_percent_slowdown_on_cuda_is_ten_percent_of_the_kernels_own_median(self) -> None:

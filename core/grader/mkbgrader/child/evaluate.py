@@ -131,6 +131,7 @@ class Evaluation:
             self.guard.watch(DeviceDelay, "slowed")
         self.threads_before = threading.active_count()
         self.dsl = adapter.name
+        self.own_stream = adapter.own_stream
 
     def _check_correctness(self) -> bool:
         """The correctness draws (the first also probes output dependence and the boundary), then the outlier draws;
@@ -434,9 +435,9 @@ class Evaluation:
         as re-timing slows a kernel (delay.DeviceDelay)."""
         base_s = statistics.median(warmup_ms) * 1e-3
         delay_s = self.slowdown * base_s
-        self.solve = self.delay.slowed(self.solve, delay_s)
+        self.solve = self.delay.slowed(self.solve, delay_s, self.own_stream)
         self.send({"t": "slowdown", "slowdown": self.slowdown, "delay_s": delay_s, "base_s": base_s,
-                   "how": self.delay.how})
+                   "how": self.delay.how_for(self.own_stream)})
 
     def _roofline(self) -> None:
         inputs = self.last_inputs

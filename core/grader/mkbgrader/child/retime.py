@@ -88,9 +88,10 @@ class DslLaunches:
 class Slot:
     """One kernel of the request in the child: its spec, its DSL's adapter, its solve and its warm-up times."""
 
-    def __init__(self, spec: KernelSpec, adapter_name: str) -> None:
+    def __init__(self, spec: KernelSpec, adapter_name: str, own_stream: bool) -> None:
         self.spec = spec
         self.adapter_name = adapter_name
+        self.own_stream = own_stream  # its DSL launches on a stream of its own (delay.DeviceDelay)
         self.solve: Any = None
         self.timed_solve: Any = None  # solve plus the slowdown delay, when one is asked for
         self.warmup_s: list[float] = []
@@ -180,7 +181,7 @@ class RetimeEvaluation(Evaluation):
                 if missing:
                     raise StageFailure(missing, False)
                 adapters[adapter.name] = adapter
-            slots.append(Slot(spec, adapter.name))
+            slots.append(Slot(spec, adapter.name, adapter.own_stream))
         self.current_label = ""
         self.start_guard(problem)
         watched: list[tuple[Any, str]] = []
@@ -216,9 +217,9 @@ class RetimeEvaluation(Evaluation):
         for slot in slots:
             if slot.spec.slowdown > 0:
                 base_s = statistics.median(slot.warmup_s)
-                slot.timed_solve = self.delay.slowed(slot.solve, slot.spec.slowdown * base_s)
+                slot.timed_solve = self.delay.slowed(slot.solve, slot.spec.slowdown * base_s, slot.own_stream)
                 self.send({"t": "slowdown", "label": slot.spec.label, "delay_s": slot.spec.slowdown * base_s,
-                           "base_s": base_s, "how": self.delay.how})
+                           "base_s": base_s, "how": self.delay.how_for(slot.own_stream)})
 
     def _rounds(self, functions: list[Optional[Slot]], slots: list[Slot]) -> None:
         """The timed rounds, until every pair has converged (tested every 2% of rounds from min_rounds on), or the

@@ -13,6 +13,8 @@ class Adapter:
 
     name = "base"
     install_hint = ""
+    # Whether the DSL launches on a stream of its own, unordered with torch's current stream (delay.DeviceDelay).
+    own_stream = False
 
     def __init__(self, descriptor: dict) -> None:
         self.descriptor = descriptor or {}

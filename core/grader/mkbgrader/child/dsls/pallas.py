@@ -42,6 +42,7 @@ _STOP_PARTS = (os.sep + os.path.join("jax", "_src", "pallas") + os.sep,
 
 class PallasAdapter(Adapter):
     name = "pallas"
+    own_stream = True  # JAX dispatches on its own CUDA stream
     install_hint = "pip install 'jax[cuda13]' (jax with its CUDA plugin; Pallas ships with jax)"
 
     def prepare(self) -> Optional[str]:
