@@ -121,7 +121,7 @@ private slots:
 
     void chartsViewAndPaperExportKnowTheMatrix() {
         ChartsView view(nullptr);
-        QCOMPARE(int(view.charts().size()), 9);
+        QCOMPARE(int(view.charts().size()), 10);
         QCOMPARE(view.charts()[6], static_cast<Chart*>(view.directionMatrix())); // the KernelBench-X charts follow
         view.setDirectionMatrixMeasure(DirectionMatrixChart::Measure::Helped);
         QCOMPARE(view.directionMatrix()->measure(), DirectionMatrixChart::Measure::Helped);

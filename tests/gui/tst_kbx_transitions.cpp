@@ -5,6 +5,7 @@
 #include "core/io/report_kbx_agreement.h"
 #include "gui/charts/charts_view.h"
 #include "gui/charts/kbx_category_chart.h"
+#include "gui/charts/kbx_events_chart.h"
 #include "gui/common/diff_view.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/comparisons/transitions_model.h"
@@ -243,6 +244,35 @@ private slots:
         QVERIFY(chart);
         QCOMPARE(chart->marks().size(), bars.size()); // one mark per bar with a value
         QCOMPARE(chart->marks()[1].upper, 50.0);
+    }
+
+    void theEventsChartDrawsEachTimedClaimWithTheReportsStanding() {
+        const std::string path = kbxgui::buildStore(*dir_);
+        const std::vector<io::KbxTransition> transitions = loadFixture(path);
+        const gui::KbxEventPoints all = gui::KbxEventsChart::points(transitions);
+        QCOMPARE(all.performanceEvents, std::size_t(1)); // exe_fail_to_pass is no performance event
+        QCOMPARE(all.points.size(), std::size_t(1));
+        const gui::KbxEventPoint& point = all.points.front();
+        QCOMPARE(point.kind, std::string("speedup_increase"));
+        QCOMPARE(point.paired.ratio, 0.8);
+        QVERIFY(point.claimed);
+        QCOMPARE(*point.claimed, 1.25);
+        QVERIFY(point.standing == analysis::EventStanding::Reversed); // claimed faster, the paired CI is below 1
+        QCOMPARE(point.standingText, io::standingText(*find(transitions, "exp")));
+
+        gui::ProjectData data;
+        data.setStorePath(QString::fromStdString(path));
+        QVERIFY(data.waitUntilIdle());
+        gui::ChartsView view(&data);
+        view.setCurrentChart(9);
+        auto* chart = qobject_cast<gui::KbxEventsChart*>(view.charts()[9]);
+        QVERIFY(chart);
+        QCOMPARE(chart->marks().size(), std::size_t(1)); // one mark per timed event
+        QCOMPARE(chart->marks()[0].upper, 0.8);
+        QVERIFY2(chart->marks()[0].toolTip.contains(QStringLiteral("95% CI [0.750, 0.850]")),
+                 qPrintable(chart->marks()[0].toolTip));
+        QVERIFY2(chart->marks()[0].toolTip.contains(QStringLiteral("claimed 1.250")),
+                 qPrintable(chart->marks()[0].toolTip));
     }
 
     void theWelcomePagesSecondExampleOpensTheRegradedCorpus() {

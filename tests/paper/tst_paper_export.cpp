@@ -136,8 +136,8 @@ private slots:
 
     void everyChartKindExportsInEveryFormatAtTheRequestedSize() {
         const QStringList kinds = paper::chartKindIds();
-        QCOMPARE(kinds.size(),
-                 11); // six charts, the direction matrix in each of its three measures, the two category charts
+        // Six charts, the direction matrix in each of its three measures, the two category charts, the events chart.
+        QCOMPARE(kinds.size(), 12);
         for (const QString& kind : kinds) {
             for (const QString& format : {QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png")}) {
                 const QString out = dir_.filePath(kind + "." + format);
