@@ -10,8 +10,8 @@
 // The store is generated data: every model is named "synthetic-model-<k>" so it can never pass for real results.
 #include "core/analysis/ladder.h"
 #include "core/analysis/settings.h"
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "core/store/store.h"
 
 #include <sqlite3.h>

@@ -6,12 +6,12 @@
 #include "app/cli/run_selection.h"
 
 #include "core/catalog/catalog.h"
-#include "core/grading/grade_request.h"
-#include "core/grading/grader_process.h"
-#include "core/grading/retime_request.h"
-#include "core/protocol/calibration_ladder.h"
+#include "core/wire/grade_request.h"
+#include "core/grader_client/grader_process.h"
+#include "core/wire/retime_request.h"
+#include "core/analysis/calibration_ladder.h"
 #include "core/protocol/calibration_run.h"
-#include "core/protocol/calibration_store.h"
+#include "core/protocol/calibration_job.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
 

@@ -2,7 +2,7 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
-#include "core/io/store_maintenance.h"
+#include "core/store/store_maintenance.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 

@@ -2,10 +2,10 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
-#include "core/grading/device_probe.h"
-#include "core/grading/device_probe_run.h"
-#include "core/grading/grade_request.h"
-#include "core/grading/grader_process.h"
+#include "core/grader_client/device_probe.h"
+#include "core/grader_client/device_probe_run.h"
+#include "core/wire/grade_request.h"
+#include "core/grader_client/grader_process.h"
 #include "core/util/paths.h"
 
 #include <nlohmann/json.hpp>

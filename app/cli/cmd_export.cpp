@@ -5,7 +5,7 @@
 #include "core/io/export_models.h"
 #include "core/io/mkb_results_export.h"
 #include "core/io/repair_pairs.h"
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"

@@ -6,7 +6,7 @@
 #include "core/io/import_summary_text.h"
 #include "core/io/kbx_corpus_import.h"
 #include "core/io/mkb_results_import.h"
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"

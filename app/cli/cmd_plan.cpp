@@ -4,8 +4,8 @@
 #include "app/cli/run_selection.h"
 
 #include "core/catalog/dsl_registry.h"
-#include "core/grading/boundary.h"
-#include "core/grading/grader_fingerprint.h"
+#include "core/vocabulary/boundary.h"
+#include "core/grader_client/grader_fingerprint.h"
 #include "core/protocol/plan_history.h"
 #include "core/protocol/planner.h"
 #include "core/util/paths.h"

@@ -4,7 +4,7 @@
 
 #include "core/catalog/catalog.h"
 #include "core/catalog/syntax_check.h"
-#include "core/grading/grader_process.h"
+#include "core/grader_client/grader_process.h"
 #include "core/util/dir_walk.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"

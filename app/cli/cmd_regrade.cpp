@@ -4,8 +4,8 @@
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 
-#include "core/grading/boundary.h"
-#include "core/grading/grader_pool.h"
+#include "core/vocabulary/boundary.h"
+#include "core/grader_client/grader_pool.h"
 #include "core/protocol/regrade.h"
 #include "core/protocol/run_selection.h"
 #include "core/util/paths.h"

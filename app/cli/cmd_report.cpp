@@ -3,9 +3,9 @@
 #include "app/cli/command.h"
 
 #include "core/analysis/comparison.h"
-#include "core/grading/boundary.h"
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/vocabulary/boundary.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"

@@ -5,8 +5,8 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/run_selection.h"
 
-#include "core/grading/grade_request.h"
-#include "core/protocol/retime_store.h"
+#include "core/wire/grade_request.h"
+#include "core/protocol/retime_job.h"
 #include "core/protocol/stored_problems.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"

@@ -5,9 +5,9 @@
 #include "app/cli/run_on_slurm.h"
 #include "app/cli/run_selection.h"
 
-#include "core/grading/boundary.h"
-#include "core/grading/grade_request.h"
-#include "core/grading/grader_pool.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/grade_request.h"
+#include "core/grader_client/grader_pool.h"
 #include "core/protocol/planner.h"
 #include "core/protocol/run_setup.h"
 #include "core/protocol/runner.h"

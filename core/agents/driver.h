@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/catalog/dsl_registry.h"
-#include "core/grading/grade_request.h"
+#include "core/vocabulary/grade_settings.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
 #include "core/records/verdict.h"

@@ -1,7 +1,7 @@
 // Flattens store trials and their submissions into the Attempt structs the metrics read.
 #include "core/analysis/attempt.h"
 
-#include "core/grading/boundary.h"
+#include "core/vocabulary/boundary.h"
 #include "core/util/text.h"
 
 #include <algorithm>

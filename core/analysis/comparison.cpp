@@ -1,7 +1,7 @@
 // Assembles transfer cells from trials: which solo is the source, which the base, which attempt carries the skill.
 #include "core/analysis/comparison.h"
 
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 
 #include <algorithm>
 #include <cstdint>

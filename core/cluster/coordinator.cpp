@@ -3,7 +3,7 @@
 #include "core/cluster/coordinator.h"
 
 #include "core/cluster/batch.h"
-#include "core/grading/grader_fingerprint.h"
+#include "core/grader_client/grader_fingerprint.h"
 #include "core/util/paths.h"
 #include "core/util/sha256.h"
 #include "core/util/utc_time.h"

@@ -110,4 +110,14 @@ Status visitSubmissionSummaries(Store& store, const std::function<void(const Sub
     return store.visitSubmissionSummaries(visit);
 }
 
+Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
+    std::vector<SubmissionRecord> submissions;
+    Status read = visitSubmissionSummaries(
+        store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
+    if (!read) {
+        return read.error();
+    }
+    return submissions;
+}
+
 } // namespace mkb::io

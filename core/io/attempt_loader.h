@@ -49,4 +49,8 @@ Result<LoadedAttempts> loadAttempts(Store& store, const AttemptLoadOptions& opti
 /// read, handed to visit one at a time (one record refilled from row to row).
 Status visitSubmissionSummaries(Store& store, const std::function<void(const SubmissionRecord&)>& visit);
 
+/// Every submission of the store in one vector (visitSubmissionSummaries, held): the verdict fields the metrics read
+/// (rewards, stage, error, mismatch, compliance), without the full verdict JSON (Store::submissions reads that).
+Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store);
+
 } // namespace mkb::io

@@ -1,7 +1,7 @@
-// storedCategoryOf: report::problemCategories read once and looked up by (number, slug), as the report does.
+// The stored problems' categories, read from the store, and storedCategoryOf looking a trial up in them.
 #include "core/io/kbx_categories.h"
 
-#include "core/io/report_model.h"
+#include "core/catalog/problem_meta.h"
 
 #include <map>
 #include <memory>
@@ -9,8 +9,21 @@
 
 namespace mkb::io {
 
+Result<std::map<std::pair<int, std::string>, std::string>> problemCategories(Store& store) {
+    Result<std::vector<Problem>> problems = store.problems();
+    if (!problems) {
+        return problems.error();
+    }
+    std::map<std::pair<int, std::string>, std::string> categories;
+    for (const Problem& problem : *problems) { // ordered by suite, number, id: the newest version comes last
+        categories[{problem.number, problem.slug}] =
+            problem.meta.category.empty() ? categoryFromSource(problem.source) : problem.meta.category;
+    }
+    return categories;
+}
+
 Result<CategoryOf> storedCategoryOf(Store& store) {
-    auto categories = report::problemCategories(store);
+    auto categories = problemCategories(store);
     if (!categories) {
         return categories.error();
     }

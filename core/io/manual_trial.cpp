@@ -1,7 +1,7 @@
 // Filing the verdict of `mkb grade --save` as the manual model's solo trial (manual_trial.h).
 #include "core/io/manual_trial.h"
 
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 
 namespace mkb {
 

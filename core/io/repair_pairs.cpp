@@ -3,7 +3,7 @@
 
 #include "core/analysis/attempt.h"
 #include "core/analysis/refinement.h"
-#include "core/io/report_model.h"
+#include "core/io/attempt_loader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,7 +72,7 @@ Result<std::vector<RepairPair>> repairPairsFromStore(Store& store, const std::op
     if (!trials) {
         return trials.error();
     }
-    auto summaries = report::loadSubmissionSummaries(store);
+    auto summaries = io::loadSubmissionSummaries(store);
     if (!summaries) {
         return summaries.error();
     }

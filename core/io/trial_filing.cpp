@@ -1,7 +1,7 @@
 // The import archive rule, written once: used by `mkb import` and by the Slurm coordinator's shard merge.
 #include "core/io/trial_filing.h"
 
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 
 namespace mkb {
 

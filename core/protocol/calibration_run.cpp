@@ -4,7 +4,7 @@
 
 #include "core/analysis/calibration.h"
 #include "core/catalog/catalog.h"
-#include "core/protocol/calibration_ladder.h"
+#include "core/analysis/calibration_ladder.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>

@@ -3,8 +3,8 @@
 // come from analysis/calibration and the result is the CalibrationRecord the store keeps.
 #pragma once
 
-#include "core/grading/grader_process.h"
-#include "core/grading/retime_request.h"
+#include "core/grader_client/grader_process.h"
+#include "core/wire/retime_request.h"
 #include "core/records/calibration.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"

@@ -4,8 +4,8 @@
 // pool; a last sweep re-times whatever of the run's scope is still missing or stale.
 #pragma once
 
-#include "core/grading/grader_pool.h"
-#include "core/grading/grader_process.h"
+#include "core/grader_client/grader_pool.h"
+#include "core/grader_client/grader_process.h"
 #include "core/protocol/cells.h"
 #include "core/protocol/retimer.h"
 #include "core/store/store.h"

@@ -1,7 +1,7 @@
 // Cells of the protocol (DESIGN §6): one problem, one transfer direction, one replicate, and its three arms.
 #pragma once
 
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 
 #include <string>
 #include <vector>

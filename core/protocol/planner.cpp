@@ -1,7 +1,7 @@
 // Deciding run / rerun / reuse / stale / redo / skip for each trial of a selection, solos before skill arms.
 #include "core/protocol/planner.h"
 
-#include "core/grading/boundary.h"
+#include "core/vocabulary/boundary.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
 

@@ -2,8 +2,8 @@
 // Pure: it reads plain records and returns a plain plan; it never touches the store or the grader.
 #pragma once
 
-#include "core/grading/boundary.h"
-#include "core/protocol/arms.h"
+#include "core/vocabulary/boundary.h"
+#include "core/vocabulary/arms.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
 #include "core/util/result.h"

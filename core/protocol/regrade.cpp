@@ -2,10 +2,10 @@
 // it makes of them, the pool that grades them, and the filing of each verdict as it comes back.
 #include "core/protocol/regrade.h"
 
-#include "core/grading/boundary.h"
-#include "core/grading/device_probe.h"
-#include "core/grading/grader_fingerprint.h"
-#include "core/grading/grader_pool.h"
+#include "core/vocabulary/boundary.h"
+#include "core/grader_client/device_probe.h"
+#include "core/grader_client/grader_fingerprint.h"
+#include "core/grader_client/grader_pool.h"
 #include "core/io/kbx_corpus_kernel.h"
 #include "core/protocol/stored_problems.h"
 #include "core/store/store.h"

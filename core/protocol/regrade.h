@@ -4,8 +4,8 @@
 // problem fingerprints is skipped, so running the command again changes nothing and an interrupted run resumes.
 #pragma once
 
-#include "core/grading/grade_request.h"
-#include "core/grading/grader_process.h"
+#include "core/wire/grade_request.h"
+#include "core/grader_client/grader_process.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
 

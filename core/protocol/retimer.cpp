@@ -1,7 +1,7 @@
 // The re-timing loop: store → cells → plan → private kernel folders → grader → store, one cell at a time.
 #include "core/protocol/retimer.h"
 
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 #include "core/protocol/private_folder.h"
 #include "core/util/sha256.h"
 

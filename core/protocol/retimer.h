@@ -2,8 +2,8 @@
 // kernels to a private temporary folder, asks the grader for a paired re-timing and stores the result.
 #pragma once
 
-#include "core/grading/grader_process.h"
-#include "core/grading/retime_request.h"
+#include "core/grader_client/grader_process.h"
+#include "core/wire/retime_request.h"
 #include "core/protocol/retime_plan.h"
 #include "core/records/problem.h"
 #include "core/store/store.h"

@@ -2,7 +2,7 @@
 #include "core/protocol/run_selection.h"
 
 #include "core/catalog/dsl_registry.h"
-#include "core/grading/grade_request.h"
+#include "core/wire/grade_request.h"
 #include "core/util/dir_walk.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"

@@ -1,8 +1,8 @@
 // What `mkb run` settles around runProtocol (run_setup.h).
 #include "core/protocol/run_setup.h"
 
-#include "core/grading/device_probe.h"
-#include "core/grading/grader_pool.h"
+#include "core/grader_client/device_probe.h"
+#include "core/grader_client/grader_pool.h"
 
 #include <string>
 #include <utility>

@@ -4,8 +4,8 @@
 #include "core/protocol/runner.h"
 
 #include "core/agents/workspace.h"
-#include "core/grading/grader_pool.h"
-#include "core/grading/verdict_json.h"
+#include "core/grader_client/grader_pool.h"
+#include "core/wire/verdict_json.h"
 #include "core/protocol/cell_retimer.h"
 #include "core/protocol/cells.h"
 #include "core/protocol/retimer.h"

@@ -3,7 +3,7 @@
 // "after") and stores each result.
 #pragma once
 
-#include "core/grading/grader_process.h"
+#include "core/grader_client/grader_process.h"
 #include "core/protocol/retimer.h"
 #include "core/protocol/transition_plan.h"
 #include "core/store/store.h"

@@ -1,7 +1,7 @@
 // One attempt's gate: budget checks, grading under the attempt's wall clock, and recording counted submissions.
 #include "core/protocol/trial_gate.h"
 
-#include "core/grading/report_text.h"
+#include "core/grader_client/report_text.h"
 #include "core/util/text.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/agents/driver.h"
-#include "core/grading/grade_request.h"
+#include "core/wire/grade_request.h"
 #include "core/protocol/progress.h"
 #include "core/records/trial.h"
 

@@ -44,7 +44,7 @@ struct Verdict {
     bool compliant = false;
     std::string complianceRule; // the rule that failed, empty when compliant
     // The implementation boundary it was graded under (DESIGN §5.2): "mkb", "strict", or "legacy" for verdicts
-    // graded before boundaries existed, and for any verdict nobody told its boundary (core/grading/boundary.h).
+    // graded before boundaries existed, and for any verdict nobody told its boundary (core/vocabulary/boundary.h).
     std::string boundary = "legacy";
 
     std::optional<double> kernelMedianMs;

@@ -1,7 +1,7 @@
 // The verdict column table (names, loads, binders, readers) and the SQL lists built from it.
 #include "core/store/verdict_columns.h"
 
-#include "core/grading/boundary.h"
+#include "core/vocabulary/boundary.h"
 #include "core/store/migrations.h"
 
 namespace mkb::store_detail {

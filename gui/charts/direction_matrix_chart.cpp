@@ -2,7 +2,7 @@
 // cells within noise and without data, a label in every cell, and one mark per ordered pair.
 #include "gui/charts/direction_matrix_chart.h"
 
-#include "core/io/report_directions.h"
+#include "core/report/report_directions.h"
 
 #include <qcustomplot.h>
 

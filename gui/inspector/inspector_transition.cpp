@@ -1,5 +1,5 @@
 // InspectorView's KernelBench-X transition: one corpus step's two rounds as a diff, with theirs and our verdicts.
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 #include "gui/common/diff_view.h"
 #include "gui/comparisons/transitions_model.h"
 #include "gui/inspector/inspector_view.h"

@@ -3,9 +3,9 @@
 
 #include "core/analysis/calibration.h"
 #include "core/analysis/transfer.h"
-#include "core/grading/report_text.h"
-#include "core/grading/verdict_json.h"
-#include "core/io/report_model.h"
+#include "core/grader_client/report_text.h"
+#include "core/wire/verdict_json.h"
+#include "core/report/report_model.h"
 #include "core/io/skill_annotations.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"

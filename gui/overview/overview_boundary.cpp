@@ -1,7 +1,7 @@
 // The overview's boundary filter, computed from core/analysis comparisons only (no Qt).
 #include "gui/overview/overview_boundary.h"
 
-#include "core/grading/boundary.h"
+#include "core/vocabulary/boundary.h"
 
 #include <algorithm>
 #include <set>

@@ -5,7 +5,7 @@
 #include "core/analysis/comparison.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/stats.h"
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 
 #include "gui/common/table_model.h"
 

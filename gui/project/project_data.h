@@ -7,7 +7,7 @@
 #include "core/analysis/settings.h"
 #include "core/io/kbx_regraded_rounds.h"
 #include "core/io/kbx_transitions.h"
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 #include "core/records/trial.h"
 #include "gui/common/job_tracker.h"
 #include "gui/overview/overview_model.h"

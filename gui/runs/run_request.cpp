@@ -1,7 +1,7 @@
 // Turns a RunRequest into `mkb run` arguments and finds the mkb program to run them with.
 #include "gui/runs/run_request.h"
 
-#include "core/grading/grader_pool.h"
+#include "core/grader_client/grader_pool.h"
 
 #include <QCoreApplication>
 #include <QDir>

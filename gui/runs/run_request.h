@@ -1,7 +1,7 @@
 // What the runs view asks `mkb run` to do, as plain data, and the command line that says it.
 #pragma once
 
-#include "core/grading/grade_request.h"
+#include "core/wire/grade_request.h"
 
 #include <QString>
 #include <QStringList>

@@ -1,6 +1,6 @@
 // libFuzzer target: the grader's verdict JSON through verdictFromJson, and every verdict it accepts written back with
 // verdictToJson and read again (what the grader client and the store do with it).
-#include "core/grading/verdict_json.h"
+#include "core/wire/verdict_json.h"
 #include "json_mutator.h"
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // grading: the fingerprint computed in C++ equals the one the Python grader reports about itself.
-#include "core/grading/grader_fingerprint.h"
+#include "core/grader_client/grader_fingerprint.h"
 #include "core/util/paths.h"
 #include "support/testpaths.h"
 

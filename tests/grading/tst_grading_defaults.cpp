@@ -2,10 +2,10 @@
 // core/grader/mkbgrader/parent/settings.py): the settings a request sends, re-timing's stop rule, the quantization
 // thresholds, the boundary names, the eager target and an attempt's size limit.
 #include "core/agents/driver.h"
-#include "core/grading/boundary.h"
-#include "core/grading/grade_request.h"
-#include "core/grading/retime_request.h"
-#include "core/grading/suite_validation.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/grade_request.h"
+#include "core/wire/retime_request.h"
+#include "core/suite/suite_validation.h"
 #include "core/records/problem.h"
 #include "core/util/paths.h"
 #include "support/testpaths.h"

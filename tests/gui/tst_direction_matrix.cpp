@@ -2,7 +2,7 @@
 // report prints, the diagonal and no-data cells, the measure switch, a click asking for a direction's comparisons,
 // and its place in the charts view and the paper export's chart kinds.
 #include "analysis/analysis_fixtures.h"
-#include "core/io/report_directions.h"
+#include "core/report/report_directions.h"
 #include "gui/charts/charts_view.h"
 #include "gui/charts/direction_matrix_chart.h"
 #include "gui/paper/headless_export.h"

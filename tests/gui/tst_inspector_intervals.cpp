@@ -3,7 +3,7 @@
 #include "gui/inspector/inspector_view.h"
 
 #include "core/analysis/calibration.h"
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 #include "core/store/store.h"
 
 #include "analysis/analysis_fixtures.h"

@@ -2,7 +2,7 @@
 // list and its filters, and a transition opened in the inspector.
 #include "core/io/kbx_categories.h"
 #include "core/io/kbx_transitions.h"
-#include "core/io/report_kbx_agreement.h"
+#include "core/report/report_kbx_agreement.h"
 #include "gui/charts/charts_view.h"
 #include "gui/charts/kbx_category_chart.h"
 #include "gui/charts/kbx_events_chart.h"

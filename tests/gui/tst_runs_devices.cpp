@@ -6,7 +6,7 @@
 #include "support/store_reads.h"
 #include "support/testpaths.h"
 
-#include "core/grading/grader_pool.h"
+#include "core/grader_client/grader_pool.h"
 #include "core/protocol/progress.h"
 #include "core/store/store.h"
 #include "gui/runs/run_request.h"

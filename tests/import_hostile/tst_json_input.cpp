@@ -1,5 +1,5 @@
 // Tests of the depth-bounded JSON reader (core/util/json_input) and of the verdict parser that goes through it.
-#include "core/grading/verdict_json.h"
+#include "core/wire/verdict_json.h"
 #include "core/util/json_input.h"
 
 #include <QTest>

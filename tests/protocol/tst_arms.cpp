@@ -1,5 +1,5 @@
 // Tests of arm names, coordinates "p<NN>_r<k>_<arm>" and cells: formatting, parsing and bad input.
-#include "core/protocol/arms.h"
+#include "core/vocabulary/arms.h"
 #include "core/protocol/cells.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 // The report and the implementation boundary (DESIGN §5.2): it names the boundaries its tables cover, counts the
 // cell-replicates whose arms were graded under different ones, filters with --boundary and splits by boundary.
-#include "core/io/report_model.h"
+#include "core/report/report_model.h"
 
 #include <QtTest>
 

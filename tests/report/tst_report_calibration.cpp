@@ -1,8 +1,8 @@
 // The report's calibration table (DESIGN §5.5): the live calibration of the device that re-timed the data, with its
 // A/A false rates, A/B detection and smallest safe δ per method, marked stale under another grader fingerprint, and
 // absent from reports of stores without any calibration; its A/B ladder where the calibration stored its sessions.
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "report_fixtures.h"
 
 #include <QTemporaryDir>

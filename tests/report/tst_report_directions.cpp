@@ -1,8 +1,8 @@
 // The report's direction matrix (--metrics directions) on a four-DSL store: the cells' text and numbers, every
 // format, a split by model, two DSLs as 2×2, and `all` left as it was.
-#include "core/io/report_directions.h"
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/report/report_directions.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "report_fixtures.h"
 #include "support/testpaths.h"
 

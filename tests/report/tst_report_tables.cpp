@@ -1,8 +1,8 @@
 // Report tables on the fixture store (report_fixtures.h): hand-checked ladder, coverage, transfer, standing, reverse,
 // usage and refinement numbers, splits and filters, and option parsing.
 #include "core/analysis/stats.h"
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "report_fixtures.h"
 
 #include <nlohmann/json.hpp>
@@ -121,7 +121,7 @@ private slots:
                 mkb::TrialFilter trialFilter;
                 trialFilter.model = options.model;
                 auto trials = store_->loadTrials(trialFilter, mkb::TrialDetail::Metrics, metricColumns(options));
-                auto submissions = loadSubmissionSummaries(*store_);
+                auto submissions = io::loadSubmissionSummaries(*store_);
                 QVERIFY(trials && submissions);
                 const std::string whole =
                     toMarkdown(buildReport(selectTrials(*trials, options), *submissions, options));

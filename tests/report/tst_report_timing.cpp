@@ -2,8 +2,8 @@
 // cell on its ratio and CI, --timing unpaired keeps MetaKernelBench's outcome, and every outcome table says which
 // rule it used and on how many re-timed cells, in Markdown, CSV, LaTeX and JSON.
 #include "core/io/mkb_results_export.h"
-#include "core/io/report_model.h"
-#include "core/io/report_writers.h"
+#include "core/report/report_model.h"
+#include "core/report/report_writers.h"
 #include "report_fixtures.h"
 
 #include <QTemporaryDir>

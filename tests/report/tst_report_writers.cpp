@@ -1,5 +1,5 @@
 // Report writers: Markdown layout, CSV quoting (RFC 4180), LaTeX escaping and booktabs frame, JSON validity.
-#include "core/io/report_writers.h"
+#include "core/report/report_writers.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // calibration statistics: A/A false rates, A/B detection, the smallest safe δ and the A/B ladder, on synthetic
 // samples.
 #include "core/analysis/calibration.h"
-#include "core/protocol/calibration_ladder.h"
+#include "core/analysis/calibration_ladder.h"
 
 #include <QTest>
 

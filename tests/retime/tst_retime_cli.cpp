@@ -1,6 +1,6 @@
 // mkb retime, mkb run's re-timing and mkb calibrate as processes, through the real grader on device cpu with the
 // cpusim fixtures: convergence, staleness, archiving, dry runs and a stored calibration.
-#include "core/protocol/calibration_ladder.h"
+#include "core/analysis/calibration_ladder.h"
 #include "core/store/store.h"
 #include "support/cli_files.h"
 #include "support/process_signals.h"

@@ -1,7 +1,7 @@
-// retime store (core/protocol/retime_store): the device is named from this host's latest probe of it, and a store
+// retime store (core/protocol/retime_job): the device is named from this host's latest probe of it, and a store
 // that cannot be opened or a grader that cannot start stops the re-timing at that stage with a message.
-#include "core/grading/device_probe.h"
-#include "core/protocol/retime_store.h"
+#include "core/grader_client/device_probe.h"
+#include "core/protocol/retime_job.h"
 #include "core/store/store.h"
 
 #include <QTemporaryDir>

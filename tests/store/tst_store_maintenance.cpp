@@ -1,6 +1,6 @@
-// store upkeep (core/io/store_maintenance): init tells a new store, an empty file, an older store and a current one
+// store upkeep (core/store/store_maintenance): init tells a new store, an empty file, an older store and a current one
 // apart; migrate leaves a current store alone and brings an older one forward; inspect and check never migrate.
-#include "core/io/store_maintenance.h"
+#include "core/store/store_maintenance.h"
 #include "store_fixtures.h"
 
 #include <QTemporaryDir>

@@ -182,7 +182,7 @@ class RulesOnSmallTrees(unittest.TestCase):
                           "app/cli/cmd_suite.cpp": "auto pool = std::make_unique<GraderPool>(devices, launch);\n",
                           "app/cli/cmd_db.cpp": '#include "core/store/store.h"\n#include "core/store/statement.h"\n',
                           "app/cli/run_on_slurm.cpp": "GraderProcess grader(launch);\n",
-                          "core/grading/kernel_grading.cpp": "GraderProcess grader(launch);\n"})
+                          "core/grader_client/kernel_grading.cpp": "GraderProcess grader(launch);\n"})
         found = problems_in(root)
         self.assertEqual(sorted(line.split(":")[0] + ":" + line.split(":")[1] for line in found),
                          ["app/cli/cmd_db.cpp:2", "app/cli/cmd_grade.cpp:2", "app/cli/cmd_suite.cpp:1"])
@@ -190,13 +190,13 @@ class RulesOnSmallTrees(unittest.TestCase):
 
     def test_a_process_call_outside_the_child_process_primitive_is_reported(self):
         root = self.tree({"core/util/child_process.cpp": "pid_t pid = ::fork();\n::execve(p, a, e);\n",
-                          "core/grading/grader_process.cpp": "// Grades.\nint e = posix_spawnp(&p, a, 0, 0, v, e);\n",
+                          "core/grader_client/grader_process.cpp": "// Grades.\nint e = posix_spawnp(&p, a, 0, 0, v, e);\n",
                           "core/agents/command_driver.cpp": "if (::waitpid(child, &s, WNOHANG) == child) {}\n",
                           "app/cli/cmd_x.cpp": "// forks nothing: fork() in a comment\nchild.waitUntil(d);\n",
                           "core/grader/mkbgrader/sandbox.py": "pid = os.fork()\n"})
         found = sorted(problems_in(root))
         self.assertEqual([line.split(":")[0] + ":" + line.split(":")[1] for line in found],
-                         ["core/agents/command_driver.cpp:1", "core/grading/grader_process.cpp:2"])
+                         ["core/agents/command_driver.cpp:1", "core/grader_client/grader_process.cpp:2"])
         self.assertIn("`posix_spawnp` outside core/util/child_process.cpp", found[1])
 
     def test_catalog_grading_and_agents_including_core_cluster_is_reported(self):

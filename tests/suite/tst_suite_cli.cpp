@@ -3,8 +3,8 @@
 #include "suite/suite_cli_run.h"
 #include "support/testpaths.h"
 
-#include "core/grading/suite_check.h"
-#include "core/grading/suite_report.h"
+#include "core/suite/suite_check.h"
+#include "core/suite/suite_report.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,9 +1,9 @@
-// Tests of core's suite check set-up (core/grading/suite_session.h) where it stops before any grader starts: a
+// Tests of core's suite check set-up (core/suite/suite_session.h) where it stops before any grader starts: a
 // missing suite folder, a glob that selects nothing, no loadable DSL, and a report file that cannot be written; and
-// which earlier checks a resumed run reuses (core/grading/suite_resume.h).
+// which earlier checks a resumed run reuses (core/suite/suite_resume.h).
 #include "core/catalog/catalog.h"
-#include "core/grading/suite_resume.h"
-#include "core/grading/suite_session.h"
+#include "core/suite/suite_resume.h"
+#include "core/suite/suite_session.h"
 #include "support/testpaths.h"
 
 #include <QTemporaryDir>

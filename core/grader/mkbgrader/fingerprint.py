@@ -1,6 +1,6 @@
 """The grader's fingerprint: SHA-256 over its own sources (every .py under mkbgrader/, so both the parent and the
 child package, and mkb_cuda.py beside it), so a changed grader makes stored verdicts stale.
-core/grading/grader_fingerprint.cpp hashes the same files the same way."""
+core/grader_client/grader_fingerprint.cpp hashes the same files the same way."""
 
 from __future__ import annotations
 

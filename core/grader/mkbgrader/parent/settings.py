@@ -1,7 +1,7 @@
 """Every grading default, defined once (DESIGN §5.1, §5.3, §5.5), and the checks of a request's overrides.
 
-The C++ side holds the same defaults (core/grading/grade_request.h GradeSettings, retime_request.h RetimeSettings,
-core/records/problem.h QuantThresholds, core/grading/boundary.h); `defaults()` is what the agreement test
+The C++ side holds the same defaults (core/wire/grade_request.h GradeSettings, retime_request.h RetimeSettings,
+core/records/problem.h QuantThresholds, core/vocabulary/boundary.h); `defaults()` is what the agreement test
 (tests/grading/tst_grading_defaults.cpp) compares them with.
 """
 

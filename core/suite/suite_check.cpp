@@ -1,0 +1,214 @@
+// Checking one problem of a suite through one grader session: validation, each solution graded, then repeated for
+// flakiness.
+#include "core/suite/suite_check.h"
+
+#include "core/catalog/catalog.h"
+#include "core/util/sha256.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace mkb {
+namespace {
+
+/// One line for a solution that did not pass its full grading.
+std::string solutionFailure(const Verdict& verdict) {
+    if (verdict.infrastructureError) {
+        return "grader failure at stage " + verdict.stage + ": " + shortGraderMessage(verdict.error);
+    }
+    if (verdict.timedOut) {
+        return "timed out at stage " + verdict.stage + ": " + shortGraderMessage(verdict.error);
+    }
+    std::string what = verdict.error.empty() ? verdict.mismatch : verdict.error;
+    return "fails at stage " + verdict.stage + ": " + shortGraderMessage(what);
+}
+
+std::string yesNoCount(int count, int total) {
+    return std::to_string(count) + "/" + std::to_string(total);
+}
+
+} // namespace
+
+std::string solutionFileSha256(const std::filesystem::path& path) {
+    auto bytes = readFile(path);
+    return bytes ? sha256Hex(*bytes) : std::string();
+}
+
+void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGrading, int firstNumber,
+                          FlakinessCheck& into) {
+    const bool completed = !pooled.infrastructureError && !pooled.timedOut && pooled.compliant &&
+                           pooled.totalDraws == gradings * drawsPerGrading;
+    std::vector<bool> failed(static_cast<size_t>(std::max(0, gradings)), !completed);
+    for (int draw : pooled.failedDraws) {
+        if (draw >= 0 && drawsPerGrading > 0 && draw / drawsPerGrading < gradings) {
+            failed[static_cast<size_t>(draw / drawsPerGrading)] = true;
+        }
+    }
+    const std::string why = shortGraderMessage(pooled.mismatch.empty() ? pooled.error : pooled.mismatch);
+    for (int g = 0; g < gradings; ++g) {
+        ++into.gradings;
+        if (!failed[static_cast<size_t>(g)]) {
+            ++into.held;
+        } else if (into.failures.size() < 3) {
+            into.failures.push_back("grading " + std::to_string(firstNumber + g) + " (pooled draws " +
+                                    std::to_string(g * drawsPerGrading + 1) + "-" +
+                                    std::to_string((g + 1) * drawsPerGrading) + "): " + why);
+        }
+    }
+}
+
+bool correctnessHeld(const Verdict& verdict) {
+    return !verdict.infrastructureError && !verdict.timedOut && verdict.compliant && verdict.totalDraws > 0 &&
+           verdict.correctDraws == verdict.totalDraws && verdict.recheckCorrect != std::optional<bool>(false);
+}
+
+ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const SuiteCheckOptions& options,
+                          const std::function<void(const std::string&)>& progress, const std::atomic<bool>* cancel) {
+    auto say = [&](const std::string& what) {
+        if (progress) {
+            progress(what);
+        }
+    };
+    const auto started = std::chrono::steady_clock::now();
+    ProblemCheck check;
+    check.problem = problem;
+    const std::string name = problem.name();
+
+    say("validate");
+    check.validation =
+        validateProblem(grader, makeValidateRequest(problem, options.device, options.settings, options.eagerTargetMs),
+                        options.lockDevice, cancel);
+    check.infrastructureError = check.validation.infrastructureError;
+    for (const std::string& issue : check.validation.issues) {
+        check.problems.push_back(name + ": " + issue);
+    }
+
+    auto gradeOnce = [&](const SolutionCheck& solution, const GradeSettings& settings) {
+        return grader.grade(makeGradeRequest(problem, solution.path, solution.dsl, options.descriptors.at(solution.dsl),
+                                             options.device, settings, options.peaksJson),
+                            {}, cancel);
+    };
+    // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20").
+    auto repeatForFlakiness = [&](const SolutionCheck& solution) {
+        FlakinessCheck flakiness;
+        flakiness.dsl = solution.dsl;
+        flakiness.gradings = 1;
+        flakiness.held = correctnessHeld(*solution.verdict) ? 1 : 0;
+        GradeSettings correctnessOnly = options.settings;
+        correctnessOnly.warmupDraws = 0;
+        correctnessOnly.timingDraws = 0;
+        correctnessOnly.recheckDraws = 0;
+        correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
+        flakiness.pooled = options.pooledFlakiness;
+        flakiness.drawsPerGrading = options.settings.correctnessDraws;
+        if (options.pooledFlakiness) {
+            if (options.gradings > 1 && !(cancel && cancel->load())) {
+                const int repeats = options.gradings - 1;
+                GradeSettings pooled = correctnessOnly;
+                pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+                pooled.timeoutS = options.settings.timeoutS * repeats; // the bound the separate gradings had in all
+                say("flakiness " + solution.dsl + " 2-" + std::to_string(options.gradings) + "/" +
+                    std::to_string(options.gradings) + " pooled (" + std::to_string(pooled.correctnessDraws) +
+                    " draws)");
+                Verdict verdict = gradeOnce(solution, pooled);
+                creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
+                check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+            }
+            return flakiness;
+        }
+        for (int round = 1; round < options.gradings; ++round) {
+            if (cancel && cancel->load()) {
+                break;
+            }
+            say("flakiness " + solution.dsl + " " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
+            Verdict verdict = gradeOnce(solution, correctnessOnly);
+            ++flakiness.gradings;
+            check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
+            if (correctnessHeld(verdict)) {
+                ++flakiness.held;
+            } else if (flakiness.failures.size() < 3) {
+                std::string why = verdict.mismatch.empty() ? verdict.error : verdict.mismatch;
+                flakiness.failures.push_back("grading " + std::to_string(round + 1) + ": " + shortGraderMessage(why));
+            }
+        }
+        return flakiness;
+    };
+
+    for (const std::string& dsl : options.dsls) {
+        if (cancel && cancel->load()) {
+            break;
+        }
+        SolutionCheck solution;
+        solution.dsl = dsl;
+        solution.path = solutionPath(problem, dsl);
+        std::error_code ec;
+        solution.present = std::filesystem::is_regular_file(solution.path, ec);
+        if (solution.present) {
+            solution.sha256 = solutionFileSha256(solution.path);
+        }
+        if (!options.descriptors.count(dsl)) {
+            auto why = options.descriptorErrors.find(dsl);
+            solution.problem = name + " [" + dsl + "]: cannot grade: " +
+                               (why != options.descriptorErrors.end() ? why->second : "no descriptor for " + dsl);
+        } else if (!solution.present) {
+            solution.problem = name + " [" + dsl + "]: missing solution " + solution.path.string();
+        } else {
+            say("grade " + dsl);
+            solution.verdict = gradeOnce(solution, options.settings);
+            if (!solution.verdict->passed) {
+                solution.problem = name + " [" + dsl + "]: " + solutionFailure(*solution.verdict);
+                check.infrastructureError = check.infrastructureError || solution.verdict->infrastructureError;
+            }
+        }
+        if (!solution.problem.empty()) {
+            check.problems.push_back(solution.problem);
+        }
+        check.solutions.push_back(std::move(solution));
+    }
+
+    if (options.gradings >= 1) {
+        // Every passing solution is repeated; with none there is nothing to repeat and the solutions' lines say why.
+        for (SolutionCheck& solution : check.solutions) {
+            if (cancel && cancel->load()) {
+                break;
+            }
+            if (solution.verdict && solution.verdict->passed) {
+                solution.flakiness = repeatForFlakiness(solution);
+                if (solution.flakiness->held != solution.flakiness->gradings) {
+                    const FlakinessCheck& flakiness = *solution.flakiness;
+                    check.problems.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
+                                             yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
+                                             (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
+                }
+            }
+        }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    check.checkSeconds = std::round(seconds * 10) / 10; // as the JSON keeps it, so a table rendered again is the same
+    return check;
+}
+
+bool SuiteCheckReport::clean() const {
+    if (!catalogIssues.empty() || problems.empty() || !unchecked.empty()) {
+        return false;
+    }
+    for (const ProblemCheck& check : problems) {
+        if (!check.clean()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool SuiteCheckReport::anyInfrastructureError() const {
+    for (const ProblemCheck& check : problems) {
+        if (check.infrastructureError) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace mkb

@@ -1,0 +1,125 @@
+// Suite validation through one grader session: each problem validated, its shipped solutions graded, every passing
+// solution graded again for flakiness; the results as plain data (renderings: suite_report.h; the loop: suite_run.h).
+#pragma once
+
+#include "core/wire/grade_request.h"
+#include "core/grader_client/grader_process.h"
+#include "core/suite/suite_validation.h"
+#include "core/records/problem.h"
+#include "core/records/verdict.h"
+#include "core/util/result.h"
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mkb {
+
+/// True when every correctness draw of the grading held: the flakiness criterion. A correctness-only grading
+/// (timing_draws 0) ends in "timing did not complete", so `correct` alone cannot say it.
+bool correctnessHeld(const Verdict& verdict);
+
+/// The repeated correctness-only gradings of one solution ("20/20").
+struct FlakinessCheck {
+    std::string dsl;
+    int gradings = 0; // including the full grading
+    int held = 0;
+    std::vector<std::string> failures; // the first few failures, one line each
+    bool pooled = false;               // the repeats' draws ran in one evaluation (SuiteCheckOptions::pooledFlakiness)
+    int drawsPerGrading = 0;           // correctness draws that make up one grading
+};
+
+/// One shipped solution of one DSL, graded once with full timing, then (when it passed) repeated for flakiness.
+struct SolutionCheck {
+    std::string dsl;
+    std::filesystem::path path;
+    bool present = false;
+    std::string sha256;  // of the solution file's bytes, when present
+    std::string problem; // one line when this solution could not be graded or failed ("" when it passed)
+    std::optional<Verdict> verdict;
+    std::optional<FlakinessCheck> flakiness; // the repeats; none when it did not pass or repeats are off
+};
+
+/// SHA-256 of a solution file's bytes; "" when it cannot be read.
+std::string solutionFileSha256(const std::filesystem::path& path);
+
+/// Credits `gradings` pooled gradings of `drawsPerGrading` draws each from one correctness-only evaluation that ran
+/// gradings × drawsPerGrading draws: grading g holds when none of its draws is in verdict.failedDraws and the
+/// evaluation itself completed its draws (a timeout, crash or compliance failure fails every draw it did not report).
+/// Grading numbers in the failure lines start at `firstNumber`.
+void creditPooledGradings(const Verdict& pooled, int gradings, int drawsPerGrading, int firstNumber,
+                          FlakinessCheck& into);
+
+struct ProblemCheck {
+    Problem problem;
+    ProblemValidation validation;
+    std::vector<SolutionCheck> solutions; // in the order of SuiteCheckOptions::dsls, each with its flakiness repeats
+    std::vector<std::string> problems;    // every issue, one line each, naming the problem (and DSL where one applies)
+    bool infrastructureError = false;
+    bool reused = false; // taken from an earlier report (--resume) rather than checked in this run
+    std::string device;  // the device it was checked on (--devices: the pool device); "" when not recorded
+    std::optional<double> checkSeconds; // wall time of the whole check (validation, gradings, repeats); none when the
+                                        // report that holds it did not record one
+
+    bool clean() const { return problems.empty(); }
+};
+
+struct SuiteCheckOptions {
+    std::vector<std::string> dsls = {"triton", "cuda"};
+    std::map<std::string, std::string> descriptors;      // DSL id → descriptor JSON; a DSL missing here is reported
+    std::map<std::string, std::string> descriptorErrors; // DSL id → why its descriptor could not be loaded
+    int gradings = 20;                                   // flakiness gradings per solution, the full one included
+    bool pooledFlakiness = false; // the gradings-1 repeats as one evaluation of (gradings-1) × correctness draws
+    std::string device = "cuda:0";
+    double eagerTargetMs = 0.05;
+    GradeSettings settings; // the full grading's settings
+    std::string peaksJson;  // "" when unknown
+    bool lockDevice = true;
+    // This run's devices by name as probed ("cuda:0" → "NVIDIA H200"), so that a resumed check made on another model
+    // of GPU at the same index is not reused; a device missing here (the CPU, a failed probe) is not compared.
+    std::map<std::string, std::string> deviceNames;
+    // Validation only (`mkb suite check --validate-only`): no solution is graded or repeated (dsls empty, gradings 0),
+    // and the report's table is the validation table (validationTableMarkdown).
+    bool validateOnly = false;
+};
+
+/// Checks one problem through the session: validate, grade each DSL's solution once, then gradings-1
+/// correctness-only gradings of every solution that passed. `progress` hears short status words.
+ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const SuiteCheckOptions& options,
+                          const std::function<void(const std::string&)>& progress = {},
+                          const std::atomic<bool>* cancel = nullptr);
+
+/// The whole run, for the summary, the JSON and the table.
+struct SuiteCheckReport {
+    std::vector<ProblemCheck> problems;
+    std::vector<std::string> catalogIssues; // malformed problem files, one line each
+    std::vector<std::string> dsls;
+    int gradings = 0;
+    std::string device;
+    std::string deviceName;
+    std::string graderFingerprint;
+    std::string boundary = "mkb"; // the implementation boundary the solutions were graded under
+    std::string peaksJson;
+    std::string peaksNote; // where the peaks came from
+    std::string date;      // UTC, ISO 8601
+    std::string command;   // the exact command line that produced the report
+    // What the markdown table must not print as they are (they name this machine): the suite root, the store, and
+    // the command's words (shown with paths relative to the suite, other paths by their file name only).
+    std::filesystem::path suiteRoot;
+    std::filesystem::path storePath;
+    std::vector<std::string> commandWords;
+    double eagerTargetMs = 0.05;
+    bool pooledFlakiness = false;
+    int drawsPerGrading = 5;
+    std::vector<std::string> unchecked; // selected problems not (yet) checked: the report is partial when any
+    bool validateOnly = false;          // the problems were validated alone (SuiteCheckOptions::validateOnly)
+
+    bool clean() const;
+    bool anyInfrastructureError() const;
+};
+
+} // namespace mkb
