@@ -11,10 +11,10 @@ Rules, checked over the C++ sources (.h, .hpp, .cpp, .cc) of core/, app/ and gui
   that core loads (io::loadTransferCase, io skill annotations), as hotspot's result pages do.
 - A CLI verb (app/cli/cmd_*.cpp) parses its arguments, calls core and prints: it names no grader session
   (GraderProcess, GraderPool) and includes no store internals (a core/store/ header other than store.h); starting
-  graders, suite loops and store bookkeeping live in core (core/grading, core/protocol, core/io).
+  graders, suite loops and store bookkeeping live in core (core/grader_client, core/suite, core/protocol, core/io).
 - One way to start a child process: fork, vfork, posix_spawn, exec* and waitpid appear in C++ only in
   core/util/child_process.cpp; everything else goes through mkb::ChildProcess (issue 32 item 5).
-- core/catalog, core/grading and core/agents include nothing from core/cluster (the Slurm layer sits above them).
+- core/catalog, core/grader_client and core/agents include nothing from core/cluster (the Slurm layer sits above them).
 - A source file over 600 lines carries, within its first 15 lines, a comment line starting with the marker
   `// Longer than 600 lines because` followed by the reason; a Python file of core/ (the grader) carries the same
   sentence, `Longer than 600 lines because …`, in its docstring.
@@ -43,12 +43,13 @@ SQLITE_USE = re.compile(r"\bsqlite3_\w*|[<\"]sqlite3\.h[>\"]")
 STORE_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/store\.h[>\"]")
 DTL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]dtl/")
 GRADER_SESSION = re.compile(r"\b(GraderProcess|GraderPool)\b")
-STORE_INTERNAL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/(?!store\.h[>\"])[^>\"]+[>\"]")
+# The store's public headers: the facade and its upkeep (create, inspect, check, migrate); the rest are internals.
+STORE_INTERNAL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/store/(?!(store|store_maintenance)\.h[>\"])[^>\"]+[>\"]")
 CLI_VERB = re.compile(r"^app/cli/cmd_\w+\.cpp$")
 CHILD_PROCESS_HOME = "core/util/child_process.cpp"
 PROCESS_CALL = re.compile(r"(?<![\w.])(?:::)?(fork|vfork|posix_spawnp?|execve?|execvpe?|execlp?|waitpid)\s*\(")
 CLUSTER_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]core/cluster/")
-BELOW_CLUSTER = ("core/catalog/", "core/grading/", "core/agents/")
+BELOW_CLUSTER = ("core/catalog/", "core/grader_client/", "core/agents/")
 QT_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"](Qt\w*/|Q[A-Z]\w*(\.h)?[>\"])")
 
 
@@ -85,7 +86,7 @@ def problems_in(root: Path, allowed_long: set = frozenset()) -> list:
                 session = GRADER_SESSION.search(line)
                 if session:
                     found.append(f"{name}:{number}: a CLI verb names `{session.group(0)}`; start the grader in a "
-                                 "core function (core/grading, core/protocol) and call that")
+                                 "core function (core/grader_client, core/protocol) and call that")
                 if STORE_INTERNAL_INCLUDE.search(line):
                     found.append(f"{name}:{number}: a CLI verb includes the store's internals; go through "
                                  "mkb::Store (core/store/store.h) or a core function")
@@ -201,11 +202,11 @@ class RulesOnSmallTrees(unittest.TestCase):
 
     def test_catalog_grading_and_agents_including_core_cluster_is_reported(self):
         root = self.tree({"core/catalog/syntax_check.cpp": '// Checks.\n#include "core/cluster/command_runner.h"\n',
-                          "core/grading/a.h": '#include "core/cluster/slurm_client.h"\n',
+                          "core/grader_client/a.h": '#include "core/cluster/slurm_client.h"\n',
                           "core/agents/b.cpp": '#include "core/util/child_process.h"\n',
                           "core/protocol/c.cpp": '#include "core/cluster/shard.h"\n'})
         found = sorted(problems_in(root))
-        self.assertEqual([line.split(":")[0] for line in found], ["core/catalog/syntax_check.cpp", "core/grading/a.h"])
+        self.assertEqual([line.split(":")[0] for line in found], ["core/catalog/syntax_check.cpp", "core/grader_client/a.h"])
         self.assertIn("core/catalog/syntax_check.cpp:2: includes core/cluster", found[0])
 
     def test_a_long_file_needs_the_marker_near_its_top(self):
