@@ -153,7 +153,10 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             solution.problem = name + " [" + dsl + "]: cannot grade: " +
                                (why != options.descriptorErrors.end() ? why->second : "no descriptor for " + dsl);
         } else if (!solution.present) {
-            solution.problem = name + " [" + dsl + "]: missing solution " + solution.path.string();
+            // A DSL the problem declares it cannot be written in (MKB_META no_solution) ships none: no issue.
+            if (!problem.meta.noSolution.count(dsl)) {
+                solution.problem = name + " [" + dsl + "]: missing solution " + solution.path.string();
+            }
         } else {
             say("grade " + dsl);
             solution.verdict = gradeOnce(solution, options.settings);

@@ -106,7 +106,9 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
                     found = &solution;
                 }
             }
-            if (!found || !found->present) {
+            if ((!found || !found->present) && check.problem.meta.noSolution.count(dsl)) {
+                out << " none (see below) | – |";
+            } else if (!found || !found->present) {
                 out << " missing | – |";
             } else if (!found->verdict) {
                 out << " not graded | – |";
@@ -154,6 +156,20 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         out << "\nMFU divides by the probed matrix rate of the inputs' dominant floating dtype. A kernel whose FLOPs "
                "run on a unit the probe does not measure (the integer tensor cores of an int8 GEMM) comes out above "
                "1 against that rate; its MFU is shown as –.\n";
+    }
+    std::string declared;
+    for (const ProblemCheck& check : report.problems) {
+        for (const auto& [dsl, reason] : check.problem.meta.noSolution) {
+            if (std::find(report.dsls.begin(), report.dsls.end(), dsl) != report.dsls.end()) {
+                declared += "- " + markdownCell(check.problem.name()) + " [" + displayDsl(dsl) + "]: " +
+                            markdownCell(reason) + "\n";
+            }
+        }
+    }
+    if (!declared.empty()) {
+        out << "\n## No solution\n\nThese problems say why they cannot be written in a DSL (MKB_META "
+               "`no_solution`), and ship no solution for it:\n\n"
+            << declared;
     }
     out << "\n" << suiteSummary(report) << "\n";
     bool anyIssue = !report.catalogIssues.empty();

@@ -50,7 +50,7 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
     for (const SolutionCheck& solution : check.solutions) {
         line << "; " << solution.dsl << " ";
         if (!solution.present) {
-            line << "missing";
+            line << (check.problem.meta.noSolution.count(solution.dsl) ? "none (declared)" : "missing");
         } else if (!solution.verdict) {
             line << "not graded";
         } else if (solution.verdict->passed) {
@@ -160,6 +160,7 @@ std::string suiteSummary(const SuiteCheckReport& report) {
     bool firstDsl = true;
     for (const std::string& dsl : report.dsls) {
         int present = 0;
+        int declaredNone = 0;
         int passed = 0;
         int beat = 0;
         for (const ProblemCheck& check : report.problems) {
@@ -168,6 +169,7 @@ std::string suiteSummary(const SuiteCheckReport& report) {
                     continue;
                 }
                 present += solution.present ? 1 : 0;
+                declaredNone += !solution.present && check.problem.meta.noSolution.count(dsl) ? 1 : 0;
                 if (solution.verdict && solution.verdict->passed) {
                     ++passed;
                     beat += solution.verdict->speedupVsEager > 1.0 ? 1 : 0;
@@ -175,8 +177,11 @@ std::string suiteSummary(const SuiteCheckReport& report) {
             }
         }
         out << (firstDsl ? " " : "; ") << dsl << " " << passed << "/" << total << " pass, " << beat << " beat eager";
-        if (present < total) {
-            out << ", " << total - present << " missing";
+        if (declaredNone > 0) {
+            out << ", " << declaredNone << " declared without one";
+        }
+        if (present + declaredNone < total) {
+            out << ", " << total - present - declaredNone << " missing";
         }
         firstDsl = false;
     }

@@ -253,6 +253,30 @@ private slots:
         QVERIFY2(!table.contains(QString::fromStdString(reason)), qPrintable(table));
     }
 
+    void aDeclaredNoSolutionIsShownWithItsReasonNotAsMissing() {
+        // "suite table: a DSL the problem declares in MKB_META no_solution shows 'none' with the reason below the
+        // table, the summary counts it apart from the missing ones, and the problem line says it was declared"
+        mkb::SuiteCheckReport report = oneTritonRow("moe", 9, "token_scatter", 1.5, 0.5, std::nullopt);
+        report.dsls = {"triton", "pallas", "numba"};
+        mkb::SolutionCheck none;
+        none.dsl = "pallas";
+        mkb::SolutionCheck missing;
+        missing.dsl = "numba";
+        report.problems[0].solutions.push_back(none);
+        report.problems[0].solutions.push_back(missing);
+        report.problems[0].problem.meta.noSolution = {{"pallas", "a data-dependent scatter has no Pallas block spec"}};
+        const QString table = QString::fromStdString(mkb::suiteTableMarkdown(report));
+        QVERIFY2(table.contains("| none (see below) | – | missing | – |"), qPrintable(table));
+        QVERIFY2(table.contains("## No solution"), qPrintable(table));
+        QVERIFY2(table.contains("- moe/09_token_scatter [pallas]: a data-dependent scatter has no Pallas block spec"),
+                 qPrintable(table));
+        const QString summary = QString::fromStdString(mkb::suiteSummary(report));
+        QVERIFY2(summary.contains("pallas 0/1 pass, 0 beat eager, 1 declared without one;"), qPrintable(summary));
+        QVERIFY2(summary.contains("numba 0/1 pass, 0 beat eager, 1 missing"), qPrintable(summary));
+        const QString line = QString::fromStdString(mkb::problemLine(report.problems[0], 0));
+        QVERIFY2(line.contains("pallas none (declared)") && line.contains("numba missing"), qPrintable(line));
+    }
+
     void partialTableNamesWhatIsLeftByNumberRanges() {
         // "suite table: a partial table names the problems not yet checked, consecutive numbers as one range"
         mkb::SuiteCheckReport report = oneTritonRow("kv_cache", 14, "paged_kv_gather", 2.06, 0.91, std::nullopt);
