@@ -135,9 +135,13 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
 }
 
 std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
-                                                                 const analysis::AnalysisSettings& settings) {
+                                                                 const analysis::AnalysisSettings& settings,
+                                                                 const std::atomic<bool>* cancel) {
     std::vector<std::optional<analysis::Interval>> intervals;
     for (const auto& [key, group] : groupsOf(comparisons)) {
+        if (cancel != nullptr && cancel->load()) {
+            break;
+        }
         intervals.push_back(analysis::deltaGeometricMeanCi(group, settings));
     }
     return intervals;

@@ -9,6 +9,7 @@
 
 #include "gui/common/table_model.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,9 +74,11 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
                                       OverviewIntervals intervals = OverviewIntervals::Computed);
 
 /// The ΔGM interval of each of overviewRows' rows, in their order: analysis::deltaGeometricMeanCi over the row's
-/// group, the interval analysis::transferSummary gives it.
+/// group, the interval analysis::transferSummary gives it. A set cancel flag stops it between two rows (the intervals
+/// are then incomplete).
 std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
-                                                                 const analysis::AnalysisSettings& settings);
+                                                                 const analysis::AnalysisSettings& settings,
+                                                                 const std::atomic<bool>* cancel = nullptr);
 
 /// Fills rows' pending intervals with overviewIntervals' result for the same comparisons and settings.
 void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::optional<analysis::Interval>>& intervals);
