@@ -13,6 +13,7 @@ import torch
 from numba import cuda, float32
 
 TILE = 128
+TILE_PADDED = TILE + 1  # a shared array's shape must be a module constant: numba-cuda rejects 'TILE + 1' there
 INNER = 16
 PER_THREAD = 8  # 16 x 16 threads, 8 x 8 outputs each
 THREADS = 256
@@ -23,8 +24,8 @@ SOFTMAX_SCALE = 192**-0.5
 @cuda.jit
 def _scores(q, rows, slots, scores):
     """scores[b, h, s] = scale * q[b, h, :] . rows[b, s, :], or -inf where slot s was not picked."""
-    tile_q = cuda.shared.array((INNER, TILE + 1), float32)  # [dim, head]
-    tile_k = cuda.shared.array((INNER, TILE + 1), float32)  # [dim, pick]
+    tile_q = cuda.shared.array((INNER, TILE_PADDED), float32)  # [dim, head]
+    tile_k = cuda.shared.array((INNER, TILE_PADDED), float32)  # [dim, pick]
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     tid = ty * 16 + tx
     s0 = cuda.blockIdx.x * TILE
@@ -102,7 +103,7 @@ def _softmax(scores):
 @cuda.jit
 def _weighted_sum(weights, rows, out):
     """out[b, h, n] = sum_s weights[b, h, s] * rows[b, s, n] over the first 512 dims of the rows."""
-    tile_p = cuda.shared.array((INNER, TILE + 1), float32)  # [pick, head]
+    tile_p = cuda.shared.array((INNER, TILE_PADDED), float32)  # [pick, head]
     tile_v = cuda.shared.array((INNER, TILE), float32)  # [pick, dim]
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     tid = ty * 16 + tx
