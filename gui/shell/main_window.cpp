@@ -380,10 +380,11 @@ bool MainWindow::importResultsFolder(const QString& folder) {
 void MainWindow::showImportProgress(qint64 done, qint64 total, const QString& where) {
     if (importProgress_ && !import_->isCancelling()) {
         importProgress_->setMaximum(int(std::max<qint64>(total, 1)));
-        importProgress_->setValue(int(total == 0 ? 1 : done));
         importProgress_->setLabelText(where.isEmpty()
                                           ? tr("Imported %1 of %2 trial(s)").arg(done).arg(total)
                                           : tr("Importing trial %1 of %2\n%3").arg(done + 1).arg(total).arg(where));
+        // Last: a modal dialog's setValue processes events, so the import's outcome may arrive (and close it) there.
+        importProgress_->setValue(int(total == 0 ? 1 : done));
     }
     emit importProgress(done, total, where);
 }
