@@ -51,7 +51,10 @@ JobRunner::~JobRunner() {
 void JobRunner::cancelAll() {
     std::lock_guard<std::mutex> lock(shared_->mutex);
     shared_->cancelWorking();
-    newest_.reset();
+    if (newest_) {
+        newest_->store(true); // its work may have returned already, with its result on the way
+        newest_.reset();
+    }
 }
 
 bool JobRunner::isBusy() const {
@@ -63,6 +66,9 @@ std::shared_ptr<std::atomic<bool>> JobRunner::beginJob() {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     std::lock_guard<std::mutex> lock(shared_->mutex);
     shared_->cancelWorking();
+    if (newest_) {
+        newest_->store(true); // its work may have returned already, with its result on the way
+    }
     cancelled->store(shared_->context.isNull());
     shared_->working.push_back(cancelled);
     newest_ = cancelled;

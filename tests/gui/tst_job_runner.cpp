@@ -60,6 +60,44 @@ private slots:
         QVERIFY(!firstTaken);
     }
 
+    void jobSupersededWhileItsResultIsOnTheWayDeliversNothing() {
+        std::atomic<bool> returned{false};
+        bool firstTaken = false;
+        int secondResult = 0;
+        QObject context;
+        JobRunner runner(&context);
+        runner.start(
+            [&](const JobControl&) {
+                returned = true;
+                return 1;
+            },
+            [&](int&) { firstTaken = true; });
+        // Without processing events: the first result is posted, not yet taken in, when the second job starts.
+        const QDeadlineTimer deadline(10000);
+        while (!returned.load() && !deadline.hasExpired()) {
+            QThread::msleep(1);
+        }
+        QThread::msleep(50);
+        runner.start([](const JobControl&) { return 2; }, [&](int& result) { secondResult = result; });
+        QTRY_COMPARE(secondResult, 2);
+        QVERIFY(!firstTaken);
+        // cancelAll drops a result on the way too.
+        returned = false;
+        runner.start(
+            [&](const JobControl&) {
+                returned = true;
+                return 3;
+            },
+            [&](int& result) { secondResult = result; });
+        while (!returned.load()) {
+            QThread::msleep(1);
+        }
+        QThread::msleep(50);
+        runner.cancelAll();
+        QTest::qWait(20);
+        QCOMPARE(secondResult, 2);
+    }
+
     void cancelFlagIsTheCancelledTestForCoreCalls() {
         std::atomic<bool> started{false};
         std::atomic<bool> flagSet{false};
