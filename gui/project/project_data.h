@@ -11,8 +11,8 @@
 #include "core/io/skill_annotations.h"
 #include "core/records/trial.h"
 #include "gui/common/job_runner.h"
-#include "gui/overview/overview_model.h"
 #include "gui/project/comparison_detail.h"
+#include "gui/project/overview_rows.h"
 
 #include <QObject>
 #include <QString>
