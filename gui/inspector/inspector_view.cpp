@@ -1,4 +1,5 @@
-// InspectorView: shows the TransferCase of a comparison (loaded through core) and keeps the skills' annotations.
+// InspectorView: shows a comparison's numbers at once and its stored detail (read through ProjectData off the GUI
+// thread) when it arrives; the skills' annotations are written through ProjectData.
 #include "gui/inspector/inspector_view.h"
 
 #include "core/analysis/calibration.h"
@@ -9,6 +10,7 @@
 #include "core/io/skill_annotations.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
+#include "gui/project/project_data.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -189,14 +191,30 @@ InspectorView::InspectorView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(tabs_, 1);
 }
 
-void InspectorView::setStore(Store* store) {
-    store_ = store;
+void InspectorView::setProjectData(ProjectData* data) {
+    if (data_ != nullptr) {
+        disconnect(data_, nullptr, this, nullptr);
+    }
+    data_ = data;
+    if (data_ != nullptr) {
+        connect(data_, &ProjectData::skillAnnotationsChanged, this,
+                [this](qint64 skillId, const std::vector<AnnotationRecord>& annotations) {
+                    if (annotations_.contains(skillId)) {
+                        annotations_[skillId] = annotations;
+                        refreshAnnotations();
+                    }
+                });
+    }
     clear();
 }
 
 void InspectorView::clear() {
+    details_.cancelAll();
     comparison_.reset();
+    hasDetail_ = false;
     case_ = {};
+    calibrations_.clear();
+    annotations_.clear();
     sourceSkillInfo_ = {};
     attemptSkillInfo_ = {};
     headline_->setText(tr("Open a comparison from the Comparisons page (Enter or double-click)."));
@@ -248,12 +266,12 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
     kernelPairCombo_->setVisible(true);
     comparison_ = comparison;
     const analysis::Comparison& c = *comparison_;
-    case_ = store_ ? loadTransferCase(*store_, c) : TransferCase{};
+    hasDetail_ = false;
+    case_ = {};
     calibrations_.clear();
-    if (store_) {
-        if (Result<std::vector<CalibrationRecord>> live = store_->liveCalibrations()) {
-            calibrations_ = std::move(*live);
-        }
+    annotations_.clear();
+    if (data_ == nullptr || !data_->readDetail(c, details_, [this](ComparisonDetail& detail) { takeDetail(detail); })) {
+        details_.cancelAll();
     }
     QString headline =
         tr("<b>%1</b> · %2 · problem %3 %4 (%5) · replicate %6")
@@ -276,7 +294,24 @@ void InspectorView::showComparison(const analysis::Comparison& comparison) {
         headline += tr("<br>Unresolved: not every arm holds a verdict yet.");
     }
     headline_->setText(headline);
+    fillCase();
+}
 
+void InspectorView::takeDetail(ComparisonDetail& detail) {
+    case_ = std::move(detail.transferCase);
+    calibrations_ = std::move(detail.calibrations);
+    annotations_ = std::move(detail.skillAnnotations);
+    for (const TransferArm* arm : {&case_.source, &case_.skill}) {
+        if (arm->skill) {
+            annotations_.try_emplace(arm->skill->id); // a skill without annotations still takes in new ones
+        }
+    }
+    hasDetail_ = true;
+    fillCase();
+    emit detailShown();
+}
+
+void InspectorView::fillCase() {
     sourceSkillInfo_ = skillOf(case_.source);
     attemptSkillInfo_ = skillOf(case_.skill);
     sourceSkill_->setMarkdown(sourceSkillInfo_.text);
@@ -408,12 +443,12 @@ void InspectorView::fillDiff() {
     const analysis::Attempt* right = rightIsBase ? c.base.get() : c.skill.get();
     const TransferArm& leftArm = leftIsBase ? case_.base : case_.source;
     const TransferArm& rightArm = rightIsBase ? case_.base : case_.skill;
-    // Without a project, the kernels the comparison itself holds.
+    // Until the detail is in (and without a project), the kernels the comparison itself holds.
     const auto kernel = [this](const analysis::Attempt* attempt, const TransferArm& arm) {
         if (!attempt || attempt->skipped) {
             return QString();
         }
-        return QString::fromStdString(store_ ? arm.finalKernel : attempt->finalKernelSource);
+        return QString::fromStdString(hasDetail_ ? arm.finalKernel : attempt->finalKernelSource);
     };
     diff_->setTexts(title(leftIsBase ? tr("Base") : tr("Source"), left), kernel(left, leftArm),
                     title(rightIsBase ? tr("Base") : tr("Skill"), right), kernel(right, rightArm));
@@ -421,8 +456,8 @@ void InspectorView::fillDiff() {
 
 void InspectorView::fillReports() {
     reports_->clear();
-    if (!store_) {
-        reports_->setPlainText(tr("No project open."));
+    if (!hasDetail_) {
+        reports_->setPlainText(isReadingDetail() ? tr("Reading the grader reports…") : tr("No project open."));
         return;
     }
     const analysis::Comparison& c = *comparison_;
@@ -463,11 +498,11 @@ const InspectorView::SkillInfo& InspectorView::skillInfo(SkillSide side) const {
 
 std::vector<AnnotationRecord> InspectorView::annotationsOf(SkillSide side) const {
     const SkillInfo& info = skillInfo(side);
-    if (!store_ || !info.record) {
+    if (!info.record) {
         return {};
     }
-    auto annotations = skillAnnotations(*store_, info.record->id);
-    return annotations ? std::move(annotations.value()) : std::vector<AnnotationRecord>{};
+    const auto found = annotations_.find(info.record->id);
+    return found != annotations_.end() ? found->second : std::vector<AnnotationRecord>{};
 }
 
 void InspectorView::refreshAnnotations() {
@@ -491,8 +526,11 @@ void InspectorView::refreshAnnotations() {
 }
 
 Status InspectorView::tagRange(SkillSide side, int start, int end, AnnotationTag tag, const QString& note) {
-    if (!store_) {
+    if (data_ == nullptr || data_->storePath().isEmpty()) {
         return makeError("no project is open; open a project before tagging claims");
+    }
+    if (isReadingDetail()) {
+        return makeError("this comparison's skills are still being read from the project; tag once they show");
     }
     const SkillInfo& info = skillInfo(side);
     if (!info.record) {
@@ -504,14 +542,12 @@ Status InspectorView::tagRange(SkillSide side, int start, int end, AnnotationTag
         return makeError("no text is selected in the skill pane; select the claim to tag first");
     }
     const ClaimTag claim{utf8Offset(info.text, start), utf8Offset(info.text, end), tag, note.toStdString()};
-    auto added = tagClaim(*store_, *info.record, claim);
+    auto added = data_->tagClaim(*info.record, claim); // announces the skill's annotations, which refreshes the list
     if (!added) {
         return added.error();
     }
     if (tagSkillCombo_->currentData().toInt() != int(side)) {
         tagSkillCombo_->setCurrentIndex(tagSkillCombo_->findData(int(side))); // refreshes the list
-    } else {
-        refreshAnnotations();
     }
     emit annotationsChanged();
     return Ok{};
@@ -528,15 +564,22 @@ Status InspectorView::tagSelection(SkillSide side) {
 }
 
 Status InspectorView::deleteAnnotation(std::int64_t annotationId) {
-    if (!store_) {
+    if (data_ == nullptr || data_->storePath().isEmpty()) {
         return makeError("no project is open; open a project before deleting annotations");
     }
-    const Status status = deleteClaimTag(*store_, annotationId);
-    if (!status) {
-        return status;
+    for (const auto& [skillId, annotations] : annotations_) {
+        for (const AnnotationRecord& annotation : annotations) {
+            if (annotation.id == annotationId) {
+                const Status status = data_->deleteAnnotation(skillId, annotationId); // refreshes the list
+                if (status) {
+                    emit annotationsChanged();
+                }
+                return status;
+            }
+        }
     }
-    refreshAnnotations();
-    emit annotationsChanged();
+    return makeError("annotation " + std::to_string(annotationId) +
+                     " is not one of the shown comparison's; open its comparison to delete it");
     return Ok{};
 }
 

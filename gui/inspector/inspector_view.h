@@ -11,8 +11,11 @@
 #include "core/io/transfer_case.h"
 #include "core/records/store_records.h"
 #include "core/util/result.h"
+#include "gui/common/job_runner.h"
+#include "gui/project/comparison_detail.h"
 
 #include <QWidget>
+#include <map>
 #include <optional>
 
 class QComboBox;
@@ -24,14 +27,11 @@ class QPushButton;
 class QTableWidget;
 class QTabWidget;
 
-namespace mkb {
-class Store;
-}
-
 namespace mkb::gui {
 
 class DiffView;
 class MarkdownPane;
+class ProjectData;
 
 class InspectorView : public QWidget {
     Q_OBJECT
@@ -48,11 +48,16 @@ public:
     static QString timingSummary(const analysis::Comparison& comparison, const analysis::OutcomeJudgement& judgement,
                                  const analysis::AnalysisSettings& settings);
 
-    /// The store each comparison's TransferCase is loaded from and annotations are written to (GUI thread only).
-    void setStore(Store* store);
+    /// The project each comparison's detail is read from (ProjectData::readDetail) and annotations are written
+    /// through; clears the view.
+    void setProjectData(ProjectData* data);
     void setSettings(const analysis::AnalysisSettings& settings) { settings_ = settings; }
-    /// Shows one comparison; without a store only the verdict numbers are shown.
+    /// Shows one comparison: its verdict numbers and kernels at once, then its stored detail (skills, the kernels
+    /// the store holds, grader reports, annotations) once read off the GUI thread (detailShown). Without a project
+    /// only the numbers and kernels are shown.
     void showComparison(const analysis::Comparison& comparison);
+    /// Whether the shown comparison's detail is still being read.
+    bool isReadingDetail() const { return details_.isJobRunning(); }
     /// Shows one KernelBench-X transition (loaded with the project, so no store is read): the before and after
     /// rounds' code as the Kernels tab's diff, under a header naming both rounds' verdicts (theirs and ours per
     /// boundary, with the reason when not correct) and the paired ratio with its CI and standing.
@@ -84,6 +89,8 @@ public:
 signals:
     /// An annotation was added or deleted (the status bar says so).
     void annotationsChanged();
+    /// The shown comparison's stored detail arrived and is shown.
+    void detailShown();
     void errorOccurred(const QString& message);
 
 private:
@@ -92,23 +99,29 @@ private:
         QString text;
     };
     static SkillInfo skillOf(const TransferArm& arm);
+    /// Takes a comparison's detail in and shows it.
+    void takeDetail(ComparisonDetail& detail);
+    /// Fills the skills, arms, diff, reports and annotations from comparison_ and case_.
+    void fillCase();
     void fillArms();
     void fillReports();
     void fillDiff();
     void refreshAnnotations();
     const SkillInfo& skillInfo(SkillSide side) const;
 
-    /// The newest live calibration of the device named deviceName (its name or id), from the store; none without.
+    /// The newest live calibration of the device named deviceName (its name or id), from the detail; none without.
     std::optional<CalibrationRecord> calibrationOf(const std::string& deviceName) const;
     /// The speedup cell of one arm: the within-grading 95% CI, and beside it, where the device has a calibration, the
     /// interval widened by the between-grading spread the calibration's A/A controls measured, with its figure.
     void describeSpeedup(const analysis::Attempt& attempt, double low, double high, QString& text, QString& tip) const;
 
-    Store* store_ = nullptr;
+    ProjectData* data_ = nullptr;
     analysis::AnalysisSettings settings_;
-    std::vector<CalibrationRecord> calibrations_; // the store's live calibrations, read on showComparison
+    std::vector<CalibrationRecord> calibrations_; // the store's live calibrations, read with the detail
     std::optional<analysis::Comparison> comparison_;
-    TransferCase case_; // the stored detail of comparison_'s trials
+    bool hasDetail_ = false; // case_, calibrations_ and annotations_ hold comparison_'s stored detail
+    TransferCase case_;      // the stored detail of comparison_'s trials
+    std::map<std::int64_t, std::vector<AnnotationRecord>> annotations_; // of case_'s skills, by skill id
     SkillInfo sourceSkillInfo_;
     SkillInfo attemptSkillInfo_;
     KernelPair kernelPair_ = KernelPair::BaseVsSkill;
@@ -125,6 +138,7 @@ private:
     QComboBox* kernelPairCombo_ = nullptr;
     DiffView* diff_ = nullptr;
     QPlainTextEdit* reports_ = nullptr;
+    JobRunner details_{this}; // reads the shown comparison's detail; showing another one supersedes it
 };
 
 } // namespace mkb::gui

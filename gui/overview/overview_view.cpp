@@ -6,7 +6,7 @@
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
-#include "gui/common/timing_rule_switch.h"
+#include "gui/project/timing_rule_switch.h"
 #include "gui/overview/overview_boundary.h"
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"

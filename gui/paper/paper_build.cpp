@@ -1,16 +1,17 @@
-// The paper build: manifest parsing with errors that name the entry, tables through `mkb report`, figures through
-// renderFigure, and the provenance file (store SHA-256, commit, graders, devices, calibrations, command).
+// The paper build: manifest parsing with errors that name the entry, tables through writeReportTable (the report
+// model, in this process), figures through renderFigure, and the provenance file (store SHA-256, commit, graders,
+// devices, calibrations, command).
 #include "gui/paper/paper_build.h"
+
+#include "gui/paper/paper_table.h"
 
 #include "core/store/store.h"
 #include "core/util/json_input.h"
 #include "core/util/sha256.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QSaveFile>
 
 #include <filesystem>
@@ -20,8 +21,6 @@
 namespace mkb::gui::paper {
 
 namespace {
-
-constexpr int kTableTimeoutMs = 300000;
 
 using nlohmann::json;
 
@@ -176,28 +175,6 @@ std::string shown(const QString& folder, const QString& path) {
     return (relative.startsWith(QLatin1String("..")) ? path : relative).toStdString();
 }
 
-Status runTable(const TableRequest& table, const QString& store, const QString& mkb, const std::string& where) {
-    if (!QFileInfo(mkb).isExecutable()) {
-        return makeError(where + ": the mkb binary '" + mkb.toStdString() +
-                         "' is missing; install mkb beside mkb-workbench or set MKB_CLI");
-    }
-    QDir().mkpath(QFileInfo(table.output).absolutePath());
-    QProcess process;
-    process.setProgram(mkb);
-    process.setArguments(QStringList{QStringLiteral("report"), QStringLiteral("--store"), store,
-                                     QStringLiteral("--format"), table.format, QStringLiteral("--output"),
-                                     table.output} +
-                         table.arguments);
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start();
-    if (!process.waitForFinished(kTableTimeoutMs) || process.exitStatus() != QProcess::NormalExit ||
-        process.exitCode() != 0) {
-        const QString said = QString::fromUtf8(process.readAll()).trimmed();
-        return makeError(where + ": mkb report failed" + (said.isEmpty() ? std::string() : ": " + said.toStdString()));
-    }
-    return Ok{};
-}
-
 json calibrationJson(const CalibrationRecord& calibration) {
     json methods = json::array();
     for (const CalibrationMethodResult& method : calibration.methods) {
@@ -279,14 +256,6 @@ Result<PaperManifest> readPaperManifest(const QString& path) {
     return manifest;
 }
 
-QString mkbBesideThisProgram() {
-    const QString fromEnvironment = qEnvironmentVariable("MKB_CLI");
-    if (!fromEnvironment.isEmpty()) {
-        return fromEnvironment;
-    }
-    return QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("mkb"));
-}
-
 Result<PaperBuildSummary> buildPaper(const PaperManifest& manifest, const PaperBuildOptions& options) {
     const QString store =
         options.storeOverride.isEmpty() ? manifest.store : QFileInfo(options.storeOverride).absoluteFilePath();
@@ -307,8 +276,9 @@ Result<PaperBuildSummary> buildPaper(const PaperManifest& manifest, const PaperB
         const TableRequest& table = manifest.tables[i];
         const std::string where =
             "manifest " + entryName("table", i, QDir(manifest.folder).relativeFilePath(table.output));
-        if (Status ran = runTable(table, store, options.mkbProgram, where); !ran) {
-            return makeError(ran.error().message);
+        QDir().mkpath(QFileInfo(table.output).absolutePath());
+        if (Status written = writeReportTable(table.arguments, table.format, store, table.output); !written) {
+            return makeError(where + ": " + written.error().message);
         }
         Result<std::string> sha = fileSha256(table.output);
         if (!sha) {

@@ -33,7 +33,6 @@ Result<PaperManifest> readPaperManifest(const QString& path);
 
 struct PaperBuildOptions {
     QString storeOverride; // --store; replaces the manifest's store
-    QString mkbProgram;    // the mkb binary that writes the tables
     QString projectCommit; // generated/mkb/commit.h's kGitCommit
     QString version;
     QStringList commandLine; // as typed, for the provenance file
@@ -45,11 +44,8 @@ struct PaperBuildSummary {
     QString provenance;
 };
 
-/// Regenerates every table (by running `mkb report`) and figure (in this process) of the manifest and writes the
-/// provenance file; stops at the first entry that fails, naming it.
+/// Regenerates every table (writeReportTable: what `mkb report` writes) and figure of the manifest, in this process,
+/// and writes the provenance file; stops at the first entry that fails, naming it.
 Result<PaperBuildSummary> buildPaper(const PaperManifest& manifest, const PaperBuildOptions& options);
-
-/// The mkb binary beside this program ($MKB_CLI when set).
-QString mkbBesideThisProgram();
 
 } // namespace mkb::gui::paper

@@ -61,7 +61,6 @@ int runBuildPaper(const PaperCommandLine& command) {
     }
     PaperBuildOptions options;
     options.storeOverride = command.store;
-    options.mkbProgram = mkbBesideThisProgram();
     options.projectCommit = command.commit;
     options.version = command.version;
     options.commandLine = command.commandLine;

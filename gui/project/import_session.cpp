@@ -1,13 +1,11 @@
-// ImportSession: the worker reads the folder into its own Store; progress travels through a shared state that keeps
-// only the newest numbers, and one queued call at a time shows them.
+// ImportSession: the job reads the folder into its own Store; progress travels through a shared state that keeps
+// only the newest numbers, and one posted call at a time shows them.
 #include "gui/project/import_session.h"
 
 #include "core/io/import_summary_text.h"
 #include "core/io/mkb_results_import.h"
 #include "core/store/store.h"
-#include "gui/common/background.h"
 
-#include <QMetaObject>
 #include <atomic>
 #include <filesystem>
 #include <mutex>
@@ -15,7 +13,7 @@
 
 namespace mkb::gui {
 
-/// What the worker tells the GUI thread: the latest progress (a newer one replaces one not yet shown) and the
+/// What the import job tells the GUI thread: the latest progress (a newer one replaces one not yet shown) and the
 /// user's cancel.
 struct ImportSession::State {
     std::mutex mutex;
@@ -62,10 +60,8 @@ ImportOutcome importInto(const std::filesystem::path& project, const std::filesy
 
 ImportSession::ImportSession(QObject* parent) : QObject(parent) {}
 
-ImportSession::~ImportSession() {
-    cancel(); // an import stops after its current trial; importing again completes it
-    waitForWorkers(this);
-}
+// imports_ cancels the import, which stops after its current trial (importing again completes it), and waits for it.
+ImportSession::~ImportSession() = default;
 
 bool ImportSession::start(const QString& storePath, const QString& folder) {
     if (state_) {
@@ -76,19 +72,23 @@ bool ImportSession::start(const QString& storePath, const QString& folder) {
     folder_ = folder;
     const std::filesystem::path project = storePath.toStdString();
     const std::filesystem::path source = folder.toStdString();
-    ImportProgress progress = [this, state](std::size_t done, std::size_t total, std::string_view where) {
-        std::lock_guard<std::mutex> lock(state->mutex);
-        state->done = done;
-        state->total = total;
-        state->where.assign(where);
-        if (!state->shownPending) {
-            state->shownPending = true;
-            QMetaObject::invokeMethod(this, &ImportSession::showProgress, Qt::QueuedConnection);
-        }
-        return !state->cancel.load();
-    };
-    runInBackground<ImportOutcome>(
-        this, [project, source, progress] { return importInto(project, source, progress); },
+    imports_.start(
+        [this, project, source, state](const JobControl& job) {
+            // Goes on while neither the user cancelled (the outcome then says so) nor the session went away.
+            const ImportProgress progress = [this, state, &job](std::size_t done, std::size_t total,
+                                                                std::string_view where) {
+                std::lock_guard<std::mutex> lock(state->mutex);
+                state->done = done;
+                state->total = total;
+                state->where.assign(where);
+                if (!state->shownPending) {
+                    state->shownPending = true;
+                    job.post([this] { showProgress(); });
+                }
+                return !state->cancel.load() && !job.cancelled();
+            };
+            return importInto(project, source, progress);
+        },
         [this](ImportOutcome& outcome) {
             state_.reset();
             emit finished(outcome);

@@ -2,6 +2,8 @@
 // signals (merged, so a large import posts few events), a cancel that stops between two trials, and the outcome.
 #pragma once
 
+#include "gui/common/job_runner.h"
+
 #include <QObject>
 #include <QString>
 #include <memory>
@@ -23,7 +25,7 @@ public:
     /// Cancels a running import and waits for it (it stops after its current trial).
     ~ImportSession() override;
 
-    /// Starts importing folder into the store at storePath (opened by the worker: a Store is single-threaded).
+    /// Starts importing folder into the store at storePath (opened by the import job: a Store is single-threaded).
     /// Returns false, and starts nothing, while an import runs.
     bool start(const QString& storePath, const QString& folder);
     /// Asks the running import to stop after its current trial.
@@ -46,6 +48,7 @@ private:
 
     std::shared_ptr<State> state_;
     QString folder_;
+    JobRunner imports_{this}; // last: cancels and waits for the import before the state it reports to goes
 };
 
 } // namespace mkb::gui

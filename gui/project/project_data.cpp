@@ -1,6 +1,6 @@
-// ProjectData: each load opens its own Store in a worker thread (a Store is single-threaded) and hands its results
-// back to the GUI thread in two stages, the comparisons and the overview first, then the trials; only the newest load
-// is taken in. The overview's ΔGM intervals are computed by a worker of their own once its rows are in.
+// ProjectData: each load opens its own Store in a job (a Store is single-threaded) and hands its results back to the
+// GUI thread in two stages, the comparisons and the overview first, then the trials; a newer load cancels it. The
+// overview's ΔGM intervals are a job of their own once its rows are in; the annotation writes use one writer Store.
 #include "gui/project/project_data.h"
 
 #include <QCoreApplication>
@@ -8,6 +8,7 @@
 #include <QThread>
 
 #include "core/io/attempt_loader.h"
+#include "core/io/skill_annotations.h"
 #include "core/store/store.h"
 
 #include <algorithm>
@@ -45,17 +46,13 @@ std::shared_ptr<const std::vector<analysis::Comparison>> comparisonsOf(const std
 
 ProjectData::ProjectData(QObject* parent) : QObject(parent) {}
 
-ProjectData::~ProjectData() {
-    // Threads hold no pointer to this object's data; waiting keeps their finished() handlers from outliving us.
-    for (QThread* thread : findChildren<QThread*>(QString(), Qt::FindDirectChildrenOnly)) {
-        thread->wait();
-    }
-}
+ProjectData::~ProjectData() = default; // the runners cancel their jobs and wait for them
 
 void ProjectData::setStorePath(const QString& path) {
     storePath_ = path;
+    writer_.reset();
     if (path.isEmpty()) {
-        loads_.supersedeAll(); // drops any load still running
+        loads_.cancelAll(); // drops any load still running
         setTrials({});
         return;
     }
@@ -70,26 +67,29 @@ void ProjectData::reload() {
 
 void ProjectData::startLoad() {
     const bool wasLoading = loads_.isJobRunning();
-    const int ticket = loads_.startJob();
     const std::filesystem::path path(storePath_.toStdString());
-    auto result = std::make_shared<LoadResult>();
-    QThread* thread =
-        QThread::create([this, path, result, ticket, settings = settings_, settingsRevision = settingsRevision_] {
+    summaryTaken_ = false;
+    loads_.start(
+        [this, path, settings = settings_, settingsRevision = settingsRevision_](const JobControl& job) {
+            LoadResult result;
             auto store = Store::open(path, OpenMode::ReadExisting); // a reader: no page-by-page check on open
             if (!store) {
-                result->error = QString::fromStdString(store.error().message);
-                return;
+                result.error = QString::fromStdString(store.error().message);
+                return result;
             }
             // Stage 1, the summary first: comparisons and the overview, read row by row into attempts (with every
             // column, the default, so they equal the attempts built from the trials).
             Result<io::LoadedAttempts> attempts = io::loadAttempts(**store, io::AttemptLoadOptions{});
             if (!attempts) {
-                result->error = QString::fromStdString(attempts.error().message);
-                return;
+                result.error = QString::fromStdString(attempts.error().message);
+                return result;
+            }
+            if (job.cancelled()) {
+                return result;
             }
             auto summary = std::make_shared<Summary>();
             summary->comparisons = std::move(attempts->comparisons);
-            // The intervals follow from another worker (startIntervals): the table shows without waiting for them.
+            // The intervals follow from another job (startIntervals): the table shows without waiting for them.
             summary->overviewRows = gui::overviewRows(summary->comparisons, settings, OverviewIntervals::Deferred);
             summary->familyBars = gui::familyBars(summary->comparisons, settings);
             summary->directionMatrix =
@@ -97,67 +97,63 @@ void ProjectData::startLoad() {
             summary->settingsRevision = settingsRevision;
             Result<report::CalibrationSummary> calibration = report::calibrationSummary(**store);
             if (!calibration) {
-                result->error = QString::fromStdString(calibration.error().message);
-                return;
+                result.error = QString::fromStdString(calibration.error().message);
+                return result;
             }
             summary->calibration = std::move(calibration.value());
-            // Queued to the GUI thread, where it arrives before the thread's finished(); dropped with this object.
-            QMetaObject::invokeMethod(
-                this, [this, ticket, summary] { takeSummary(ticket, summary); }, Qt::QueuedConnection);
+            // Arrives on the GUI thread before the result, and only while this load is the newest.
+            job.post([this, summary] { takeSummary(*summary); });
+            if (job.cancelled()) {
+                return result;
+            }
             // Stage 2: the trials themselves, for the views that list or open trials.
             auto trials = (*store)->loadTrials({}, TrialDetail::Lean); // the inspector reads one trial in full
             if (!trials) {
-                result->error = QString::fromStdString(trials.error().message);
-                return;
+                result.error = QString::fromStdString(trials.error().message);
+                return result;
             }
-            result->trials = std::move(trials.value());
+            result.trials = std::move(trials.value());
+            if (job.cancelled()) {
+                return result;
+            }
             // KernelBench-X's transitions and the agreement of our regradings, for the transitions list, the
             // inspector and the category chart.
             Result<io::CategoryOf> categoryOf = io::storedCategoryOf(**store);
             if (!categoryOf) {
-                result->error = QString::fromStdString(categoryOf.error().message);
-                return;
+                result.error = QString::fromStdString(categoryOf.error().message);
+                return result;
             }
             Result<std::vector<io::KbxTransition>> transitions =
                 io::loadKbxTransitions(**store, std::nullopt, *categoryOf);
             if (!transitions) {
-                result->error = QString::fromStdString(transitions.error().message);
-                return;
+                result.error = QString::fromStdString(transitions.error().message);
+                return result;
             }
-            result->kbxTransitions = std::move(transitions.value());
+            result.kbxTransitions = std::move(transitions.value());
             Result<std::vector<io::KbxBoundaryAgreement>> agreement =
                 io::loadKbxAgreement(**store, std::nullopt, *categoryOf);
             if (!agreement) {
-                result->error = QString::fromStdString(agreement.error().message);
-                return;
+                result.error = QString::fromStdString(agreement.error().message);
+                return result;
             }
-            result->kbxAgreement = std::move(agreement.value());
-            result->ok = true;
-        });
-    thread->setParent(this);
-    ++runningThreads_;
-    connect(thread, &QThread::finished, this, [this, thread, ticket, result] {
-        --runningThreads_;
-        thread->deleteLater();
-        takeResult(ticket, result);
-    });
-    thread->start();
+            result.kbxAgreement = std::move(agreement.value());
+            result.ok = true;
+            return result;
+        },
+        [this](LoadResult& result) { takeResult(result); });
     if (!wasLoading) {
         emit loadingStarted();
     }
 }
 
-void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summary) {
-    if (!loads_.isCurrent(ticket)) {
-        return; // superseded
-    }
-    summaryTicket_ = ticket;
-    comparisons_ = std::make_shared<const std::vector<analysis::Comparison>>(std::move(summary->comparisons));
-    calibration_ = std::move(summary->calibration);
-    if (summary->settingsRevision == settingsRevision_) {
-        overviewRows_ = std::move(summary->overviewRows);
-        familyBars_ = std::move(summary->familyBars);
-        directionMatrix_ = std::move(summary->directionMatrix);
+void ProjectData::takeSummary(Summary& summary) {
+    summaryTaken_ = true;
+    comparisons_ = std::make_shared<const std::vector<analysis::Comparison>>(std::move(summary.comparisons));
+    calibration_ = std::move(summary.calibration);
+    if (summary.settingsRevision == settingsRevision_) {
+        overviewRows_ = std::move(summary.overviewRows);
+        familyBars_ = std::move(summary.familyBars);
+        directionMatrix_ = std::move(summary.directionMatrix);
         startIntervals();
     } else {
         computeOverview(); // the settings changed while loading
@@ -165,21 +161,18 @@ void ProjectData::takeSummary(int ticket, const std::shared_ptr<Summary>& summar
     emit summaryLoaded();
 }
 
-void ProjectData::takeResult(int ticket, const std::shared_ptr<LoadResult>& result) {
-    if (!loads_.finishJob(ticket)) {
-        return; // superseded by a newer load (or by clearing the path)
-    }
-    if (!result->ok) {
-        lastError_ = result->error;
+void ProjectData::takeResult(LoadResult& result) {
+    if (!result.ok) {
+        lastError_ = result.error;
         emit loadFailed(lastError_);
         return;
     }
     lastError_.clear();
-    trials_ = std::move(result->trials);
-    kbxTransitions_ = std::move(result->kbxTransitions);
-    kbxAgreement_ = std::move(result->kbxAgreement);
+    trials_ = std::move(result.trials);
+    kbxTransitions_ = std::move(result.kbxTransitions);
+    kbxAgreement_ = std::move(result.kbxAgreement);
     trialsSortedById_ = true; // the store loads them in id order
-    if (summaryTicket_ != ticket) {
+    if (!summaryTaken_) {
         comparisons_ = comparisonsOf(trials_); // not reached: the summary arrives first
         computeOverview();
     }
@@ -232,17 +225,82 @@ void ProjectData::computeOverview() {
 
 void ProjectData::startIntervals() {
     using Intervals = std::vector<std::optional<analysis::Interval>>;
-    intervals_.run<Intervals>(
-        this, [comparisons = comparisons_, settings = settings_] { return overviewIntervals(*comparisons, settings); },
-        [this](Intervals& intervals) {
-            fillIntervals(overviewRows_, intervals);
-            emit overviewIntervalsLoaded();
-        });
+    intervals_.start([comparisons = comparisons_, settings = settings_](
+                         const JobControl& job) { return overviewIntervals(*comparisons, settings, job.cancelFlag()); },
+                     [this](Intervals& intervals) {
+                         fillIntervals(overviewRows_, intervals);
+                         emit overviewIntervalsLoaded();
+                     });
+}
+
+bool ProjectData::readDetail(const analysis::Comparison& comparison, JobRunner& runner,
+                             std::function<void(ComparisonDetail&)> show) const {
+    if (storePath_.isEmpty()) {
+        return false;
+    }
+    runner.start(
+        [path = std::filesystem::path(storePath_.toStdString()), comparison](const JobControl&) {
+            auto store = Store::open(path, OpenMode::ReadExisting);
+            if (store) {
+                return readComparisonDetail(**store, comparison);
+            }
+            ComparisonDetail unread;
+            for (TransferArm* arm :
+                 {&unread.transferCase.source, &unread.transferCase.base, &unread.transferCase.skill}) {
+                arm->error = store.error().message;
+            }
+            return unread;
+        },
+        std::move(show));
+    return true;
+}
+
+Result<Store*> ProjectData::writer() {
+    if (storePath_.isEmpty()) {
+        return makeError("no project is open; open a project first");
+    }
+    if (!writer_) {
+        auto opened = Store::open(std::filesystem::path(storePath_.toStdString()), OpenMode::MustExist);
+        if (!opened) {
+            return opened.error();
+        }
+        writer_ = std::move(opened.value());
+    }
+    return writer_.get();
+}
+
+Result<AnnotationRecord> ProjectData::tagClaim(const SkillRecord& skill, const ClaimTag& claim) {
+    Result<Store*> store = writer();
+    if (!store) {
+        return store.error();
+    }
+    Result<AnnotationRecord> added = mkb::tagClaim(**store, skill, claim);
+    if (added) {
+        announceAnnotations(skill.id);
+    }
+    return added;
+}
+
+Status ProjectData::deleteAnnotation(std::int64_t skillId, std::int64_t annotationId) {
+    Result<Store*> store = writer();
+    if (!store) {
+        return store.error();
+    }
+    Status deleted = deleteClaimTag(**store, annotationId);
+    if (deleted) {
+        announceAnnotations(skillId);
+    }
+    return deleted;
+}
+
+void ProjectData::announceAnnotations(std::int64_t skillId) {
+    auto annotations = skillAnnotations(*writer_, skillId);
+    emit skillAnnotationsChanged(skillId, annotations ? *annotations : std::vector<AnnotationRecord>{});
 }
 
 bool ProjectData::waitUntilIdle(int timeoutMs) {
     QDeadlineTimer deadline(timeoutMs);
-    const auto busy = [this] { return isLoading() || runningThreads_ > 0 || intervalsPending(); };
+    const auto busy = [this] { return loads_.isBusy() || intervals_.isBusy(); };
     while (busy() && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(2);

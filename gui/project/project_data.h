@@ -8,15 +8,22 @@
 #include "core/io/kbx_regraded_rounds.h"
 #include "core/io/kbx_transitions.h"
 #include "core/report/report_model.h"
+#include "core/io/skill_annotations.h"
 #include "core/records/trial.h"
-#include "gui/common/job_tracker.h"
-#include "gui/overview/overview_model.h"
+#include "gui/common/job_runner.h"
+#include "gui/project/comparison_detail.h"
+#include "gui/project/overview_rows.h"
 
 #include <QObject>
 #include <QString>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
+
+namespace mkb {
+class Store;
+}
 
 namespace mkb::gui {
 
@@ -24,7 +31,7 @@ class ProjectData : public QObject {
     Q_OBJECT
 public:
     explicit ProjectData(QObject* parent = nullptr);
-    /// Waits for a load still running (its result is dropped).
+    /// Cancels the jobs still running and waits for them (their results are dropped).
     ~ProjectData() override;
 
     /// Sets the store file to read and starts loading it; an empty path clears the data (and emits loaded()).
@@ -32,7 +39,7 @@ public:
     QString storePath() const { return storePath_; }
 
     /// Loads the store again (after a run finished, an import, …). A load still running is superseded: its result
-    /// is dropped when it arrives, and only the newest load emits loaded() or loadFailed().
+    /// is told to stop and its result is dropped, and only the newest load emits loaded() or loadFailed().
     void reload();
 
     bool isLoading() const { return loads_.isJobRunning(); }
@@ -50,7 +57,7 @@ public:
 
     /// The overview's rows and family bars over comparisons() for settings(): computed with the data (off the GUI
     /// thread when loading) and again when the settings change, so showing the overview costs no analysis. The rows'
-    /// ΔGM intervals (a bootstrap per row, most of the rows' cost) come after them, from a worker thread
+    /// ΔGM intervals (a bootstrap per row, most of the rows' cost) come after them, from a job of their own
     /// (overviewIntervalsLoaded); until then a row's deltaGeometricMeanCiPending is true.
     const std::vector<OverviewRow>& overviewRows() const { return overviewRows_; }
     /// Whether the ΔGM intervals of overviewRows() are still being computed.
@@ -82,6 +89,17 @@ public:
     /// Replaces the data directly (tests, or a caller that already holds the trials); emits loaded().
     void setTrials(std::vector<TrialRecord> trials);
 
+    /// Reads comparison's detail (readComparisonDetail) from the store off the GUI thread through runner, the
+    /// caller's, so that a newer read of the same view supersedes its older one, and hands it to show on the runner's
+    /// context thread. Without a store nothing is read and show is not called; false then.
+    bool readDetail(const analysis::Comparison& comparison, JobRunner& runner,
+                    std::function<void(ComparisonDetail&)> show) const;
+    /// Stores claim as an annotation of skill (a one-row write, on the GUI thread), then reads the skill's annotations
+    /// back and announces them with skillAnnotationsChanged.
+    Result<AnnotationRecord> tagClaim(const SkillRecord& skill, const ClaimTag& claim);
+    /// Deletes one annotation of skillId, then announces the skill's annotations as tagClaim does.
+    Status deleteAnnotation(std::int64_t skillId, std::int64_t annotationId);
+
 signals:
     void loadingStarted();
     /// The first stage of a load arrived: comparisons(), overviewRows() and familyBars() hold the new data, while
@@ -95,21 +113,27 @@ signals:
     /// A load failed; the previous data is kept.
     void loadFailed(const QString& reason);
     void settingsChanged();
+    /// A skill's annotations changed through tagClaim or deleteAnnotation: these are all of them now.
+    void skillAnnotationsChanged(qint64 skillId, const std::vector<mkb::AnnotationRecord>& annotations);
 
 private:
     struct LoadResult;
     struct Summary;
     void startLoad();
-    void takeSummary(int ticket, const std::shared_ptr<Summary>& summary);
-    void takeResult(int ticket, const std::shared_ptr<LoadResult>& result);
+    void takeSummary(Summary& summary);
+    void takeResult(LoadResult& result);
     void computeOverview();
-    /// Computes the ΔGM intervals of overviewRows_ on a worker thread; a newer start supersedes it.
+    /// Computes the ΔGM intervals of overviewRows_ in a job; a newer start cancels it.
     void startIntervals();
+    /// The store tagClaim and deleteAnnotation write to, opened on first use; an error says why it cannot be.
+    Result<Store*> writer();
+    /// Reads skillId's annotations back after a write and emits skillAnnotationsChanged.
+    void announceAnnotations(std::int64_t skillId);
 
     QString storePath_;
     std::vector<TrialRecord> trials_;
     bool trialsSortedById_ = true;
-    // Shared with the worker that computes the overview's intervals; replaced, never changed, by a load.
+    // Shared with the job that computes the overview's intervals; replaced, never changed, by a load.
     std::shared_ptr<const std::vector<analysis::Comparison>> comparisons_ =
         std::make_shared<const std::vector<analysis::Comparison>>();
     std::vector<OverviewRow> overviewRows_;
@@ -122,10 +146,11 @@ private:
     int settingsRevision_ = 0; // increases with every setSettings; a load computed for an older one is redone
     QString lastError_;
     int generation_ = 0;
-    JobTracker loads_;       // only the newest load is taken in
-    JobTracker intervals_;   // only the intervals of the newest overviewRows_ are taken in
-    int summaryTicket_ = 0;  // the load whose summary (comparisons, overview) was taken in last
-    int runningThreads_ = 0; // loads whose threads have not yet finished
+    bool summaryTaken_ = false;     // the newest load's summary (comparisons, overview) is in
+    std::unique_ptr<Store> writer_; // for tagClaim and deleteAnnotation; closed when the path changes
+    // Declared last, so they cancel and wait for their jobs before the members those jobs' results go to.
+    JobRunner loads_{this};     // only the newest load is taken in
+    JobRunner intervals_{this}; // only the intervals of the newest overviewRows_ are taken in
 };
 
 } // namespace mkb::gui

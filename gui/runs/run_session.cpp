@@ -14,7 +14,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QThread>
 #include <QTimer>
 
 #include <cerrno>
@@ -171,11 +170,7 @@ RunSession::RunSession(QObject* parent) : QObject(parent), timer_(new QTimer(thi
     connect(timer_, &QTimer::timeout, this, &RunSession::poll);
 }
 
-RunSession::~RunSession() {
-    for (QThread* thread : findChildren<QThread*>(QString(), Qt::FindDirectChildrenOnly)) {
-        thread->wait();
-    }
-}
+RunSession::~RunSession() = default; // storePolls_ cancels a poll still running and waits for it
 
 void RunSession::setPollIntervalMs(int ms) {
     timer_->setInterval(ms);
@@ -275,6 +270,7 @@ QString RunSession::resume() {
 
 void RunSession::detach() {
     timer_->stop();
+    storePolls_.cancelAll();
     state_ = State::Idle;
     source_ = Source::None;
 }
@@ -351,7 +347,7 @@ void RunSession::readLog() {
 }
 
 void RunSession::pollStore(bool final) {
-    if (storePollRunning_ && !final) {
+    if (storePolls_.isJobRunning() && (!final || finalStorePollRunning_)) {
         return;
     }
     struct Snapshot {
@@ -359,72 +355,73 @@ void RunSession::pollStore(bool final) {
         QHash<qint64, int> submissions;
         bool finished = false; // the invocation has a finish time
     };
-    auto snapshot = std::make_shared<Snapshot>();
     const std::filesystem::path path(storePath_.toStdString());
     const std::string model = model_.toStdString();
     const qint64 invocationId = invocationId_;
-    QThread* thread = QThread::create([path, model, invocationId, snapshot] {
-        auto store = Store::open(path, OpenMode::MustExist);
-        if (!store) {
-            return;
-        }
-        TrialFilter filter;
-        if (!model.empty()) {
-            filter.model = model;
-        }
-        auto trials = (*store)->loadTrials(filter);
-        if (!trials) {
-            return;
-        }
-        for (TrialRecord& trial : *trials) {
-            if (trial.invocationId != invocationId) {
-                continue;
+    finalStorePollRunning_ = final;
+    storePolls_.start(
+        [path, model, invocationId](const JobControl& job) {
+            Snapshot snapshot;
+            auto store = Store::open(path, OpenMode::MustExist);
+            if (!store) {
+                return snapshot;
             }
-            if (trial.status == TrialStatus::Running) {
-                if (auto submissions = (*store)->submissions(trial.id)) {
-                    snapshot->submissions.insert(trial.id, int(submissions->size()));
+            TrialFilter filter;
+            if (!model.empty()) {
+                filter.model = model;
+            }
+            auto trials = (*store)->loadTrials(filter);
+            if (!trials) {
+                return snapshot;
+            }
+            for (TrialRecord& trial : *trials) {
+                if (job.cancelled()) {
+                    return snapshot;
+                }
+                if (trial.invocationId != invocationId) {
+                    continue;
+                }
+                if (trial.status == TrialStatus::Running) {
+                    if (auto submissions = (*store)->submissions(trial.id)) {
+                        snapshot.submissions.insert(trial.id, int(submissions->size()));
+                    }
+                }
+                snapshot.trials.push_back(std::move(trial));
+            }
+            if (auto invocations = (*store)->invocations()) {
+                for (const InvocationRecord& invocation : *invocations) {
+                    if (invocation.id == invocationId) {
+                        snapshot.finished = !invocation.finishedAt.empty();
+                    }
                 }
             }
-            snapshot->trials.push_back(std::move(trial));
-        }
-        if (auto invocations = (*store)->invocations()) {
-            for (const InvocationRecord& invocation : *invocations) {
-                if (invocation.id == invocationId) {
-                    snapshot->finished = !invocation.finishedAt.empty();
+            return snapshot;
+        },
+        [this, final](Snapshot& snapshot) {
+            if (state_ != State::Following || source_ != Source::Store) {
+                return;
+            }
+            emit storeSnapshot(snapshot.trials, snapshot.submissions);
+            if (final || snapshot.finished) {
+                int failed = 0;
+                int interrupted = 0;
+                int running = 0;
+                for (const TrialRecord& trial : snapshot.trials) {
+                    failed += trial.status == TrialStatus::InfrastructureError;
+                    interrupted += trial.status == TrialStatus::Interrupted;
+                    running += trial.status == TrialStatus::Running;
                 }
+                const QString status = interrupted + running > 0 ? QStringLiteral("interrupted")
+                                       : failed > 0              ? QStringLiteral("incomplete")
+                                                                 : QStringLiteral("ended");
+                finish(-1, status,
+                       tr("the run (pid %1) ended: %2 trials recorded, %3 failed, %4 interrupted or cut off")
+                           .arg(pid_)
+                           .arg(snapshot.trials.size())
+                           .arg(failed)
+                           .arg(interrupted + running));
             }
-        }
-    });
-    thread->setParent(this);
-    storePollRunning_ = true;
-    connect(thread, &QThread::finished, this, [this, thread, snapshot, final] {
-        storePollRunning_ = false;
-        thread->deleteLater();
-        if (state_ != State::Following || source_ != Source::Store) {
-            return;
-        }
-        emit storeSnapshot(snapshot->trials, snapshot->submissions);
-        if (final || snapshot->finished) {
-            int failed = 0;
-            int interrupted = 0;
-            int running = 0;
-            for (const TrialRecord& trial : snapshot->trials) {
-                failed += trial.status == TrialStatus::InfrastructureError;
-                interrupted += trial.status == TrialStatus::Interrupted;
-                running += trial.status == TrialStatus::Running;
-            }
-            const QString status = interrupted + running > 0 ? QStringLiteral("interrupted")
-                                   : failed > 0              ? QStringLiteral("incomplete")
-                                                             : QStringLiteral("ended");
-            finish(-1, status,
-                   tr("the run (pid %1) ended: %2 trials recorded, %3 failed, %4 interrupted or cut off")
-                       .arg(pid_)
-                       .arg(snapshot->trials.size())
-                       .arg(failed)
-                       .arg(interrupted + running));
-        }
-    });
-    thread->start();
+        });
 }
 
 void RunSession::finish(int exitCode, const QString& status, const QString& message) {

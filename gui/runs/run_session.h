@@ -6,6 +6,7 @@
 #include "core/protocol/progress.h"
 #include "core/records/store_records.h"
 #include "core/records/trial.h"
+#include "gui/common/job_runner.h"
 
 #include <QFile>
 #include <QHash>
@@ -121,9 +122,10 @@ private:
     ProgressCounts counts_;
     int exitCode_ = -1;
     bool sawRunFinished_ = false;
-    bool storePollRunning_ = false;
+    bool finalStorePollRunning_ = false; // the store poll running is the final one, which no other replaces
     QTimer* timer_ = nullptr;
     int ticks_ = 0;
+    JobRunner storePolls_{this}; // a newer (final) poll supersedes an older one
 };
 
 } // namespace mkb::gui

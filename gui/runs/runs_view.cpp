@@ -2,7 +2,6 @@
 // runs_view_form.cpp).
 #include "gui/runs/runs_view.h"
 
-#include "gui/common/background.h"
 #include "gui/common/splitter_state.h"
 #include "gui/common/table_copy.h"
 #include "gui/runs/run_counts_text.h"
@@ -164,8 +163,7 @@ RunsView::RunsView(QWidget* parent)
 }
 
 RunsView::~RunsView() {
-    session_->detach(); // the run goes on without the window
-    waitForWorkers(this);
+    session_->detach(); // the run goes on without the window; storeLookups_ cancels a look-up and waits for it
 }
 
 void RunsView::updateJobColumns() {
@@ -190,7 +188,7 @@ bool RunsView::setStorePath(const QString& storePath) {
     progress_->setValue(0);
     status_->setText(storePath.isEmpty() ? tr("No project open.") : tr("No run followed in this project."));
     bool found = false;
-    ++storeLookup_;
+    storeLookups_.cancelAll();
     if (!storePath.isEmpty()) {
         if (auto live = findLiveRunFromFiles(storePath)) {
             followLiveRun(*live);
@@ -204,23 +202,22 @@ bool RunsView::setStorePath(const QString& storePath) {
                 session_->attach(replay, storePath);
                 setRequest(runRequestFromArguments(last->arguments));
             }
-            // A run started outside the workbench shows only in the store, which a worker reads.
-            const int lookup = storeLookup_;
-            runInBackground<std::optional<LiveRun>>(
-                this, [storePath] { return findLiveRunInStore(storePath); },
-                [this, lookup](std::optional<LiveRun>& live) {
-                    const bool following = session_->state() == RunSession::State::Following && !replayingLastRun_;
-                    if (lookup != storeLookup_ || !live || following) {
-                        return;
-                    }
-                    session_->detach();
-                    replayingLastRun_ = false;
-                    model_->clear();
-                    log_->clear();
-                    clearNotes();
-                    followLiveRun(*live);
-                    updateButtons();
-                });
+            // A run started outside the workbench shows only in the store, which a job reads.
+            storeLookups_.start([storePath](const JobControl&) { return findLiveRunInStore(storePath); },
+                                [this](std::optional<LiveRun>& live) {
+                                    const bool following =
+                                        session_->state() == RunSession::State::Following && !replayingLastRun_;
+                                    if (!live || following) {
+                                        return;
+                                    }
+                                    session_->detach();
+                                    replayingLastRun_ = false;
+                                    model_->clear();
+                                    log_->clear();
+                                    clearNotes();
+                                    followLiveRun(*live);
+                                    updateButtons();
+                                });
         }
     }
     updateButtons();
@@ -242,7 +239,7 @@ void RunsView::followLiveRun(const LiveRun& live) {
 
 QString RunsView::startRun() {
     replayingLastRun_ = false;
-    ++storeLookup_; // a look-up still running must not replace the run started now
+    storeLookups_.cancelAll(); // a look-up still running must not replace the run started now
     QString problem;
     const RunRequest chosen = request();
     if (storePath_.isEmpty()) {
@@ -292,7 +289,7 @@ bool RunsView::cancelRun() {
 
 QString RunsView::resumeRun() {
     replayingLastRun_ = false;
-    ++storeLookup_;
+    storeLookups_.cancelAll();
     model_->clear();
     clearNotes();
     const QString problem = session_->resume();

@@ -3,6 +3,7 @@
 // project it finds a run still going there and follows it again.
 #pragma once
 
+#include "gui/common/job_runner.h"
 #include "gui/runs/run_request.h"
 
 #include <QWidget>
@@ -129,7 +130,7 @@ private:
     QSplitter* splitter_ = nullptr;
     QSplitter* rightSplitter_ = nullptr;
     bool replayingLastRun_ = false; // showing the project's last, finished run: its end is no news
-    int storeLookup_ = 0;           // the newest background look-up of a run started outside the workbench
+    JobRunner storeLookups_{this};  // looks for a run started outside the workbench; a newer run supersedes it
 };
 
 } // namespace mkb::gui

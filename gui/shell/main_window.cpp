@@ -5,7 +5,6 @@
 #include "core/util/paths.h"
 #include "gui/charts/chart.h"
 #include "gui/charts/charts_view.h"
-#include "gui/common/background.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
 #include "gui/common/resources.h"
@@ -97,8 +96,8 @@ MainWindow::MainWindow(std::vector<std::filesystem::path> suiteRoots, QWidget* p
 }
 
 MainWindow::~MainWindow() {
-    import_->cancel(); // an import stops after its current trial; importing again completes it
-    waitForWorkers(this);
+    // An import stops after its current trial (importing again completes it); the jobs' runners wait for them.
+    import_->cancel();
 }
 
 MainWindow::ViewSlot MainWindow::makeView(View view) {
@@ -185,6 +184,7 @@ void MainWindow::buildViews() {
 void MainWindow::connectAnalysisViews() {
     overviewView_->setProjectData(projectData_);
     comparisonsView_->setProjectData(projectData_);
+    inspectorView_->setProjectData(projectData_);
     connect(overviewView_, &OverviewView::comparisonsRequested, this,
             [this](const QString& model, const QString& direction) {
                 // The overview's boundary goes along: the rows clicked were that boundary's.
@@ -243,7 +243,7 @@ Status MainWindow::loadProject(const QString& path, OpenMode mode) {
     }
     rebuildRecentProjectsMenu();
     refreshProblems();
-    inspectorView_->setStore(store_.get());
+    inspectorView_->clear();
     comparisonsView_->setProjectKey(projectPath_);
     projectData_->setStorePath(projectPath_);
     runsView_->setStorePath(projectPath_);
@@ -303,15 +303,14 @@ void MainWindow::chooseAndCreateProject() {
 }
 
 void MainWindow::refreshProblems() {
-    // The catalog is read from disk and the stored problems from the project: a worker does both, with its own
+    // The catalog is read from disk and the stored problems from the project: a job does both, with its own
     // Store (a Store is single-threaded); only the newest listing is shown. It only reads, after loadProject's writer
     // opened (and migrated) the file: a reader skips the page-by-page check, which would compete with the overview's
     // load for the CPU.
     const std::vector<std::filesystem::path> roots = suiteRoots_;
     const std::filesystem::path project = projectPath_.toStdString();
-    listingJobs_.run<ProblemsListing>(
-        this,
-        [roots, project] {
+    listingJobs_.start(
+        [roots, project](const JobControl&) {
             std::unique_ptr<Store> store;
             std::string storeError;
             if (!project.empty()) {
@@ -338,7 +337,8 @@ void MainWindow::refreshProblems() {
 }
 
 bool MainWindow::isBusy() const {
-    return listingJobs_.isJobRunning() || import_->isRunning() || projectData_->isLoading();
+    return listingJobs_.isJobRunning() || import_->isRunning() || projectData_->isLoading() ||
+           inspectorView_->isReadingDetail();
 }
 
 bool MainWindow::waitUntilIdle(int timeoutMs) {
@@ -380,10 +380,11 @@ bool MainWindow::importResultsFolder(const QString& folder) {
 void MainWindow::showImportProgress(qint64 done, qint64 total, const QString& where) {
     if (importProgress_ && !import_->isCancelling()) {
         importProgress_->setMaximum(int(std::max<qint64>(total, 1)));
-        importProgress_->setValue(int(total == 0 ? 1 : done));
         importProgress_->setLabelText(where.isEmpty()
                                           ? tr("Imported %1 of %2 trial(s)").arg(done).arg(total)
                                           : tr("Importing trial %1 of %2\n%3").arg(done + 1).arg(total).arg(where));
+        // Last: a modal dialog's setValue processes events, so the import's outcome may arrive (and close it) there.
+        importProgress_->setValue(int(total == 0 ? 1 : done));
     }
     emit importProgress(done, total, where);
 }

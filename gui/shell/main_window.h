@@ -4,7 +4,7 @@
 
 #include "core/store/store.h"
 #include "core/util/result.h"
-#include "gui/common/job_tracker.h"
+#include "gui/common/job_runner.h"
 #include "gui/common/palettes.h"
 #include "gui/shell/views.h"
 #include "gui/welcome/example_project.h"
@@ -156,7 +156,7 @@ private:
     std::unique_ptr<Store> store_;
     QString projectPath_;
     bool savesLayoutOnClose_ = true;
-    JobTracker listingJobs_; // only the newest problems listing is shown
+    JobRunner listingJobs_{this}; // only the newest problems listing is shown
 
     QListWidget* viewList_ = nullptr;
     QStackedWidget* viewStack_ = nullptr;

@@ -1,5 +1,6 @@
-// Transfer inspector suite: skills, verdicts, the kernel diff and reports of one fixture comparison, the claim
-// annotation round trip through the store, and Enter in the comparisons browser opening the inspector.
+// Transfer inspector suite: skills, verdicts, the kernel diff and reports of one fixture comparison (read through
+// ProjectData off the GUI thread), the claim annotation round trip through the store, and Enter in the comparisons
+// browser opening the inspector.
 #include "core/store/store.h"
 #include "gui/common/diff_view.h"
 #include "gui/common/markdown_pane.h"
@@ -16,6 +17,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
@@ -38,11 +40,12 @@ private slots:
 
 private:
     const mkb::analysis::Comparison& comparison(const std::string& model, const std::string& direction, int problem);
+    /// Shows the comparison in a view on data_ and waits for its stored detail to arrive; false when it did not.
+    bool showWithDetail(InspectorView& view, const mkb::analysis::Comparison& comparison);
 
     QTemporaryDir dir_;
     QString storePath_;
     ProjectData data_;
-    std::unique_ptr<mkb::Store> store_;
 };
 
 void InspectorTest::initTestCase() {
@@ -54,9 +57,13 @@ void InspectorTest::initTestCase() {
     mkbguitest::writeTransferFixture(storePath_.toStdString());
     data_.setStorePath(storePath_);
     QVERIFY(data_.waitUntilIdle());
-    auto opened = mkb::Store::open(storePath_.toStdString(), mkb::OpenMode::MustExist);
-    QVERIFY(opened);
-    store_ = std::move(opened).value();
+}
+
+bool InspectorTest::showWithDetail(InspectorView& view, const mkb::analysis::Comparison& comparison) {
+    view.setProjectData(&data_);
+    QSignalSpy shown(&view, &InspectorView::detailShown);
+    view.showComparison(comparison);
+    return shown.wait(10000);
 }
 
 const mkb::analysis::Comparison& InspectorTest::comparison(const std::string& model, const std::string& direction,
@@ -71,8 +78,15 @@ const mkb::analysis::Comparison& InspectorTest::comparison(const std::string& mo
 
 void InspectorTest::showsSkillsVerdictsDiffAndReports() {
     InspectorView view;
-    view.setStore(store_.get());
+    view.setProjectData(&data_);
+    // The numbers show at once; the skills and reports are read from the store off the GUI thread.
     view.showComparison(comparison("alpha", "triton2cuda", 1));
+    QVERIFY(view.headline()->text().contains("helped"));
+    QVERIFY(view.isReadingDetail());
+    QVERIFY(view.sourceSkillPane()->markdown().isEmpty());
+    QCOMPARE(view.reportsPane()->toPlainText(), QStringLiteral("Reading the grader reports…"));
+    QVERIFY(showWithDetail(view, comparison("alpha", "triton2cuda", 1)));
+    QVERIFY(!view.isReadingDetail());
     QCOMPARE(view.sourceSkillPane()->markdown(), QString::fromUtf8(mkbguitest::kSourceSkill));
     QCOMPARE(view.attemptSkillPane()->markdown(), QString::fromUtf8(mkbguitest::kTargetSkill));
     QVERIFY(view.sourceSkillPane()->editor()->toPlainText().contains("one program per row"));
@@ -119,8 +133,7 @@ void InspectorTest::showsSkillsVerdictsDiffAndReports() {
 
 void InspectorTest::kernelPairSwitchesDiff() {
     InspectorView view;
-    view.setStore(store_.get());
-    view.showComparison(comparison("alpha", "triton2cuda", 1));
+    QVERIFY(showWithDetail(view, comparison("alpha", "triton2cuda", 1)));
     view.setKernelPair(InspectorView::KernelPair::SourceVsSkill);
     // The source kernel "# t" has nothing in common with the skill kernel.
     QCOMPARE(view.diffView()->diff().removedLines, 1);
@@ -131,8 +144,7 @@ void InspectorTest::kernelPairSwitchesDiff() {
 
 void InspectorTest::annotationRoundTrip() {
     InspectorView view;
-    view.setStore(store_.get());
-    view.showComparison(comparison("alpha", "triton2cuda", 1));
+    QVERIFY(showWithDetail(view, comparison("alpha", "triton2cuda", 1)));
     const QString skill = view.sourceSkillPane()->markdown();
     const QString claim = QStringLiteral("one program per row");
     const int start = int(skill.indexOf(claim));
@@ -165,18 +177,17 @@ void InspectorTest::annotationRoundTrip() {
     QCOMPARE(view.annotationList()->count(), 1);
     QVERIFY(view.annotationList()->item(0)->text().contains("contradicted"));
     InspectorView again;
-    again.setStore(store_.get());
-    again.showComparison(comparison("alpha", "triton2cuda", 1));
+    QVERIFY(showWithDetail(again, comparison("alpha", "triton2cuda", 1)));
     QCOMPARE(again.annotationsOf(InspectorView::SkillSide::Source).size(), size_t(1));
     QVERIFY(view.deleteAnnotation(annotation.id));
     QCOMPARE(view.annotationList()->count(), 0);
+    QVERIFY(again.annotationsOf(InspectorView::SkillSide::Source).empty()); // ProjectData told every view
     QVERIFY((*reader)->annotations((*skillRecord)->id)->empty());
 }
 
 void InspectorTest::annotationOffsetsAreUtf8Bytes() {
     InspectorView view;
-    view.setStore(store_.get());
-    view.showComparison(comparison("beta", "cuda2triton", 1));
+    QVERIFY(showWithDetail(view, comparison("beta", "cuda2triton", 1)));
     const QString skill = view.sourceSkillPane()->markdown();
     QCOMPARE(skill, QString::fromUtf8(mkbguitest::kUnicodeSkill));
     const QString claim = QStringLiteral("warp shuffles");
@@ -199,13 +210,12 @@ void InspectorTest::annotationOffsetsAreUtf8Bytes() {
 
 void InspectorTest::taggingWithoutSelectionIsRefused() {
     InspectorView view;
-    view.setStore(store_.get());
-    view.showComparison(comparison("alpha", "triton2cuda", 1));
+    QVERIFY(showWithDetail(view, comparison("alpha", "triton2cuda", 1)));
     const mkb::Status noSelection = view.tagSelection(InspectorView::SkillSide::Attempt);
     QVERIFY(!noSelection);
     QVERIFY(QString::fromStdString(noSelection.error().message).contains("select"));
     // cuda2triton on p2: the cuda source wrote no skill.
-    view.showComparison(comparison("alpha", "cuda2triton", 2));
+    QVERIFY(showWithDetail(view, comparison("alpha", "cuda2triton", 2)));
     const mkb::Status noSkill =
         view.tagRange(InspectorView::SkillSide::Source, 0, 1, mkb::AnnotationTag::Other, QString());
     QVERIFY(!noSkill);
@@ -228,7 +238,7 @@ void InspectorTest::enterOpensInspectorInMainWindow() {
     QTest::keyClick(table, Qt::Key_Return);
     QVERIFY(window.currentView() == MainWindow::View::Transfers);
     QVERIFY(window.inspectorView()->headline()->text().contains("beta"));
-    QCOMPARE(window.inspectorView()->sourceSkillPane()->markdown(), QStringLiteral("# beta skill\n"));
+    QTRY_COMPARE(window.inspectorView()->sourceSkillPane()->markdown(), QStringLiteral("# beta skill\n"));
 }
 
 QTEST_MAIN(InspectorTest)

@@ -5,9 +5,11 @@
 #include "core/analysis/calibration.h"
 #include "core/report/report_model.h"
 #include "core/store/store.h"
+#include "gui/project/project_data.h"
 
 #include "analysis/analysis_fixtures.h"
 
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -46,6 +48,13 @@ mkb::analysis::Comparison cellOn(const std::string& device) {
 QString baseSpeedupCell(InspectorView& view) {
     auto* arms = view.findChild<QTableWidget*>(QStringLiteral("inspectorArms"));
     return arms && arms->item(1, 5) ? arms->item(1, 5)->text() : QString();
+}
+
+/// Shows comparison and waits for its stored detail (the calibrations among it) to arrive.
+bool showWithDetail(InspectorView& view, const mkb::analysis::Comparison& comparison) {
+    QSignalSpy shown(&view, &InspectorView::detailShown);
+    view.showComparison(comparison);
+    return shown.wait(10000);
 }
 
 } // namespace
@@ -89,16 +98,19 @@ private slots:
         auto store = mkb::Store::open(std::filesystem::path(dir.path().toStdString()) / "calibrated.sqlite");
         QVERIFY(store.ok());
         QVERIFY((*store)->insertCalibration(calibration()).ok());
+        ProjectData data;
+        data.setStorePath(dir.filePath(QStringLiteral("calibrated.sqlite")));
+        QVERIFY(data.waitUntilIdle());
         InspectorView view;
-        view.setStore(store->get());
-        view.showComparison(cellOn("NVIDIA H200"));
+        view.setProjectData(&data);
+        QVERIFY(showWithDetail(view, cellOn("NVIDIA H200")));
         // exp(0.0907) − 1 = 9.5%; 1.9 / exp(0.04535) = 1.82, 2.1 × exp(0.04535) = 2.20
         QCOMPARE(baseSpeedupCell(view),
                  QStringLiteral("2.00 [1.90, 2.10] within-grading · [1.82, 2.20] across gradings (A/A ±9.5%)"));
         auto* arms = view.findChild<QTableWidget*>(QStringLiteral("inspectorArms"));
         QVERIFY2(arms->item(1, 5)->toolTip().contains(QStringLiteral("95th percentile of 3 controls")),
                  qPrintable(arms->item(1, 5)->toolTip()));
-        view.showComparison(cellOn("NVIDIA A100"));
+        QVERIFY(showWithDetail(view, cellOn("NVIDIA A100")));
         QCOMPARE(baseSpeedupCell(view), QStringLiteral("2.00 [1.90, 2.10] within-grading"));
     }
 };

@@ -258,7 +258,7 @@ private slots:
         QVERIFY(point.claimed);
         QCOMPARE(*point.claimed, 1.25);
         QVERIFY(point.standing == analysis::EventStanding::Reversed); // claimed faster, the paired CI is below 1
-        QCOMPARE(point.standingText, io::standingText(*find(transitions, "exp")));
+        QCOMPARE(point.standingText, io::standingText(find(transitions, "exp")->event));
 
         gui::ProjectData data;
         data.setStorePath(QString::fromStdString(path));

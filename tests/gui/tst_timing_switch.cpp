@@ -2,7 +2,7 @@
 // unpaired"; switching recomputes outcomes through the core functions `mkb report --timing` uses, both switches
 // follow each other, and the overview's line is the report's line word for word.
 #include "core/report/report_model.h"
-#include "gui/common/timing_rule_switch.h"
+#include "gui/project/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/overview/overview_model.h"

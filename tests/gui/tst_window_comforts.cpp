@@ -443,6 +443,7 @@ private slots:
             table->setCurrentIndex(table->model()->index(row, 0));
             QTest::keyClick(table, Qt::Key_Return);
             QVERIFY(window.currentView() == MainWindow::View::Transfers);
+            QTRY_VERIFY(!inspector->isReadingDetail()); // the skills arrive from a job
             opened = inspector->sourceSkillPane()->editor()->toPlainText().contains("one program per row") &&
                      !inspector->diffView()->diff().changeStarts.empty();
         }

@@ -1,6 +1,6 @@
 // TimingRuleSwitch: a label and a combo whose items carry analysis::TimingRule; choosing one replaces the project's
 // settings.timing, and a settings change from anywhere moves the combo without writing back.
-#include "gui/common/timing_rule_switch.h"
+#include "gui/project/timing_rule_switch.h"
 
 #include "core/analysis/settings.h"
 #include "gui/project/project_data.h"
