@@ -1,7 +1,11 @@
-# Fails the build when a core layer includes a header of a layer it does not declare (core/CMakeLists.txt), naming
-# the file, the include and what to do. Run by the build as `cmake -DCORE_DIR=... -DLAYERS="name:dep,dep ..."
-# -DSTAMP=file -P CheckLayers.cmake`; the stamp is written when every include is allowed.
+# Fails the build when a layer (a folder of core/ or gui/) includes a header of a layer it does not declare in that
+# tree's CMakeLists.txt, naming the file, the include and what to do. Run by the build as `cmake -DCORE_DIR=<tree>
+# -DLAYERS="name:dep,dep ..." -DSTAMP=file [-DTREE=gui] -P CheckLayers.cmake` (TREE defaults to core); the stamp is
+# written when every include is allowed.
 cmake_minimum_required(VERSION 3.25)
+if(NOT TREE)
+  set(TREE core)
+endif()
 separate_arguments(layer_entries UNIX_COMMAND "${LAYERS}")
 set(known "")
 foreach(entry IN LISTS layer_entries)
@@ -18,15 +22,15 @@ foreach(entry IN LISTS layer_entries)
   string(REPLACE "," ";" allowed "${allowed}")
   file(GLOB files "${CORE_DIR}/${layer}/*.h" "${CORE_DIR}/${layer}/*.cpp")
   foreach(file IN LISTS files)
-    file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"core/[^/\"]+/")
+    file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"${TREE}/[^/\"]+/")
     foreach(line IN LISTS includes)
-      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"core/([^/\"]+)/.*$" "\\1" used "${line}")
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"${TREE}/([^/\"]+)/.*$" "\\1" used "${line}")
       if(NOT used STREQUAL layer AND NOT used IN_LIST allowed)
         file(RELATIVE_PATH where "${CORE_DIR}/.." "${file}")
         if(used IN_LIST known)
-          list(APPEND problems "${where}: ${line}: layer '${layer}' does not declare '${used}' (add it to the layer's DEPENDS in core/CMakeLists.txt if '${used}' is declared before '${layer}', or else move the shared part down a layer)")
+          list(APPEND problems "${where}: ${line}: layer '${layer}' does not declare '${used}' (add it to the layer's dependencies in ${TREE}/CMakeLists.txt if '${used}' is declared before '${layer}', or else move the shared part down a layer)")
         else()
-          list(APPEND problems "${where}: ${line}: 'core/${used}' is no core layer")
+          list(APPEND problems "${where}: ${line}: '${TREE}/${used}' is no ${TREE} layer")
         endif()
       endif()
     endforeach()
@@ -34,6 +38,6 @@ foreach(entry IN LISTS layer_entries)
 endforeach()
 if(problems)
   list(JOIN problems "\n  " text)
-  message(FATAL_ERROR "core's layers are crossed:\n  ${text}")
+  message(FATAL_ERROR "${TREE}'s layers are crossed:\n  ${text}")
 endif()
 file(WRITE "${STAMP}" "ok\n")
