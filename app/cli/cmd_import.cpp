@@ -94,7 +94,7 @@ const OptionTable& corpusOptions() {
 /// The whole --help: both forms' options, each table as declared.
 std::string importHelp() {
     return verbHelp(kImportIntro, importOptions(),
-                    "\n" + std::string(kCorpusIntro) + optionsHelp(corpusOptions()) + "\n" + kImportExitCodes);
+                    std::string(kCorpusIntro) + optionsHelp(corpusOptions()) + "\n" + kImportExitCodes);
 }
 
 /// The checkout a corpus file lies in: CHECKOUT/data/kbx_corpus/FILE, when CHECKOUT holds data/kernelbenchx/.
