@@ -3,17 +3,18 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/retime_stop_options.h"
 #include "app/cli/run_selection.h"
 
-#include "core/catalog/catalog.h"
-#include "core/wire/grade_request.h"
-#include "core/grader_client/grader_process.h"
-#include "core/wire/retime_request.h"
 #include "core/analysis/calibration_ladder.h"
-#include "core/protocol/calibration_run.h"
+#include "core/catalog/catalog.h"
+#include "core/grader_client/grader_process.h"
 #include "core/protocol/calibration_job.h"
+#include "core/protocol/calibration_run.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/wire/grade_request.h"
+#include "core/wire/retime_request.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kCalibrateHelp =
+const char* const kCalibrateIntro =
     R"(usage: mkb calibrate [--problems GLOB] [--dsls a,b] [--device DEV] [--replicates N] [options]
 
 Measures how often each timing method calls a change where there is none, and how often it sees a real one, on
@@ -49,52 +50,82 @@ session; R@t and S of A and of B, the lift B - A with its 95% bootstrap interval
 crossed a threshold (and how many the wrong way), how many speedup changes B/A lie below 1 beyond noise, and one
 line per control (docs/metrics.md, "Calibration ladder"). mkb report shows the stored ladder too.
 
-options:
-  --problems GLOB       problems to include (default "*"; repeatable: the union, e.g. 'p0[1-9]' and 'p1[0-2]')
-  --suite DIR           a suite root (repeatable; default: the shipped problems/)
-  --dsls A,B            the DSLs whose solutions are calibrated (default triton,cuda; one DSL is fine)
-  --solutions DIR       take the solutions from DIR/NN_slug.<dsl>.py instead of each family's _solutions/
-  --dsl-dir DIR         an extra folder of DSL descriptors, searched first (repeatable)
-  --device DEV          cuda:N (default cuda:0) or cpu
-  --replicates N        controls per solution and method (default 1)
-  --slowdown F          the A/B copy's added delay as a fraction of its median (default 0.10)
-  --delta F             the outcome band the rates are judged at (default 0.05)
-  --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
-  --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
-  --min-rounds N, --max-rounds N, --max-seconds S, --ci-halfwidth F   the paired re-timing's stop (as mkb retime)
-  --timing-draws N      timing draws per unpaired grading (default 50, at least 3: three are re-checked);
-                        three gradings per solution and replicate
-  --grade-timeout S     bound of one grading (default 600)
+)";
 
-exit codes: 0 calibrated, 1 no solution of the selection could be calibrated, 2 bad command line, 3 missing suite or
+const char* const kCalibrateRest =
+    R"(exit codes: 0 calibrated, 1 no solution of the selection could be calibrated, 2 bad command line, 3 missing suite or
             problem, 4 store error, 5 the grader failed, 130 interrupted (nothing is stored)
 )";
 
+/// The table with the re-timing's stop options inserted before --timing-draws.
+OptionTable withRetimeStop(OptionTable table) {
+    const OptionTable stop = retimeStopOptions();
+    auto at =
+        std::find_if(table.begin(), table.end(), [](const OptionDeclaration& o) { return o.name == "timing-draws"; });
+    table.insert(at, stop.begin(), stop.end());
+    return table;
+}
+
+const OptionTable& calibrateOptions() {
+    static const OptionTable table = withRetimeStop({
+        textOption("problems", "GLOB", "problems to include; several: the union, e.g. 'p0[1-9]' and 'p1[0-2]'")
+            .withDefault("*")
+            .isRepeatable(),
+        pathOption("suite", "DIR", "a suite root").defaultSaid("the shipped problems/").isRepeatable(),
+        textOption("dsls", "A,B", "the DSLs whose solutions are calibrated (one DSL is fine)")
+            .withDefault("triton,cuda"),
+        pathOption("solutions", "DIR",
+                   "take the solutions from DIR/NN_slug.<dsl>.py instead of each family's _solutions/"),
+        pathOption("dsl-dir", "DIR", "an extra folder of DSL descriptors, searched first").isRepeatable(),
+        textOption("device", "DEV", "cuda:N or cpu").withDefault(CalibrationJob{}.device),
+        integerOption("replicates", "N", "controls per solution and method")
+            .withDefault(CalibrationJob{}.replicates)
+            .within(1, 1000),
+        numberOption("slowdown", "F", "the A/B copy's added delay as a fraction of its median")
+            .withDefault(CalibrationJob{}.slowdown)
+            .above(0),
+        numberOption("delta", "F", "the outcome band the rates are judged at")
+            .withDefault(CalibrationJob{}.delta)
+            .above(0),
+        pathOption("store", "PATH", "the project store").defaultSaid("$MKB_STORE, else the user's data folder"),
+        pathOption("python", "PATH", "the grader's interpreter").defaultSaid("$MKB_PYTHON, else python3"),
+        integerOption("timing-draws", "N",
+                      "timing draws per unpaired grading (at least the " +
+                          std::to_string(GradeSettings{}.recheckDraws) +
+                          " that are re-checked); three gradings per solution and replicate")
+            .withDefault(GradeSettings{}.timingDraws)
+            .within(GradeSettings{}.recheckDraws, 100000),
+        numberOption("grade-timeout", "S", "bound of one grading, in seconds")
+            .withDefault(GradeSettings{}.timeoutS)
+            .above(0),
+    });
+    return table;
+}
+
+std::string calibrateHelp() {
+    return verbHelp(kCalibrateIntro, calibrateOptions(), kCalibrateRest);
+}
+
 int runCalibrate(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.options = {"problems",   "suite",       "dsls",         "solutions",    "dsl-dir",      "device",
-                    "replicates", "slowdown",    "delta",        "store",        "python",       "min-rounds",
-                    "max-rounds", "max-seconds", "ci-halfwidth", "timing-draws", "grade-timeout"};
-    spec.repeatable = {"suite", "dsl-dir", "problems"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(calibrateOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb calibrate --help)");
     }
-    const ParsedArgs& args = *parsed;
-    if (args.wantsHelp()) {
-        std::cout << kCalibrateHelp;
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << calibrateHelp();
         return kExitOk;
     }
     if (!args.positionals.empty()) {
         return fail(kExitUsage,
                     "calibrate: unexpected argument '" + args.positionals.front() + "' (mkb calibrate --help)");
     }
-    const std::string device = args.optionOr("device", "cuda:0");
+    const std::string device = args.text("device");
     if (Status valid = validateDevice(device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
     std::vector<std::string> dsls;
-    for (const std::string& item : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
+    for (const std::string& item : splitString(args.text("dsls"), ',')) {
         const std::string id(trimmed(item));
         if (!id.empty()) {
             dsls.push_back(id);
@@ -103,33 +134,12 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     if (dsls.empty()) {
         return fail(kExitUsage, "calibrate: --dsls names no DSL (give e.g. triton,cuda)");
     }
-    auto replicates = args.intOption("replicates", 1, 1, 1000);
-    // Each grading re-checks GradeSettings::recheckDraws of its timing draws, so fewer draws than that cannot grade.
-    auto timingDraws = args.intOption("timing-draws", 50, GradeSettings{}.recheckDraws, 100000);
-    RetimeSettings retimeSettings;
-    auto minRounds = args.intOption("min-rounds", retimeSettings.minRounds, 2, 1000000);
-    auto maxRounds = args.intOption("max-rounds", retimeSettings.maxRounds, 2, 1000000);
-    for (const Result<int>* value : {&replicates, &timingDraws, &minRounds, &maxRounds}) {
-        if (!*value) {
-            return fail(kExitUsage, value->error().message);
-        }
+    auto retimeSettings = retimeStopFrom(args);
+    if (!retimeSettings) {
+        return fail(kExitUsage, "calibrate: " + retimeSettings.error().message);
     }
-    auto slowdown = args.doubleOption("slowdown", 0.10);
-    auto delta = args.doubleOption("delta", 0.05);
-    auto maxSeconds = args.doubleOption("max-seconds", retimeSettings.maxSeconds);
-    auto halfwidth = args.doubleOption("ci-halfwidth", retimeSettings.ciHalfwidth);
-    auto gradeTimeout = args.doubleOption("grade-timeout", 600);
-    for (const Result<double>* value : {&slowdown, &delta, &maxSeconds, &halfwidth, &gradeTimeout}) {
-        if (!*value || **value <= 0) {
-            return fail(kExitUsage, *value ? "calibrate: --slowdown, --delta, --max-seconds, --ci-halfwidth and "
-                                             "--grade-timeout take a positive number"
-                                           : value->error().message);
-        }
-    }
-    if (*maxRounds < *minRounds) {
-        return fail(kExitUsage, "calibrate: --max-rounds is below --min-rounds");
-    }
-    retimeSettings = {*minRounds, *maxRounds, *maxSeconds, *halfwidth};
+    const double slowdown = args.number("slowdown");
+    const double delta = args.number("delta");
 
     std::vector<fs::path> suites;
     for (const std::string& suite : args.all("suite")) {
@@ -138,7 +148,7 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     std::vector<Problem> problems; // the union of every --problems glob, each problem once, in number order
     std::vector<std::string> globs = args.all("problems");
     if (globs.empty()) {
-        globs.push_back("*");
+        globs.push_back(args.text("problems"));
     }
     for (const std::string& glob : globs) {
         SelectionError selectionError;
@@ -161,23 +171,23 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         descriptors[id] = dsl->descriptorJson;
     }
 
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
+    launch.python = graderPythonFrom(args.value("python"));
     CalibrationJob job;
     job.problems = std::move(problems);
     job.dsls = dsls;
     job.dslDescriptors = std::move(descriptors);
-    if (args.option("solutions")) {
-        job.solutionsDir = fs::path(*args.option("solutions"));
+    if (args.value("solutions")) {
+        job.solutionsDir = fs::path(*args.value("solutions"));
     }
     job.device = device;
-    job.replicates = *replicates;
-    job.slowdown = *slowdown;
-    job.delta = *delta;
-    job.retime = retimeSettings;
-    job.grade.timingDraws = *timingDraws;
-    job.grade.timeoutS = *gradeTimeout;
+    job.replicates = args.integer("replicates");
+    job.slowdown = slowdown;
+    job.delta = delta;
+    job.retime = *retimeSettings;
+    job.grade.timingDraws = args.integer("timing-draws");
+    job.grade.timeoutS = args.number("grade-timeout");
     job.selection = recordedCommandLine("calibrate", rawArgs);
     const auto printLine = [](const std::string& line) {
         std::printf("%s\n", line.c_str());
@@ -209,13 +219,13 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
                     "calibrate: no solution of the selection could be calibrated (see above)");
     }
     std::printf("\n");
-    for (const std::string& line : calibrationSummaryLines(run.record, *delta)) {
+    for (const std::string& line : calibrationSummaryLines(run.record, delta)) {
         printLine(line);
     }
     // The ladder is read back from the record's detail, as mkb report reads the stored one.
     const analysis::AnalysisSettings ladderSettings;
     for (const std::string& line :
-         slowdownLadderLines(analysis::slowdownLadder(slowdownSessions(run.record), ladderSettings), *slowdown,
+         slowdownLadderLines(analysis::slowdownLadder(slowdownSessions(run.record), ladderSettings), slowdown,
                              ladderSettings.thresholds)) {
         printLine(line);
     }
@@ -229,7 +239,7 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
 
 const bool registered =
     registerCommand({"calibrate", "A/A and A/B controls of the paired and unpaired outcome rules on a device",
-                     kCalibrateHelp, runCalibrate});
+                     calibrateHelp(), runCalibrate});
 
 } // namespace
 } // namespace mkb::cli

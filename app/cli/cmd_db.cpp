@@ -2,8 +2,8 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
-#include "core/store/store_maintenance.h"
 #include "core/store/store.h"
+#include "core/store/store_maintenance.h"
 #include "core/util/paths.h"
 
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kDbHelp = R"(usage: mkb db ACTION [--store PATH] [options]
+const char* const kDbIntro = R"(usage: mkb db ACTION [--store PATH] [options]
 
 Create, inspect, check and migrate the project store (one SQLite file per project).
 
@@ -32,15 +32,25 @@ info and check (like report and export) open the store read-only: they never mig
 checkpoint or delete its write-ahead log PATH-wal (its committed changes are read where they are; a writer or
 `mkb db recover` copies them in). A PATH-wal that is certainly another database's is refused by every verb.
 
-options:
-  --store PATH  the store file (default: $MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite)
-  --json        (info) print one JSON object instead of text
-  --help        this text (also: mkb db ACTION --help)
+)";
 
-exit codes: 0 success, 1 check found problems, 2 bad command line,
+const char* const kDbRest = R"(exit codes: 0 success, 1 check found problems, 2 bad command line,
             4 the store is missing (info, check, migrate, recover), corrupt, not a store, newer than this build,
               or beside another database's write-ahead log
 )";
+
+const OptionTable& dbOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the store file")
+            .defaultSaid("$MKB_STORE, else ~/.local/share/mkb/default.mkb.sqlite"),
+        flagOption("json", "(info) print one JSON object instead of text"),
+    };
+    return table;
+}
+
+std::string dbHelp() {
+    return verbHelp(kDbIntro, dbOptions(), kDbRest);
+}
 
 const char* const kInitHelp = R"(usage: mkb db init [--store PATH]
 
@@ -219,13 +229,13 @@ int runRecover(const fs::path& path) {
 }
 
 int runDb(const std::vector<std::string>& args) {
-    Result<ParsedArgs> parsed = parseArgs(args, ArgSpec{{"json"}, {"store"}, {}});
+    Result<ParsedOptions> parsed = parseOptions(dbOptions(), args);
     if (!parsed) {
         return fail(kExitUsage, "db: " + parsed.error().message);
     }
     if (parsed->positionals.empty()) {
-        if (parsed->wantsHelp()) {
-            std::cout << kDbHelp;
+        if (parsed->help) {
+            std::cout << dbHelp();
             return kExitOk;
         }
         return fail(kExitUsage, "db: name an action: init, info, check, migrate or recover (see mkb db --help)");
@@ -243,19 +253,19 @@ int runDb(const std::vector<std::string>& args) {
     if (!help) {
         return fail(kExitUsage, "db: unknown action '" + action + "' (actions: init, info, check, migrate, recover)");
     }
-    if (parsed->wantsHelp()) {
+    if (parsed->help) {
         std::cout << help;
         return kExitOk;
     }
-    if (parsed->has("json") && action != "info") {
+    if (parsed->flag("json") && action != "info") {
         return fail(kExitUsage, "db " + action + ": --json is only for db info");
     }
-    const fs::path path = parsed->option("store") ? fs::path(*parsed->option("store")) : defaultStorePath();
+    const fs::path path = parsed->value("store") ? fs::path(*parsed->value("store")) : defaultStorePath();
     if (action == "init") {
         return runInit(path);
     }
     if (action == "info") {
-        return runInfo(path, parsed->has("json"));
+        return runInfo(path, parsed->flag("json"));
     }
     if (action == "check") {
         return runCheck(path);
@@ -266,7 +276,8 @@ int runDb(const std::vector<std::string>& args) {
     return runMigrate(path);
 }
 
-const bool registered = registerCommand({"db", "create, inspect, check and migrate the project store", kDbHelp, runDb});
+const bool registered =
+    registerCommand({"db", "create, inspect, check and migrate the project store", dbHelp(), runDb});
 
 } // namespace
 } // namespace mkb::cli

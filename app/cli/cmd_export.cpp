@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kExportHelp =
+const char* const kExportIntro =
     R"(usage: mkb export results-json [--store PATH] [--model M] [--output FILE|DIR] [--timing paired|unpaired]
        mkb export repair-pairs [--store PATH] [--model M] [--output FILE.jsonl]
 
@@ -37,20 +37,35 @@ repair-pairs  writes one JSON object per line for every pair of consecutive subm
               source, failure_report (stage, error, mismatch, full verdict), fix_changed_line_share, fix_kind
               (local or structural).
 
-options:
-  --store PATH   the project store (default: $MKB_STORE, else the user's data folder); must exist
-  --model M      only this model
-  --timing RULE  results-json: paired (default: a cell's base and skill ranked on its paired re-timing, cells without
-                 one on their verdicts) or unpaired (MetaKernelBench's rule: each arm's own verdict), docs/metrics.md
-  --output PATH  write there instead of standard output: atomically (temporary file + rename), through a symbolic
-                 link to its target; a directory, FIFO, device, the store itself or any
-                 SQLite database, -wal or -shm (by its first bytes) is refused (exit 3)
+)";
 
-The store is opened read-only: never migrated, its write-ahead log read but never applied (mkb db recover --help).
+const char* const kExportRest =
+    R"(The store is opened read-only: never migrated, its write-ahead log read but never applied (mkb db recover --help).
 
 exit codes: 0 written, 2 bad command line, 3 the output cannot be written or the model is unknown,
             4 the store cannot be opened or read
 )";
+
+const OptionTable& exportOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the project store; must exist")
+            .defaultSaid("$MKB_STORE, else the user's data folder"),
+        textOption("model", "M", "only this model"),
+        textOption("timing", "RULE",
+                   "results-json: paired (a cell's base and skill ranked on its paired re-timing, cells without one "
+                   "on their verdicts) or unpaired (MetaKernelBench's rule: each arm's own verdict), docs/metrics.md")
+            .defaultSaid("paired"),
+        pathOption("output", "PATH",
+                   "write there instead of standard output: atomically (temporary file + rename), through a symbolic "
+                   "link to its target; a directory, FIFO, device, the store itself or any SQLite database, -wal or "
+                   "-shm (by its first bytes) is refused (exit 3)"),
+    };
+    return table;
+}
+
+std::string exportHelp() {
+    return verbHelp(kExportIntro, exportOptions(), kExportRest);
+}
 
 int writeOrPrint(const std::optional<std::string>& output, const std::string& text, const OutputRules& rules) {
     if (output) {
@@ -64,9 +79,9 @@ int writeOrPrint(const std::optional<std::string>& output, const std::string& te
     return kExitOk;
 }
 
-int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& rules) {
+int exportResultsJson(Store& store, const ParsedOptions& args, const OutputRules& rules) {
     analysis::AnalysisSettings settings;
-    if (auto timing = args.option("timing")) {
+    if (auto timing = args.value("timing")) {
         auto parsed = report::parseTimingRule(*timing);
         if (!parsed) {
             return fail(kExitUsage, parsed.error().message);
@@ -74,7 +89,7 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
         settings.timing = *parsed;
     }
     std::vector<std::string> models;
-    if (auto model = args.option("model")) {
+    if (auto model = args.value("model")) {
         models.push_back(*model);
     } else {
         auto live = liveModels(store);
@@ -86,7 +101,7 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
             return fail(kExitBadInput, "the store " + store.path().string() + " holds no live trial to export");
         }
     }
-    const std::optional<std::string> output = args.option("output");
+    const std::optional<std::string> output = args.value("output");
     if (models.size() > 1 && !output) {
         return fail(kExitUsage, "the store holds " + std::to_string(models.size()) +
                                     " models; pick one with --model or give --output DIR for one results.json each");
@@ -138,13 +153,13 @@ int exportResultsJson(Store& store, const ParsedArgs& args, const OutputRules& r
     return kExitOk;
 }
 
-int exportRepairPairs(Store& store, const ParsedArgs& args, const OutputRules& rules) {
-    if (auto output = args.option("output")) {
+int exportRepairPairs(Store& store, const ParsedOptions& args, const OutputRules& rules) {
+    if (auto output = args.value("output")) {
         if (Status writable = checkOutputPath(*output, rules); !writable) {
             return fail(kExitBadInput, writable.error().message);
         }
     }
-    auto pairs = repairPairsFromStore(store, args.option("model"));
+    auto pairs = repairPairsFromStore(store, args.value("model"));
     if (!pairs) {
         return fail(kExitStore, pairs.error().message);
     }
@@ -153,23 +168,23 @@ int exportRepairPairs(Store& store, const ParsedArgs& args, const OutputRules& r
         text += repairPairJsonLine(pair);
         text += '\n';
     }
-    return writeOrPrint(args.option("output"), text, rules);
+    return writeOrPrint(args.value("output"), text, rules);
 }
 
 int runExport(const std::vector<std::string>& rawArgs) {
-    auto args = parseArgs(rawArgs, ArgSpec{{}, {"store", "model", "output", "timing"}, {}});
+    auto args = parseOptions(exportOptions(), rawArgs);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kExportHelp;
+    if (args->help) {
+        std::cout << exportHelp();
         return kExitOk;
     }
     if (args->positionals.size() != 1 ||
         (args->positionals[0] != "results-json" && args->positionals[0] != "repair-pairs")) {
         return fail(kExitUsage, "export takes one of results-json or repair-pairs (see mkb export --help)");
     }
-    const fs::path storePath = args->optionOr("store", defaultStorePath().string());
+    const fs::path storePath = args->value("store").value_or(defaultStorePath().string());
     auto store = Store::open(storePath, OpenMode::ReadExisting);
     if (!store) {
         return fail(kExitStore, store.error().message);
@@ -180,7 +195,7 @@ int runExport(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"export", "export MetaKernelBench results.json or the repair-pairs dataset", kExportHelp, runExport});
+    {"export", "export MetaKernelBench results.json or the repair-pairs dataset", exportHelp(), runExport});
 
 } // namespace
 } // namespace mkb::cli

@@ -4,14 +4,14 @@
 #include "app/cli/interrupt.h"
 
 #include "core/catalog/catalog.h"
-#include "core/vocabulary/boundary.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
 #include "core/grader_client/kernel_grading.h"
 #include "core/grader_client/report_text.h"
 #include "core/io/manual_trial.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <csignal>
@@ -24,65 +24,74 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kGradeHelp = R"(usage: mkb grade KERNEL --problem P --dsl D [options]
+const char* const kGradeIntro = R"(usage: mkb grade KERNEL --problem P --dsl D [options]
 
 Grades one kernel file (a kernel.py defining solve(*inputs)) against one problem with the Python grader
 (docs/guide/grading.md): import, correctness draws against the float64 anchor, compliance, timing against eager
 PyTorch, outliers, quantization metrics and roofline. Prints the grading report, or the verdict JSON with --json.
+)";
 
-options:
-  --problem P     the problem: number ("7", "p07"), name ("attention/07_slug") or path to its file
-  --dsl D         the kernel's DSL id (resources/dsls/D.json, or a --dsl-dir)
-  --suite DIR     a suite root to find P in (repeatable; default: the shipped problems)
-  --device DEV    cuda:N (default cuda:0) or cpu
-  --python PATH   the interpreter that runs the grader (default: $MKB_PYTHON, else python3); it needs torch
-  --timeout S     the evaluation bound in seconds (default 600); mkb allows the grader S + 30 s in all
-  --boundary B    the implementation boundary: mkb (default; MetaKernelBench's rule, eager PyTorch may finish what
-                  a DSL kernel started) or strict (all arithmetic in the DSL); the verdict records it
-  --dsl-dir DIR   an extra folder of DSL descriptors, searched first (repeatable)
-  --json          print the verdict JSON instead of the report (with the speedup's 95% CI, speedup_ci_low and
-                  speedup_ci_high, and the GPU time, gpu_median_ms; fields: docs/grader-protocol.md)
-  --store PATH    the project store: peaks for roofline come from its latest probe of the device
-                  (default: $MKB_STORE or the user's store, when it exists)
-  --save          record the verdict in the store as a trial of model "manual" (arm solo_D, replicate 1);
-                  an earlier manual trial of the same problem and DSL is archived, never deleted
+/// mkb grade's options, declared once: the parser and the help's options come from here.
+const OptionTable& gradeOptions() {
+    static const OptionTable table = {
+        textOption("problem", "P",
+                   "the problem: number (\"7\", \"p07\"), name (\"attention/07_slug\") or path to its file")
+            .isRequired(),
+        textOption("dsl", "D", "the kernel's DSL id (resources/dsls/D.json, or a --dsl-dir)").isRequired(),
+        pathOption("suite", "DIR", "a suite root to find P in").defaultSaid("the shipped problems").isRepeatable(),
+        textOption("device", "DEV", "cuda:N or cpu").withDefault("cuda:0"),
+        pathOption("python", "PATH", "the interpreter that runs the grader; it needs torch")
+            .defaultSaid("$MKB_PYTHON, else python3"),
+        numberOption("timeout", "S", "the evaluation bound in seconds; mkb allows the grader S + 30 s in all")
+            .withDefault(GradeSettings{}.timeoutS)
+            .above(0),
+        textOption("boundary", "B",
+                   "the implementation boundary: mkb (MetaKernelBench's rule, eager PyTorch may finish what a DSL "
+                   "kernel started) or strict (all arithmetic in the DSL); the verdict records it")
+            .withDefault(GradeSettings{}.boundary),
+        pathOption("dsl-dir", "DIR", "an extra folder of DSL descriptors, searched first").isRepeatable(),
+        flagOption("json", "print the verdict JSON instead of the report (with the speedup's 95% CI, speedup_ci_low "
+                           "and speedup_ci_high, and the GPU time, gpu_median_ms; fields: docs/grader-protocol.md)"),
+        pathOption("store", "PATH", "the project store: peaks for roofline come from its latest probe of the device")
+            .defaultSaid("$MKB_STORE or the user's store, when it exists"),
+        flagOption("save", "record the verdict in the store as a trial of model \"manual\" (arm solo_D, replicate 1); "
+                           "an earlier manual trial of the same problem and DSL is archived, never deleted"),
+    };
+    return table;
+}
 
-exit codes: 0 passed, 1 graded and failed, 2 bad command line, 3 missing kernel, unknown problem or DSL,
+const char* const kGradeExitCodes =
+    R"(exit codes: 0 passed, 1 graded and failed, 2 bad command line, 3 missing kernel, unknown problem or DSL,
             4 store error, 5 infrastructure error (grader or GPU failed; grade again), 130 interrupted
 )";
 
 std::atomic<bool>& interrupted = interruptRequested();
 
+std::string gradeHelp() {
+    return verbHelp(kGradeIntro, gradeOptions(), kGradeExitCodes);
+}
+
 int runGrade(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.flags = {"json", "save"};
-    spec.options = {"problem", "dsl", "suite", "device", "python", "timeout", "dsl-dir", "store", "boundary"};
-    spec.repeatable = {"suite", "dsl-dir"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(gradeOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb grade --help)");
     }
-    const ParsedArgs& args = *parsed;
-    if (args.wantsHelp()) {
-        std::cout << kGradeHelp;
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << gradeHelp();
         return kExitOk;
     }
     if (args.positionals.size() != 1) {
         return fail(kExitUsage, "mkb grade takes exactly one KERNEL file (mkb grade --help)");
     }
-    auto problemName = args.option("problem");
-    auto dsl = args.option("dsl");
-    if (!problemName || !dsl) {
-        return fail(kExitUsage,
-                    std::string("mkb grade needs --") + (problemName ? "dsl" : "problem") + " (mkb grade --help)");
+    if (Status required = requireOptions(gradeOptions(), args); !required) {
+        return fail(kExitUsage, "mkb grade: " + required.error().message + " (mkb grade --help)");
     }
-    const std::string device = args.optionOr("device", "cuda:0");
+    auto problemName = args.value("problem");
+    auto dsl = args.value("dsl");
+    const std::string device = args.text("device");
     if (Status valid = validateDevice(device); !valid) {
         return fail(kExitUsage, valid.error().message);
-    }
-    auto timeout = args.doubleOption("timeout", GradeSettings{}.timeoutS);
-    if (!timeout || *timeout <= 0) {
-        return fail(kExitUsage, timeout ? "--timeout takes a positive number of seconds" : timeout.error().message);
     }
     std::error_code ec;
     fs::path kernelPath = fs::absolute(args.positionals[0], ec);
@@ -126,38 +135,38 @@ int runGrade(const std::vector<std::string>& rawArgs) {
     }
 
     GradeSettings settings;
-    settings.timeoutS = *timeout;
-    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)));
+    settings.timeoutS = args.number("timeout");
+    auto boundary = parseBoundary(args.text("boundary"));
     if (!boundary) {
         return fail(kExitUsage, boundary.error().message + " (mkb grade --help)");
     }
     settings.boundary = *boundary;
     GradeRequest request = makeGradeRequest(*problem, kernelPath, *dsl, *descriptor, device, settings);
 
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     auto opened =
-        openGradingStore(storePath, args.option("store").has_value() || args.has("save"), args.has("save"), request);
+        openGradingStore(storePath, args.value("store").has_value() || args.flag("save"), args.flag("save"), request);
     if (!opened) {
         return fail(kExitStore, opened.error().message);
     }
     const std::unique_ptr<Store> store = std::move(opened).value();
 
     installInterruptHandler();
-    bool showStages = !args.has("json") && ::isatty(STDERR_FILENO);
+    bool showStages = !args.flag("json") && ::isatty(STDERR_FILENO);
     StageCallback onStage = [&](const std::string& stage) {
         if (showStages) {
             std::cerr << "mkb grade: " << stage << "...\n";
         }
     };
     GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
+    launch.python = graderPythonFrom(args.value("python"));
     const KernelGrading graded = gradeKernelFile(request, launch, onStage, &interrupted);
     const Verdict& verdict = graded.verdict;
     if (interrupted.load()) {
         return fail(kExitInterrupted, "grading interrupted; nothing was saved");
     }
 
-    if (args.has("json")) {
+    if (args.flag("json")) {
         std::cout << verdict.json << '\n';
     } else {
         ReportHeading heading{problem->name(), *dsl, kernelPath.string(), device};
@@ -167,7 +176,7 @@ int runGrade(const std::vector<std::string>& rawArgs) {
         }
     }
 
-    if (args.has("save")) {
+    if (args.flag("save")) {
         if (Status saved = saveManualTrial(*store, *problem, *dsl, *kernelSource, verdict, graded.graderFingerprint);
             !saved) {
             return fail(kExitStore,
@@ -181,7 +190,7 @@ int runGrade(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered =
-    registerCommand({"grade", "grade one kernel.py against a problem and print the report", kGradeHelp, runGrade});
+    registerCommand({"grade", "grade one kernel.py against a problem and print the report", gradeHelp(), runGrade});
 
 } // namespace
 } // namespace mkb::cli

@@ -6,10 +6,10 @@
 #include "core/io/import_summary_text.h"
 #include "core/io/kbx_corpus_import.h"
 #include "core/io/mkb_results_import.h"
-#include "core/vocabulary/arms.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/vocabulary/arms.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +20,7 @@
 namespace mkb::cli {
 namespace {
 
-const char* const kImportHelp =
+const char* const kImportIntro =
     R"(usage: mkb import PATH [--store PATH] [--suite-name NAME] [--problems DIR]... [--json]
        mkb import kernelbenchx-corpus FILE.jsonl [--store PATH] [--model NAME] [--tasks CHECKOUT]
                                                  [--suite DIR] [--dsl ID] [--json]
@@ -37,31 +37,65 @@ rest imports. Only regular files whose real path lies inside the results folder 
 by trial, so two at once file each trial once; importing again links skill arms stored without their source trial.
 On a terminal, stderr shows the trials handled of all and the one being imported.
 
-options:
-  --store PATH       the project store (default: $MKB_STORE, else the user's data folder); created when missing
-  --suite-name NAME  the suite the imported trials are filed under (default: metakernelbench)
-  --problems DIR     a MetaKernelBench problems/ folder used to name families that results.json lacks (repeatable)
-  --json             print the summary as one JSON object
+)";
 
-kernelbenchx-corpus reads KernelBench-X's refinement corpus (data/kbx_corpus/all_records.jsonl: before/after
+const char* const kCorpusIntro =
+    R"(kernelbenchx-corpus reads KernelBench-X's refinement corpus (data/kbx_corpus/all_records.jsonl: before/after
 records of one agent's rounds) and files one trial per task in suite kernelbenchx, arm solo_triton, replicate 1,
 with each round's kernel as a submission (round_0 is submission 1) and the last round's verdict as the final one.
 Every verdict is KernelBench-X's own (call_ok -> imported, exe_ok -> correct, perf_ok with its speedup -> passed),
 stored under the boundary "kbx" so that it is never compared with ours. A task of the checkout keeps the number
 `mkb suite import kernelbenchx` gives it; a task the checkout lacks is numbered from 900 and listed. A malformed
 line is reported (line and field) and the rest imports; importing again changes nothing.
-  --model NAME       the model the trials are filed under (default: kbx-geak; the corpus names no LLM)
-  --tasks CHECKOUT   the KernelBench-X checkout that numbers the tasks (default: the checkout FILE lies in, when it
-                     lies in data/kbx_corpus/ of one)
-  --suite DIR        the suite mkb suite import kernelbenchx wrote from that checkout: each corpus task's problem file
-                     is stored with its trials, so the report knows its KernelBench-X category
-  --dsl ID           the DSL the corpus's kernels are written in (default: triton, as KernelBench-X's are); the
-                     trials' arm is solo_<ID>
+)";
 
-exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
+const char* const kImportExitCodes =
+    R"(exit codes: 0 imported with no issue, 1 imported but some items were skipped (listed on stderr),
             3 the folder (or corpus file, or task checkout) is missing or holds nothing to import,
             4 the store cannot be opened or written
 )";
+
+/// mkb import's options for a results folder.
+const OptionTable& importOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the project store; created when missing")
+            .defaultSaid("$MKB_STORE, else the user's data folder"),
+        textOption("suite-name", "NAME", "the suite the imported trials are filed under")
+            .withDefault(ImportOptions{}.suite),
+        pathOption("problems", "DIR",
+                   "a MetaKernelBench problems/ folder used to name families that results.json lacks")
+            .isRepeatable(),
+        flagOption("json", "print the summary as one JSON object"),
+    };
+    return table;
+}
+
+/// mkb import kernelbenchx-corpus's options.
+const OptionTable& corpusOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the project store; created when missing")
+            .defaultSaid("$MKB_STORE, else the user's data folder"),
+        textOption("model", "NAME", "the model the trials are filed under (the corpus names no LLM)")
+            .withDefault(CorpusImportOptions{}.model),
+        pathOption("tasks", "CHECKOUT", "the KernelBench-X checkout that numbers the tasks")
+            .defaultSaid("the checkout FILE lies in, when it lies in data/kbx_corpus/ of one"),
+        pathOption("suite", "DIR",
+                   "the suite mkb suite import kernelbenchx wrote from that checkout: each corpus task's problem file "
+                   "is stored with its trials, so the report knows its KernelBench-X category"),
+        textOption("dsl", "ID",
+                   "the DSL the corpus's kernels are written in (KernelBench-X's are triton); the trials' arm is "
+                   "solo_<ID>")
+            .withDefault(CorpusImportOptions{}.dsl),
+        flagOption("json", "print the summary as one JSON object"),
+    };
+    return table;
+}
+
+/// The whole --help: both forms' options, each table as declared.
+std::string importHelp() {
+    return verbHelp(kImportIntro, importOptions(),
+                    std::string(kCorpusIntro) + optionsHelp(corpusOptions()) + "\n" + kImportExitCodes);
+}
 
 /// The checkout a corpus file lies in: CHECKOUT/data/kbx_corpus/FILE, when CHECKOUT holds data/kernelbenchx/.
 /// An import that a store write stopped (locked, read-only, full): not the input's fault, so the store's own exit code,
@@ -82,13 +116,12 @@ std::optional<std::filesystem::path> checkoutHolding(const std::filesystem::path
 }
 
 int runCorpusImport(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec{{"json"}, {"store", "model", "tasks", "suite", "dsl"}, {}};
-    auto args = parseArgs(std::vector<std::string>(rawArgs.begin() + 1, rawArgs.end()), spec);
+    auto args = parseOptions(corpusOptions(), std::vector<std::string>(rawArgs.begin() + 1, rawArgs.end()));
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kImportHelp;
+    if (args->help) {
+        std::cout << importHelp();
         return kExitOk;
     }
     if (args->positionals.size() != 1) {
@@ -100,17 +133,17 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
         return fail(kExitBadInput, "corpus file " + file.string() + " does not exist or is not a file");
     }
     CorpusImportOptions options;
-    options.model = args->optionOr("model", options.model);
+    options.model = args->text("model");
     if (options.model.empty()) {
         return fail(kExitUsage, "--model needs a non-empty name");
     }
-    options.dsl = args->optionOr("dsl", options.dsl);
+    options.dsl = args->text("dsl");
     if (!isValidDslId(options.dsl)) {
         return fail(kExitUsage,
                     "--dsl: '" + options.dsl +
                         "' is not a DSL id (a lowercase letter, then lowercase letters, digits or underscores)");
     }
-    if (auto tasks = args->option("tasks")) {
+    if (auto tasks = args->value("tasks")) {
         options.checkout = std::filesystem::path(*tasks);
     } else {
         options.checkout = checkoutHolding(file);
@@ -120,13 +153,13 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
             return fail(kExitBadInput, "--tasks: " + listed.error().message);
         }
     }
-    if (auto suite = args->option("suite")) {
+    if (auto suite = args->value("suite")) {
         if (!std::filesystem::is_directory(*suite, ec)) {
             return fail(kExitBadInput, "--suite: " + *suite + " does not exist or is not a folder");
         }
         options.suiteFolder = std::filesystem::path(*suite);
     }
-    auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
+    auto store = Store::open(args->value("store").value_or(defaultStorePath().string()), OpenMode::CreateIfMissing);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
@@ -150,7 +183,7 @@ int runCorpusImport(const std::vector<std::string>& rawArgs) {
     if (summary->records == 0 && summary->lines == 0) {
         return fail(kExitBadInput, "corpus file " + file.string() + " holds no records");
     }
-    if (args->has("json")) {
+    if (args->flag("json")) {
         nlohmann::json absent = nlohmann::json::array();
         for (const CorpusProblem& problem : summary->absentTasks) {
             absent.push_back({{"task", problem.taskId}, {"number", problem.number}, {"slug", problem.slug}});
@@ -190,20 +223,19 @@ int runImport(const std::vector<std::string>& rawArgs) {
     if (!rawArgs.empty() && rawArgs[0] == "kernelbenchx-corpus") {
         return runCorpusImport(rawArgs);
     }
-    ArgSpec spec{{"json"}, {"store", "suite-name", "problems"}, {"problems"}};
-    auto args = parseArgs(rawArgs, spec);
+    auto args = parseOptions(importOptions(), rawArgs);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kImportHelp;
+    if (args->help) {
+        std::cout << importHelp();
         return kExitOk;
     }
     if (args->positionals.size() != 1) {
         return fail(kExitUsage, "import takes one results folder (see mkb import --help)");
     }
     ImportOptions options;
-    options.suite = args->optionOr("suite-name", options.suite);
+    options.suite = args->text("suite-name");
     std::vector<std::filesystem::path> suiteRoots;
     for (const std::string& dir : args->all("problems")) {
         suiteRoots.emplace_back(dir);
@@ -214,7 +246,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
     if (!std::filesystem::is_directory(folder, ec)) {
         return fail(kExitBadInput, "results folder " + folder.string() + " does not exist or is not a folder");
     }
-    auto store = Store::open(args->optionOr("store", defaultStorePath().string()), OpenMode::CreateIfMissing);
+    auto store = Store::open(args->value("store").value_or(defaultStorePath().string()), OpenMode::CreateIfMissing);
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
@@ -239,7 +271,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
     if (summary->storeFailure) {
         return stoppedByTheStore(*summary->storeFailure, importCountsText(*summary));
     }
-    if (args->has("json")) {
+    if (args->flag("json")) {
         nlohmann::json out = {{"models", summary->models},
                               {"trials_imported", summary->trialsImported},
                               {"trials_unchanged", summary->trialsUnchanged},
@@ -260,7 +292,7 @@ int runImport(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"import", "import a MetaKernelBench results folder or KernelBench-X's corpus into the project store", kImportHelp,
+    {"import", "import a MetaKernelBench results folder or KernelBench-X's corpus into the project store", importHelp(),
      runImport});
 
 } // namespace

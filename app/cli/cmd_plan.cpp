@@ -4,12 +4,13 @@
 #include "app/cli/run_selection.h"
 
 #include "core/catalog/dsl_registry.h"
-#include "core/vocabulary/boundary.h"
 #include "core/grader_client/grader_fingerprint.h"
 #include "core/protocol/plan_history.h"
 #include "core/protocol/planner.h"
+#include "core/protocol/run_options.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kPlanHelp = R"(usage: mkb plan --problems GLOB --dsls A,B[,C...] [options]
+const char* const kPlanIntro = R"(usage: mkb plan --problems GLOB --dsls A,B[,C...] [options]
 
 Plans a run: every trial of the selected problems × both solo arms and both skill arms of the DSL pair ×
 replicates (with more than two DSLs, of every pair of them: one solo per DSL, a skill arm per ordered pair), each
@@ -41,37 +42,60 @@ Solos come first; a skill arm whose source solo will (re)run waits for it. One l
 This command only prints the plan; nothing is run or written, with or without --dry-run.
 Running a plan is the job of `mkb run` (which takes the same options).
 
-options:
-  --problems GLOB         problems to include: a shell glob over "family/NN_slug", "pNN", "NN_slug" or
-                          the family, e.g. "*", "p0[1-3]", "attention/*"  (required)
-  --suite DIR             a suite root (repeatable; default: the shipped problems/)
-  --dsls A,B[,C...]       two or more different ids of resources/dsls/ (required); n DSLs plan all n(n-1)
-                          directions, e.g. triton,cuda,numba,pallas gives 12
-  --replicates N          replicates per cell, 1..100 (default 1)
-  --model NAME            the model whose history is read (default: reference)
-  --store PATH            the project store (default: $MKB_STORE, else the user's data folder); a store that
-                          does not exist yet means an empty history and is not created
-  --grader-fingerprint H  judge records against this grader fingerprint (default: the fingerprint of the
-                          grader package this mkb uses; records graded by another grader are stale)
-  --boundary B            the implementation boundary the run would grade under: mkb (default) or strict
-                          (docs/guide/boundaries.md); records graded under another one are stale
-  --rerun-stale           turn stale trials into redo entries
-  --dry-run               print the plan only (today this is what plan always does)
-  --json                  print one JSON object instead of text
+)";
 
-exit codes: 0 planned, 2 bad command line or unknown DSL, 3 suite folder missing or no problem matched,
+const char* const kPlanExitCodes =
+    R"(exit codes: 0 planned, 2 bad command line or unknown DSL, 3 suite folder missing or no problem matched,
             4 the store cannot be opened
 )";
+
+/// mkb plan's options: those it shares with mkb run are run's own declarations (core/protocol/run_options.h), so
+/// the two verbs cannot drift apart; the rest are declared here.
+const OptionTable& planOptions() {
+    static const OptionTable table = [] {
+        auto run = [](const char* name) { return *findOption(runOptionDeclarations(), name); };
+        auto saying = [](OptionDeclaration option, std::string help) {
+            option.help = std::move(help);
+            return option;
+        };
+        OptionDeclaration dryRun = run("dry-run");
+        dryRun.help = "print the plan only (today this is what plan always does)";
+        OptionDeclaration store = run("store");
+        store.help = "the project store; a store that does not exist yet means an empty history and is not created";
+        return OptionTable{
+            run("problems"),
+            run("suite"),
+            saying(run("dsls"), "two or more different ids of resources/dsls/; n DSLs plan all n(n-1) directions, "
+                                "e.g. triton,cuda,numba,pallas gives 12"),
+            run("replicates"),
+            textOption("model", "NAME", "the model whose history is read").withDefault("reference"),
+            store,
+            textOption("grader-fingerprint", "H",
+                       "judge records against this grader fingerprint (records graded by another grader are stale)")
+                .defaultSaid("the fingerprint of the grader package this mkb uses"),
+            saying(run("boundary"), "the implementation boundary the run would grade under: mkb or strict "
+                                    "(docs/guide/boundaries.md); records graded under another one are stale"),
+            saying(run("rerun-stale"), "turn stale trials into redo entries"),
+            dryRun,
+            flagOption("json", "print one JSON object instead of text"),
+        };
+    }();
+    return table;
+}
+
+std::string planHelp() {
+    return verbHelp(kPlanIntro, planOptions(), kPlanExitCodes);
+}
 
 struct PlanOptions {
     std::string glob;
     std::vector<fs::path> suites;
     std::vector<std::string> dsls; // two or more; every pair is planned
-    int replicates = 1;
-    std::string model = "reference";
+    int replicates = 0;
+    std::string model;
     fs::path storePath;
     std::string graderFingerprint;
-    std::string boundary = std::string(kBoundaryMkb);
+    std::string boundary;
     bool rerunStale = false;
     bool dryRun = false;
     bool json = false;
@@ -151,18 +175,18 @@ void printPlan(const Plan& plan, const PlanOptions& options, std::size_t problem
     std::fflush(stdout);
 }
 
-Result<PlanOptions> readOptions(const ParsedArgs& args) {
+Result<PlanOptions> readOptions(const ParsedOptions& args) {
     PlanOptions options;
     if (!args.positionals.empty()) {
         return makeError("plan: unexpected argument '" + safeOneLine(args.positionals.front()) +
                          "'; see mkb plan --help");
     }
-    auto glob = args.option("problems");
+    auto glob = args.value("problems");
     if (!glob || trimmed(*glob).empty()) {
         return makeError("plan: --problems GLOB is required, e.g. --problems '*'");
     }
     options.glob = *glob;
-    auto dsls = args.option("dsls");
+    auto dsls = args.value("dsls");
     if (!dsls) {
         return makeError("plan: --dsls A,B is required, e.g. --dsls triton,cuda");
     }
@@ -171,12 +195,8 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
         return list.error();
     }
     options.dsls = std::move(list).value();
-    auto replicates = args.intOption("replicates", 1, 1, 100);
-    if (!replicates) {
-        return replicates.error();
-    }
-    options.replicates = *replicates;
-    options.model = args.optionOr("model", options.model);
+    options.replicates = args.integer("replicates");
+    options.model = args.text("model");
     if (trimmed(options.model).empty()) {
         return makeError("plan: --model needs a name");
     }
@@ -186,8 +206,8 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
     if (options.suites.empty()) {
         options.suites.push_back(shippedProblemsDir());
     }
-    options.storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
-    if (auto given = args.option("grader-fingerprint")) {
+    options.storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
+    if (auto given = args.value("grader-fingerprint")) {
         options.graderFingerprint = *given;
     } else {
         Result<std::string> current = graderFingerprintOf(graderPackageDir());
@@ -196,27 +216,24 @@ Result<PlanOptions> readOptions(const ParsedArgs& args) {
         }
         options.graderFingerprint = *current;
     }
-    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)), "plan: --boundary");
+    auto boundary = parseBoundary(args.text("boundary"), "plan: --boundary");
     if (!boundary) {
         return boundary.error();
     }
     options.boundary = *boundary;
-    options.rerunStale = args.has("rerun-stale");
-    options.dryRun = args.has("dry-run");
-    options.json = args.has("json");
+    options.rerunStale = args.flag("rerun-stale");
+    options.dryRun = args.flag("dry-run");
+    options.json = args.flag("json");
     return options;
 }
 
 int runPlan(const std::vector<std::string>& rawArgs) {
-    const ArgSpec spec{{"rerun-stale", "dry-run", "json"},
-                       {"problems", "suite", "dsls", "replicates", "model", "store", "grader-fingerprint", "boundary"},
-                       {"suite"}};
-    Result<ParsedArgs> args = parseArgs(rawArgs, spec);
+    Result<ParsedOptions> args = parseOptions(planOptions(), rawArgs);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kPlanHelp;
+    if (args->help) {
+        std::cout << planHelp();
         return kExitOk;
     }
     Result<PlanOptions> options = readOptions(*args);
@@ -273,7 +290,7 @@ int runPlan(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered =
-    registerCommand({"plan", "plan a run: run / rerun / reuse / stale per trial (prints only)", kPlanHelp, runPlan});
+    registerCommand({"plan", "plan a run: run / rerun / reuse / stale per trial (prints only)", planHelp(), runPlan});
 
 } // namespace
 } // namespace mkb::cli

@@ -21,7 +21,7 @@ namespace mkb::cli {
 namespace {
 namespace fs = std::filesystem;
 
-const char* const kProblemsHelp = R"(usage: mkb problems list [--suite DIR]... [--family F] [--json]
+const char* const kProblemsIntro = R"(usage: mkb problems list [--suite DIR]... [--family F] [--json]
        mkb problems show PROBLEM [--suite DIR]... [--json]
        mkb problems validate DIR [--python PATH] [--json]
 
@@ -38,15 +38,26 @@ Browse the problem catalog. Problem files are read as text and never executed.
              (a syntax error, a NUL byte, nesting too deep) is refused too; each DSL a valid problem
              can have no solution in is noted as "note: NAME: no DSL solution: reason"
 
-options:
-  --suite DIR   a suite root to read (repeatable); default: the shipped problems folder
-  --family F    list only this family
-  --json        machine-readable output
-  --python PATH the interpreter validate compiles with (default: $MKB_PYTHON, else python3)
+)";
 
-exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing, or the
+const char* const kProblemsRest =
+    R"(exit codes: 0 ok; 1 validate found issues; 2 bad command line; 3 a folder is missing, or the
 problem is unknown or malformed (show then prints why the file is not a valid problem).
 )";
+
+const OptionTable& problemsOptions() {
+    static const OptionTable table = {
+        pathOption("suite", "DIR", "a suite root to read").defaultSaid("the shipped problems folder").isRepeatable(),
+        textOption("family", "F", "list only this family"),
+        flagOption("json", "machine-readable output"),
+        pathOption("python", "PATH", "the interpreter validate compiles with").defaultSaid("$MKB_PYTHON, else python3"),
+    };
+    return table;
+}
+
+std::string problemsHelp() {
+    return verbHelp(kProblemsIntro, problemsOptions(), kProblemsRest);
+}
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {
     std::string out;
@@ -117,7 +128,7 @@ nlohmann::json issuesJson(const std::vector<CatalogIssue>& issues) {
 }
 
 /// The suite roots named by --suite, or the shipped folder; a missing root is bad input.
-Result<std::vector<fs::path>> suiteRoots(const ParsedArgs& args) {
+Result<std::vector<fs::path>> suiteRoots(const ParsedOptions& args) {
     std::vector<fs::path> roots;
     for (const std::string& suite : args.all("suite")) {
         roots.emplace_back(suite);
@@ -142,20 +153,20 @@ void noteSkippedFiles(const Catalog& catalog, const std::vector<fs::path>& roots
               << safeOneLine(roots.front().string()) << "` lists them\n";
 }
 
-int listProblems(const ParsedArgs& args) {
+int listProblems(const ParsedOptions& args) {
     auto roots = suiteRoots(args);
     if (!roots) {
         return fail(kExitBadInput, roots.error().message);
     }
     Catalog catalog = loadCatalog(*roots);
-    const std::string family = args.optionOr("family", "");
+    const std::string family = args.text("family");
     std::vector<const Problem*> shown;
     for (const Problem& problem : catalog.problems) {
         if (family.empty() || problem.family == family) {
             shown.push_back(&problem);
         }
     }
-    if (args.has("json")) {
+    if (args.flag("json")) {
         nlohmann::json list = nlohmann::json::array();
         for (const Problem* problem : shown) {
             list.push_back(problemJson(*problem, false));
@@ -187,7 +198,7 @@ int listProblems(const ParsedArgs& args) {
     return kExitOk;
 }
 
-int showProblem(const ParsedArgs& args) {
+int showProblem(const ParsedOptions& args) {
     if (args.positionals.size() != 1) {
         return fail(kExitUsage, "problems show takes one PROBLEM (a number, NN_slug or family/NN_slug); see --help");
     }
@@ -210,7 +221,7 @@ int showProblem(const ParsedArgs& args) {
         return fail(kExitBadInput, "unknown problem '" + safeOneLine(wanted) + "': nothing in " + rootText +
                                        " has that number or name; `mkb problems list` shows the names");
     }
-    if (args.has("json")) {
+    if (args.flag("json")) {
         std::cout << problemJson(*problem, true).dump(2) << '\n';
         return kExitOk;
     }
@@ -244,7 +255,7 @@ int showProblem(const ParsedArgs& args) {
     return kExitOk;
 }
 
-int validateSuite(const ParsedArgs& args) {
+int validateSuite(const ParsedOptions& args) {
     if (args.positionals.size() != 1) {
         return fail(kExitUsage, "problems validate takes one DIR (a suite root with family folders); see --help");
     }
@@ -258,7 +269,7 @@ int validateSuite(const ParsedArgs& args) {
     for (const Problem& problem : catalog.problems) {
         readable.push_back(problem.path);
     }
-    Result<std::vector<CatalogIssue>> compiled = pythonSyntaxIssues(readable, graderPythonFrom(args.option("python")));
+    Result<std::vector<CatalogIssue>> compiled = pythonSyntaxIssues(readable, graderPythonFrom(args.value("python")));
     if (!compiled) {
         std::cerr << "mkb: warning: " << safeOneLine(compiled.error().message)
                   << "; the files were only read, not compiled (name an interpreter with --python)\n";
@@ -278,7 +289,7 @@ int validateSuite(const ParsedArgs& args) {
             withoutSolutions.push_back({{"problem", problem.name()}, {"dsl", dsl}, {"reason", reason}});
         }
     }
-    if (args.has("json")) {
+    if (args.flag("json")) {
         nlohmann::json report = {{"root", root.string()},
                                  {"problems", catalog.problems.size()},
                                  {"issues", issuesJson(catalog.issues)},
@@ -304,24 +315,24 @@ int runProblems(const std::vector<std::string>& rawArgs) {
     }
     const std::string action = rawArgs[0];
     std::vector<std::string> rest(rawArgs.begin() + 1, rawArgs.end());
-    ArgSpec spec{{"json"}, {"suite", "family"}, {"suite"}};
+    OptionTable accepted = selectOptions(problemsOptions(), {"suite", "family", "json"});
     if (action == "validate") {
-        spec = ArgSpec{{"json"}, {"python"}, {}};
+        accepted = selectOptions(problemsOptions(), {"python", "json"});
     } else if (action == "show") {
-        spec = ArgSpec{{"json"}, {"suite"}, {"suite"}};
+        accepted = selectOptions(problemsOptions(), {"suite", "json"});
     } else if (action != "list") {
         if (action == "--help" || action == "-h") {
-            std::cout << kProblemsHelp;
+            std::cout << problemsHelp();
             return kExitOk;
         }
         return fail(kExitUsage, "unknown action 'problems " + safeOneLine(action) + "'; use list, show or validate");
     }
-    auto args = parseArgs(rest, spec);
+    auto args = parseOptions(accepted, rest);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kProblemsHelp;
+    if (args->help) {
+        std::cout << problemsHelp();
         return kExitOk;
     }
     if (action == "list") {
@@ -334,8 +345,8 @@ int runProblems(const std::vector<std::string>& rawArgs) {
     return action == "show" ? showProblem(*args) : validateSuite(*args);
 }
 
-const bool registered =
-    registerCommand({"problems", "list, show and validate problems (never executes them)", kProblemsHelp, runProblems});
+const bool registered = registerCommand(
+    {"problems", "list, show and validate problems (never executes them)", problemsHelp(), runProblems});
 
 } // namespace
 } // namespace mkb::cli

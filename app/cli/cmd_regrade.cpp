@@ -4,11 +4,11 @@
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/grader_client/grader_pool.h"
 #include "core/protocol/regrade.h"
 #include "core/protocol/run_selection.h"
 #include "core/util/paths.h"
+#include "core/vocabulary/boundary.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kRegradeHelp =
+const char* const kRegradeIntro =
     R"(usage: mkb regrade [--store S] [--model NAME] [--boundary mkb|strict] [--device DEV | --devices LIST]
                    [--workers N] [--problems GLOB] [--time-limit SECONDS] [options]
 
@@ -33,31 +33,52 @@ submission is graded as it is. The problem file is the one the store holds for t
 Convergent: a submission already regraded under the boundary with the same grader and problem is skipped, so the same
 command again grades nothing; an interrupted or time-limited run keeps what it graded and the next one continues.
 
-options:
-  --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
-  --model NAME          only this model's trials, e.g. kbx-geak (default: every model)
-  --boundary B          mkb (default) or strict
-  --problems GLOB       only trials whose problem matches: NNN, NNN_slug, family/NNN_slug or the corpus task
-                        (Activation/gelu_bf16) (default "*")
-  --device DEV          cuda:N (default cuda:0) or cpu
-  --devices LIST        several devices, one grader server each (e.g. all, or cuda:0,cuda:1)
-  --workers N           gradings in flight at once (default: one per device)
-  --time-limit S        start no grading after S seconds; run again to continue
-  --dsl ID              grade as this DSL instead of each trial's (a corpus written in another DSL)
-  --dsl-dir DIR         an extra folder of DSL descriptors, searched first (repeatable)
-  --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
-  --grade-timeout S     bound of one evaluation (default 600)
-  --warmup-draws N      warm-up draws before timing (default 10)
-  --timing-draws N      timed draws (default 50)
-  --kernels DIR         keep each round's kernel.py under DIR (default: a temporary folder, removed at the end)
-  --dry-run             list what would be graded and write the kernels (with --kernels); grade and store nothing
+)";
 
-output: one line per round: "<task> <round>  <status>  ours (<boundary>): <verdict>  theirs (<boundary>): <verdict>",
+const char* const kRegradeRest =
+    R"(output: one line per round: "<task> <round>  <status>  ours (<boundary>): <verdict>  theirs (<boundary>): <verdict>",
         then a summary with the seconds per kernel graded.
 exit codes: 0 every selected round is graded, current or skipped with its reason (a time limit also exits 0 and says
             how many are left), 2 bad command line, 3 a DSL descriptor is missing, 4 store error, 5 the grader failed
             for some rounds (run again), 130 interrupted (run again to continue)
 )";
+
+const OptionTable& regradeOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the project store").defaultSaid("$MKB_STORE, else the user's data folder"),
+        textOption("model", "NAME", "only this model's trials, e.g. kbx-geak").defaultSaid("every model"),
+        textOption("boundary", "B", "mkb or strict").withDefault(GradeSettings{}.boundary),
+        textOption("problems", "GLOB",
+                   "only trials whose problem matches: NNN, NNN_slug, family/NNN_slug or the corpus task "
+                   "(Activation/gelu_bf16)")
+            .withDefault("*"),
+        textOption("device", "DEV", "cuda:N or cpu").withDefault("cuda:0"),
+        textOption("devices", "LIST", "several devices, one grader server each (e.g. all, or cuda:0,cuda:1)"),
+        integerOption("workers", "N", "gradings in flight at once").within(1, 64).defaultSaid("one per device"),
+        numberOption("time-limit", "S", "start no grading after S seconds; run again to continue").above(0),
+        textOption("dsl", "ID", "grade as this DSL instead of each trial's (a corpus written in another DSL)"),
+        pathOption("dsl-dir", "DIR", "an extra folder of DSL descriptors, searched first").isRepeatable(),
+        pathOption("python", "PATH", "the grader's interpreter").defaultSaid("$MKB_PYTHON, else python3"),
+        numberOption("grade-timeout", "S", "bound of one evaluation, in seconds")
+            .withDefault(GradeSettings{}.timeoutS)
+            .above(0),
+        integerOption("warmup-draws", "N", "warm-up draws before timing")
+            .withDefault(GradeSettings{}.warmupDraws)
+            .within(0, 1000),
+        integerOption("timing-draws", "N", "timed draws")
+            .withDefault(GradeSettings{}.timingDraws)
+            .within(GradeSettings{}.recheckDraws, 10000),
+        pathOption("kernels", "DIR", "keep each round's kernel.py under DIR")
+            .defaultSaid("a temporary folder, removed at the end"),
+        flagOption("dry-run",
+                   "list what would be graded and write the kernels (with --kernels); grade and store nothing"),
+    };
+    return table;
+}
+
+std::string regradeHelp() {
+    return verbHelp(kRegradeIntro, regradeOptions(), kRegradeRest);
+}
 
 void printRound(const RegradeRound& round, const std::string& boundary) {
     std::string line = round.task + " " + round.round + "  " + toString(round.status);
@@ -72,75 +93,51 @@ void printRound(const RegradeRound& round, const std::string& boundary) {
 }
 
 int runRegrade(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.flags = {"dry-run"};
-    spec.options = {"store",   "model",         "boundary",     "problems",     "device",
-                    "devices", "workers",       "time-limit",   "dsl",          "dsl-dir",
-                    "python",  "grade-timeout", "warmup-draws", "timing-draws", "kernels"};
-    spec.repeatable = {"dsl-dir"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(regradeOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb regrade --help)");
     }
-    const ParsedArgs& args = *parsed;
-    if (args.wantsHelp()) {
-        std::cout << kRegradeHelp;
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << regradeHelp();
         return kExitOk;
     }
     if (!args.positionals.empty()) {
         return fail(kExitUsage, "regrade: unexpected argument '" + args.positionals.front() + "' (mkb regrade --help)");
     }
     RegradeJob job;
-    auto boundary = parseBoundary(args.optionOr("boundary", "mkb"));
+    auto boundary = parseBoundary(args.text("boundary"));
     if (!boundary) {
         return fail(kExitUsage, "regrade: " + boundary.error().message);
     }
     job.grade.boundary = *boundary;
-    if (args.option("device") && args.option("devices")) {
+    if (args.value("device") && args.value("devices")) {
         return fail(kExitUsage, "regrade: give --device or --devices, not both");
     }
-    if (auto devices = args.option("devices")) {
+    if (auto devices = args.value("devices")) {
         auto list = parseDeviceList(*devices, visibleCudaDeviceCount());
         if (!list) {
             return fail(kExitUsage, "regrade: --devices: " + list.error().message);
         }
         job.devices = *list;
     } else {
-        job.devices = {args.optionOr("device", "cuda:0")};
+        job.devices = {args.text("device")};
         if (Status valid = validateDevice(job.devices.front()); !valid) {
             return fail(kExitUsage, valid.error().message);
         }
     }
-    auto workers = args.intOption("workers", 0, 1, 64);
-    auto warmup = args.intOption("warmup-draws", job.grade.warmupDraws, 0, 1000);
-    auto timing = args.intOption("timing-draws", job.grade.timingDraws, 3, 10000);
-    for (const Result<int>* value : {&workers, &warmup, &timing}) {
-        if (!*value) {
-            return fail(kExitUsage, "regrade: " + value->error().message);
-        }
+    job.workers = args.given("workers") ? args.integer("workers") : 0;
+    job.grade.warmupDraws = args.integer("warmup-draws");
+    job.grade.timingDraws = args.integer("timing-draws");
+    job.grade.timeoutS = args.number("grade-timeout");
+    if (args.given("time-limit")) {
+        job.timeLimitS = args.number("time-limit");
     }
-    job.workers = *workers;
-    job.grade.warmupDraws = *warmup;
-    job.grade.timingDraws = *timing;
-    auto gradeTimeout = args.doubleOption("grade-timeout", job.grade.timeoutS);
-    if (!gradeTimeout || *gradeTimeout <= 0) {
-        return fail(kExitUsage, gradeTimeout ? "regrade: --grade-timeout takes a positive number of seconds"
-                                             : "regrade: " + gradeTimeout.error().message);
-    }
-    job.grade.timeoutS = *gradeTimeout;
-    if (args.option("time-limit")) {
-        auto limit = args.doubleOption("time-limit", 0);
-        if (!limit || *limit <= 0) {
-            return fail(kExitUsage, limit ? "regrade: --time-limit takes a positive number of seconds"
-                                          : "regrade: " + limit.error().message);
-        }
-        job.timeLimitS = *limit;
-    }
-    if (auto model = args.option("model")) {
+    if (auto model = args.value("model")) {
         job.model = *model;
     }
-    job.problems = args.optionOr("problems", "*");
-    if (auto dsl = args.option("dsl")) {
+    job.problems = args.text("problems");
+    if (auto dsl = args.value("dsl")) {
         job.dsl = *dsl;
     }
     std::vector<fs::path> dslDirs;
@@ -148,14 +145,14 @@ int runRegrade(const std::vector<std::string>& rawArgs) {
         dslDirs.emplace_back(dir);
     }
     job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
-    if (auto kernels = args.option("kernels")) {
+    if (auto kernels = args.value("kernels")) {
         job.kernelsOut = fs::absolute(*kernels);
     }
-    job.dryRun = args.has("dry-run");
+    job.dryRun = args.flag("dry-run");
 
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
+    launch.python = graderPythonFrom(args.value("python"));
     std::atomic<bool>& cancel = interruptRequested();
     RegradeCallbacks callbacks;
     callbacks.graderStarted = [] { installInterruptHandler(); };
@@ -207,7 +204,7 @@ int runRegrade(const std::vector<std::string>& rawArgs) {
 const bool registered = registerCommand({"regrade",
                                          "grade stored submissions again under a boundary, beside their own verdicts "
                                          "(an imported KernelBench-X corpus; convergent)",
-                                         kRegradeHelp, runRegrade});
+                                         regradeHelp(), runRegrade});
 
 } // namespace
 } // namespace mkb::cli

@@ -3,22 +3,23 @@
 #include "app/cli/command.h"
 
 #include "core/analysis/comparison.h"
-#include "core/vocabulary/boundary.h"
+#include "core/analysis/settings.h"
 #include "core/report/report_model.h"
 #include "core/report/report_writers.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
+#include "core/vocabulary/boundary.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 
 namespace mkb::cli {
 namespace {
 
-const char* const kReportHelp =
-    R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
+const char* const kReportIntro = R"(usage: mkb report [--store PATH] [--format md|csv|latex|json] [--output FILE]
                   [--split overall|direction|family|with_skill|source_verdict|model|category|boundary]
                   [--metrics SET[,SET...]] [--model M] [--direction D] [--family F] [--problems GLOB]
                   [--boundary mkb|strict|legacy] [--golden DIR]
@@ -54,102 +55,124 @@ metric sets (--metrics, comma-separated; default ladder,coverage,transfer):
   all          every set above but directions and the kbx-paper, -agreement, -events and -portability sets, so that reports made
                with all stay as they were (--metrics all,directions adds one)
 
-options:
-  --store PATH       the project store (default: $MKB_STORE, else the user's data folder); must exist
-  --format FMT       md (default), csv (RFC 4180), latex (booktabs; needs \usepackage{booktabs}), json
-  --output FILE      write there instead of standard output: atomically (temporary file + rename), through a
-                     symbolic link to its target; a directory, FIFO, device, the store itself or any SQLite
-                     database, -wal or -shm (by its first bytes) is refused (exit 3)
-  --split S          rows per overall (default), direction, family, with_skill, source_verdict, model, category or
-                     boundary (the implementation boundary of the verdicts)
-                     (the problem's KernelBench-X category from MKB_META; "uncategorised" when it names none)
-  --model M          only this model's trials
-  --direction D      only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms
-  --family F         only problems of this family
-  --problems GLOB    only problems whose "NN_slug" or slug matches the shell glob
-  --boundary B       only verdicts graded under implementation boundary B: mkb, strict, or legacy (verdicts older
-                     than boundaries). The notes name the boundaries every table covers; a cell-replicate whose arms
-                     were graded under different boundaries is never compared ("not comparable", counted);
-                     --split boundary gives each boundary its rows
-  --golden DIR       the golden timings kbx-portability reads: one folder per GPU of <op>.json files
-  --delta D          neutral band δ of the transfer outcome (default 0.05)
-  --thresholds LIST  ladder thresholds t of R@t (default 0,0.5,1,2,4)
-  --unclipped        effective speedup without clipping at 1 (ΔGM, paired ratios)
-  --timing RULE      paired (default): two passing kernels of a re-timed cell are judged on their paired ratio and
-                     its 95% CI, the others by the unpaired rule; unpaired: MetaKernelBench's rule on the separate
-                     gradings. Each outcome table says which rule it used and how many cells had paired data.
-                     The ladder under paired ranks a cell's base and skill on its one re-timing (a crossing of t
-                     within noise is a tie, counted) and says how many cells fell back to their gradings'
-                     speedups; under unpaired it is MetaKernelBench's ladder (docs/metrics.md)
+)";
 
-exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store (or the golden timings)
+const char* const kReportRest =
+    R"(exit codes: 0 printed, 2 bad command line, 3 the output file cannot be written, 4 the store (or the golden timings)
 cannot be opened or read
 )";
 
+std::string thresholdsText(const std::vector<double>& thresholds) {
+    std::string text;
+    for (double threshold : thresholds) {
+        text += (text.empty() ? "" : ",") + optionNumberText(threshold);
+    }
+    return text;
+}
+
+const OptionTable& reportOptions() {
+    static const OptionTable table = {
+        pathOption("store", "PATH", "the project store; must exist")
+            .defaultSaid("$MKB_STORE, else the user's data folder"),
+        textOption("format", "FMT", "md, csv (RFC 4180), latex (booktabs; needs \\usepackage{booktabs}) or json")
+            .withDefault("md"),
+        pathOption("output", "FILE",
+                   "write there instead of standard output: atomically (temporary file + rename), through a symbolic "
+                   "link to its target; a directory, FIFO, device, the store itself or any SQLite database, -wal or "
+                   "-shm (by its first bytes) is refused (exit 3)"),
+        textOption("split", "S",
+                   "rows per overall, direction, family, with_skill, source_verdict, model, category (the problem's "
+                   "KernelBench-X category from MKB_META; \"uncategorised\" when it names none) or boundary (the "
+                   "implementation boundary of the verdicts)")
+            .withDefault("overall"),
+        textOption("metrics", "SET[,SET...]", "the metric sets above, comma-separated")
+            .defaultSaid("ladder,coverage,transfer"),
+        textOption("model", "M", "only this model's trials"),
+        textOption("direction", "D",
+                   "only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms"),
+        textOption("family", "F", "only problems of this family"),
+        textOption("problems", "GLOB", "only problems whose \"NN_slug\" or slug matches the shell glob"),
+        textOption("boundary", "B",
+                   "only verdicts graded under implementation boundary B: mkb, strict, or legacy (verdicts older than "
+                   "boundaries). The notes name the boundaries every table covers; a cell-replicate whose arms were "
+                   "graded under different boundaries is never compared (\"not comparable\", counted); --split "
+                   "boundary gives each boundary its rows"),
+        pathOption("golden", "DIR", "the golden timings kbx-portability reads: one folder per GPU of <op>.json files"),
+        numberOption("delta", "D", "neutral band δ of the transfer outcome")
+            .withDefault(analysis::AnalysisSettings{}.delta)
+            .within(0, std::numeric_limits<double>::max()),
+        textOption("thresholds", "LIST", "ladder thresholds t of R@t")
+            .defaultSaid(thresholdsText(analysis::AnalysisSettings{}.thresholds)),
+        flagOption("unclipped", "effective speedup without clipping at 1 (ΔGM, paired ratios)"),
+        textOption("timing", "RULE",
+                   "paired: two passing kernels of a re-timed cell are judged on their paired ratio and its 95% CI, "
+                   "the others by the unpaired rule; unpaired: MetaKernelBench's rule on the separate gradings. Each "
+                   "outcome table says which rule it used and how many cells had paired data. The ladder under paired "
+                   "ranks a cell's base and skill on its one re-timing (a crossing of t within noise is a tie, "
+                   "counted) and says how many cells fell back to their gradings' speedups; under unpaired it is "
+                   "MetaKernelBench's ladder (docs/metrics.md)")
+            .withDefault("paired"),
+    };
+    return table;
+}
+
+std::string reportHelp() {
+    return verbHelp(kReportIntro, reportOptions(), kReportRest);
+}
+
 int runReport(const std::vector<std::string>& rawArgs) {
-    const ArgSpec spec{{"unclipped"},
-                       {"store", "format", "output", "split", "metrics", "model", "direction", "family", "problems",
-                        "boundary", "golden", "delta", "thresholds", "timing"},
-                       {}};
-    auto args = parseArgs(rawArgs, spec);
+    auto args = parseOptions(reportOptions(), rawArgs);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
-    if (args->wantsHelp()) {
-        std::cout << kReportHelp;
+    if (args->help) {
+        std::cout << reportHelp();
         return kExitOk;
     }
     if (!args->positionals.empty()) {
         return fail(kExitUsage,
                     "report takes no positional argument (got '" + args->positionals[0] + "'); see mkb report --help");
     }
-    auto format = report::parseReportFormat(args->optionOr("format", "md"));
+    auto format = report::parseReportFormat(args->text("format"));
     if (!format) {
         return fail(kExitUsage, format.error().message);
     }
     report::ReportOptions options;
-    if (auto split = args->option("split")) {
+    if (auto split = args->value("split")) {
         auto parsed = report::parseReportSplit(*split);
         if (!parsed) {
             return fail(kExitUsage, parsed.error().message);
         }
         options.split = *parsed;
     }
-    if (auto metrics = args->option("metrics")) {
+    if (auto metrics = args->value("metrics")) {
         auto parsed = report::parseMetricSets(*metrics);
         if (!parsed) {
             return fail(kExitUsage, parsed.error().message);
         }
         options.metrics = std::move(*parsed);
     }
-    if (auto thresholds = args->option("thresholds")) {
+    if (auto thresholds = args->value("thresholds")) {
         auto parsed = report::parseThresholds(*thresholds);
         if (!parsed) {
             return fail(kExitUsage, parsed.error().message);
         }
         options.settings.thresholds = std::move(*parsed);
     }
-    auto delta = args->doubleOption("delta", options.settings.delta);
-    if (!delta) {
-        return fail(kExitUsage, delta.error().message);
-    }
-    if (!std::isfinite(*delta) || *delta < 0) {
-        return fail(kExitUsage, "--delta must be a non-negative number (got " + *args->option("delta") + ")");
-    }
-    options.settings.delta = *delta;
-    options.settings.clipEffectiveSpeedup = !args->has("unclipped");
-    if (auto timing = args->option("timing")) {
+    options.settings.delta = args->number("delta");
+    options.settings.clipEffectiveSpeedup = !args->flag("unclipped");
+    if (auto timing = args->value("timing")) {
         auto parsed = report::parseTimingRule(*timing);
         if (!parsed) {
             return fail(kExitUsage, parsed.error().message);
         }
         options.settings.timing = *parsed;
     }
-    options.model = args->option("model");
-    options.direction = args->option("direction");
-    options.family = args->option("family");
-    options.problems = args->option("problems");
-    options.golden = args->option("golden");
+    options.model = args->value("model");
+    options.direction = args->value("direction");
+    options.family = args->value("family");
+    options.problems = args->value("problems");
+    options.golden = args->value("golden");
     const bool portability = std::find(options.metrics.begin(), options.metrics.end(),
                                        report::MetricSet::KbxPortability) != options.metrics.end();
     if (portability != options.golden.has_value()) {
@@ -158,7 +181,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
                                               "bench/kbx_golden_timing.py)"
                                             : "--golden is read only by --metrics kbx-portability");
     }
-    if (auto boundary = args->option("boundary")) {
+    if (auto boundary = args->value("boundary")) {
         if (*boundary != kBoundaryLegacy) {
             auto parsed = parseBoundary(*boundary);
             if (!parsed) {
@@ -171,9 +194,9 @@ int runReport(const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage, "--direction '" + *options.direction + "' is not a direction like triton2cuda");
     }
 
-    const std::filesystem::path storePath = args->optionOr("store", defaultStorePath().string());
+    const std::filesystem::path storePath = args->value("store").value_or(defaultStorePath().string());
     const OutputRules outputRules{"--output", storeFiles(storePath)};
-    if (auto output = args->option("output")) {
+    if (auto output = args->value("output")) {
         if (Status writable = checkOutputPath(*output, outputRules); !writable) {
             return fail(kExitBadInput, writable.error().message);
         }
@@ -187,7 +210,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
         return fail(kExitStore, built.error().message);
     }
     const std::string text = report::renderReport(*built, *format);
-    if (auto output = args->option("output")) {
+    if (auto output = args->value("output")) {
         if (Status written = writeOutputFile(*output, text, outputRules); !written) {
             return fail(kExitBadInput, written.error().message);
         }
@@ -199,7 +222,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"report", "print the metrics of a store as Markdown, CSV, LaTeX or JSON tables", kReportHelp, runReport});
+    {"report", "print the metrics of a store as Markdown, CSV, LaTeX or JSON tables", reportHelp(), runReport});
 
 } // namespace
 } // namespace mkb::cli

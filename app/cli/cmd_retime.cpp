@@ -3,14 +3,15 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/retime_stop_options.h"
 #include "app/cli/run_selection.h"
 
-#include "core/wire/grade_request.h"
 #include "core/protocol/retime_job.h"
 #include "core/protocol/stored_problems.h"
 #include "core/store/store.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/wire/grade_request.h"
 
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ std::string formatSeconds(double seconds) {
     return text;
 }
 
-const char* const kRetimeHelp =
+const char* const kRetimeIntro =
     R"(usage: mkb retime [--store S] [--model NAME] [--problems GLOB] [--dsls A,B | --directions a2b,...]
                   [--replicates N] [--device DEV] [options]
        mkb retime --transitions [--store S] [--model NAME] [--problems GLOB] [--kinds LIST] [options]
@@ -48,31 +49,10 @@ the kernel faster (docs/guide/kernelbenchx.md). A pair is timed when both submis
 and its own verdict says it loaded); one whose kernel does not run correctly under our grader is stored with the
 reason. Submissions imported from KernelBench-X's corpus are turned into kernel.py files with solve() first.
 
-options:
-  --store PATH          the project store (default: $MKB_STORE, else the user's data folder)
-  --model NAME          only this model's cells (default: every model)
-  --problems GLOB       problems to include (default "*"); matched by number to the store's trials
-  --suite DIR           a suite root (repeatable; default: the shipped problems/; with --transitions, the problem
-                        files the store holds for its trials, as mkb regrade reads them)
-  --dsls A,B            only the two directions of this DSL pair
-  --directions LIST     only these directions, e.g. triton2cuda,cuda2triton
-  --replicates N        only replicates 1..N (default: every replicate)
-  --dsl-dir DIR         an extra folder of DSL descriptors, searched first (repeatable)
-  --device DEV          cuda:N (default cuda:0) or cpu
-  --python PATH         the grader's interpreter (default: $MKB_PYTHON, else python3)
-  --min-rounds N        rounds before the stop may apply (default 100)
-  --max-rounds N        round limit (default 2000)
-  --max-seconds S       time limit of the rounds (default 60)
-  --ci-halfwidth F      stop once every pair's CI is within ratio x (1 +- F) (default 0.01)
-  --grade-timeout S     bound of loading, correctness and warm-up in the child (default 600)
-  --redo-current        re-time current cells too (their results are archived)
-  --dry-run             print which cells would be re-timed and why; nothing is timed or written
-  --time-limit S        start no re-timing after S seconds; the rest is left for the next run (default: none)
-  --transitions         re-time before/after pairs of consecutive submissions instead of cells
-  --kinds LIST          with --transitions: only pairs whose after submission names one of these transition
-                        kinds, e.g. speedup_increase,regression_* (a trailing * matches by prefix)
+)";
 
-Stale re-timings are re-timed without a flag (unlike stale trials in mkb run): a re-timing of other kernels or on
+const char* const kRetimeRest =
+    R"(Stale re-timings are re-timed without a flag (unlike stale trials in mkb run): a re-timing of other kernels or on
 another device says nothing about the current ones, and re-timing them changes no trial.
 
 output: one line per cell: "<cell>  <status>  ratio R [lo, hi] n=N <stop>" (base -> skill: R > 1 means the skill
@@ -83,6 +63,52 @@ exit codes: 0 every cell is current or not re-timable (or the time limit left so
             2 bad command line, 3 missing suite or problem, 4 store error, 5 the grader failed (run again),
             130 interrupted (run again to continue)
 )";
+
+const OptionTable& retimeOptions() {
+    static const OptionTable table = [] {
+        OptionTable options = {
+            pathOption("store", "PATH", "the project store").defaultSaid("$MKB_STORE, else the user's data folder"),
+            textOption("model", "NAME", "only this model's cells").defaultSaid("every model"),
+            textOption("problems", "GLOB", "problems to include; matched by number to the store's trials")
+                .withDefault("*"),
+            pathOption("suite", "DIR",
+                       "a suite root (with --transitions, the problem files the store holds for its trials, as mkb "
+                       "regrade reads them)")
+                .defaultSaid("the shipped problems/")
+                .isRepeatable(),
+            textOption("dsls", "A,B", "only the two directions of this DSL pair"),
+            textOption("directions", "LIST", "only these directions, e.g. triton2cuda,cuda2triton"),
+            integerOption("replicates", "N", "only replicates 1..N").within(1, 100).defaultSaid("every replicate"),
+            pathOption("dsl-dir", "DIR", "an extra folder of DSL descriptors, searched first").isRepeatable(),
+            textOption("device", "DEV", "cuda:N or cpu").withDefault("cuda:0"),
+            pathOption("python", "PATH", "the grader's interpreter").defaultSaid("$MKB_PYTHON, else python3"),
+        };
+        const OptionTable stop = retimeStopOptions();
+        OptionTable tail = {
+            numberOption("grade-timeout", "S", "bound of loading, correctness and warm-up in the child, in seconds")
+                .withDefault(GradeSettings{}.timeoutS)
+                .above(0),
+            flagOption("redo-current", "re-time current cells too (their results are archived)"),
+            flagOption("dry-run", "print which cells would be re-timed and why; nothing is timed or written"),
+            numberOption("time-limit", "S", "start no re-timing after S seconds; the rest is left for the next run")
+                .above(0)
+                .defaultSaid("none"),
+            flagOption("transitions", "re-time before/after pairs of consecutive submissions instead of cells"),
+            textOption(
+                "kinds", "LIST",
+                "with --transitions: only pairs whose after submission names one of these transition kinds, e.g. "
+                "speedup_increase,regression_* (a trailing * matches by prefix)"),
+        };
+        options.insert(options.end(), stop.begin(), stop.end());
+        options.insert(options.end(), tail.begin(), tail.end());
+        return options;
+    }();
+    return table;
+}
+
+std::string retimeHelp() {
+    return verbHelp(kRetimeIntro, retimeOptions(), kRetimeRest);
+}
 
 Result<std::vector<Direction>> parseDirections(const std::string& text) {
     std::vector<Direction> directions;
@@ -246,44 +272,38 @@ int retimeTransitions(const fs::path& storePath, const GraderLaunch& launch, con
 }
 
 int runRetime(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.flags = {"dry-run", "redo-current", "transitions"};
-    spec.options = {"store",       "model",        "problems",      "suite",      "dsls",       "directions",
-                    "replicates",  "dsl-dir",      "device",        "python",     "min-rounds", "max-rounds",
-                    "max-seconds", "ci-halfwidth", "grade-timeout", "time-limit", "kinds"};
-    spec.repeatable = {"suite", "dsl-dir"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(retimeOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb retime --help)");
     }
-    const ParsedArgs& args = *parsed;
-    if (args.wantsHelp()) {
-        std::cout << kRetimeHelp;
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << retimeHelp();
         return kExitOk;
     }
     if (!args.positionals.empty()) {
         return fail(kExitUsage, "retime: unexpected argument '" + args.positionals.front() + "' (mkb retime --help)");
     }
     RetimeJob job;
-    job.device = args.optionOr("device", "cuda:0");
+    job.device = args.text("device");
     if (Status valid = validateDevice(job.device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
-    if (auto model = args.option("model")) {
+    if (auto model = args.value("model")) {
         job.scope.model = *model;
     }
-    if (args.option("dsls") && args.option("directions")) {
+    if (args.value("dsls") && args.value("directions")) {
         return fail(kExitUsage, "retime: give --dsls or --directions, not both");
     }
-    const bool transitions = args.has("transitions");
-    if (transitions && (args.option("dsls") || args.option("directions"))) {
+    const bool transitions = args.flag("transitions");
+    if (transitions && (args.value("dsls") || args.value("directions"))) {
         return fail(kExitUsage, "retime: --transitions times a trial's own submissions; --dsls and --directions "
                                 "select cells and do not apply");
     }
-    if (!transitions && args.option("kinds")) {
+    if (!transitions && args.value("kinds")) {
         return fail(kExitUsage, "retime: --kinds selects before/after pairs; give it with --transitions");
     }
-    if (auto kinds = args.option("kinds")) {
+    if (auto kinds = args.value("kinds")) {
         for (const std::string& item : splitString(*kinds, ',')) {
             if (std::string word(trimmed(item)); !word.empty()) {
                 job.transitionKinds.push_back(word);
@@ -293,68 +313,42 @@ int runRetime(const std::vector<std::string>& rawArgs) {
             return fail(kExitUsage, "retime: --kinds names no kind (give e.g. speedup_increase,regression_*)");
         }
     }
-    if (auto dsls = args.option("dsls")) {
+    if (auto dsls = args.value("dsls")) {
         auto pair = parseDslPair(*dsls, "retime");
         if (!pair) {
             return fail(kExitUsage, pair.error().message);
         }
         job.scope.directions = directionsForPair(pair->first, pair->second);
     }
-    if (auto directions = args.option("directions")) {
+    if (auto directions = args.value("directions")) {
         auto parsedDirections = parseDirections(*directions);
         if (!parsedDirections) {
             return fail(kExitUsage, parsedDirections.error().message);
         }
         job.scope.directions = *parsedDirections;
     }
-    if (args.option("replicates")) {
-        auto replicates = args.intOption("replicates", 1, 1, 100);
-        if (!replicates) {
-            return fail(kExitUsage, replicates.error().message);
-        }
-        for (int k = 1; k <= *replicates; ++k) {
+    if (args.given("replicates")) {
+        for (int k = 1; k <= args.integer("replicates"); ++k) {
             job.scope.replicates.push_back(k);
         }
     }
-    auto minRounds = args.intOption("min-rounds", job.retime.minRounds, 2, 1000000);
-    auto maxRounds = args.intOption("max-rounds", job.retime.maxRounds, 2, 1000000);
-    auto maxSeconds = args.doubleOption("max-seconds", job.retime.maxSeconds);
-    auto halfwidth = args.doubleOption("ci-halfwidth", job.retime.ciHalfwidth);
-    auto gradeTimeout = args.doubleOption("grade-timeout", 600);
-    if (args.option("time-limit")) {
-        auto limit = args.doubleOption("time-limit", 0);
-        if (!limit || *limit <= 0) {
-            return fail(kExitUsage,
-                        limit ? "retime: --time-limit takes a positive number of seconds" : limit.error().message);
-        }
-        job.timeLimitS = *limit;
+    if (args.given("time-limit")) {
+        job.timeLimitS = args.number("time-limit");
     }
-    for (const Result<int>* value : {&minRounds, &maxRounds}) {
-        if (!*value) {
-            return fail(kExitUsage, value->error().message);
-        }
+    auto stop = retimeStopFrom(args);
+    if (!stop) {
+        return fail(kExitUsage, "retime: " + stop.error().message);
     }
-    for (const Result<double>* value : {&maxSeconds, &halfwidth, &gradeTimeout}) {
-        if (!*value || **value <= 0) {
-            return fail(kExitUsage, *value ? "retime: --max-seconds, --ci-halfwidth and --grade-timeout take a "
-                                             "positive number"
-                                           : value->error().message);
-        }
-    }
-    if (*maxRounds < *minRounds) {
-        return fail(kExitUsage, "retime: --max-rounds (" + std::to_string(*maxRounds) + ") is below --min-rounds (" +
-                                    std::to_string(*minRounds) + ")");
-    }
-    job.retime = {*minRounds, *maxRounds, *maxSeconds, *halfwidth};
-    job.grade.timeoutS = *gradeTimeout;
-    job.redoCurrent = args.has("redo-current");
-    job.dryRun = args.has("dry-run");
+    job.retime = *stop;
+    job.grade.timeoutS = args.number("grade-timeout");
+    job.redoCurrent = args.flag("redo-current");
+    job.dryRun = args.flag("dry-run");
 
     std::vector<fs::path> suites;
     for (const std::string& suite : args.all("suite")) {
         suites.emplace_back(suite);
     }
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     // Before/after pairs are timed against the problem each trial was filed with: without --suite, the problem files
     // the store holds (a corpus import stores them), written to a private folder for the run.
     TemporaryFolder storedProblems;
@@ -366,7 +360,7 @@ int runRetime(const std::vector<std::string>& rawArgs) {
         suites = std::move(written).value();
     }
     SelectionError selectionError;
-    job.scope.problems = selectProblems(suites, args.optionOr("problems", "*"), "retime", &selectionError);
+    job.scope.problems = selectProblems(suites, args.text("problems"), "retime", &selectionError);
     if (job.scope.problems.empty()) {
         return fail(selectionError.exitCode, selectionError.message);
     }
@@ -377,7 +371,7 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
 
     GraderLaunch launch;
-    launch.python = graderPythonFrom(args.option("python"));
+    launch.python = graderPythonFrom(args.value("python"));
     if (transitions) {
         return retimeTransitions(storePath, launch, job);
     }
@@ -422,7 +416,7 @@ int runRetime(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"retime", "paired re-timing of cells in a store (convergent; --dry-run plans only)", kRetimeHelp, runRetime});
+    {"retime", "paired re-timing of cells in a store (convergent; --dry-run plans only)", retimeHelp(), runRetime});
 
 } // namespace
 } // namespace mkb::cli

@@ -5,10 +5,9 @@
 #include "app/cli/run_on_slurm.h"
 #include "app/cli/run_selection.h"
 
-#include "core/vocabulary/boundary.h"
-#include "core/wire/grade_request.h"
-#include "core/grader_client/grader_pool.h"
 #include "core/protocol/planner.h"
+#include "core/protocol/run_hand_over.h"
+#include "core/protocol/run_options.h"
 #include "core/protocol/run_setup.h"
 #include "core/protocol/runner.h"
 #include "core/util/json_input.h"
@@ -28,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kRunHelp = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B[,C...] [options]
+const char* const kRunIntro = R"(usage: mkb run --model NAME --driver KIND --problems GLOB --dsls A,B[,C...] [options]
 
 Runs the transfer protocol (docs/guide/runs.md) for one model: for every selected problem and replicate, a solo
 attempt in each DSL, then each skill arm (A2B_skill, B2A_skill) given the skill its source solo wrote, with a header saying it
@@ -46,64 +45,20 @@ drivers:
   command    starts a terminal agent in the attempt's workspace; config: {"command": "agent {instruction}"}
              with placeholders {workspace}, {instruction}, {submit}; the agent grades with ./submit (mkb submit)
   chat       an OpenAI-compatible chat endpoint (see the chat driver's settings)
+)";
 
-options:
-  --model NAME            the model's name in the store (required)
-  --driver KIND           reference, command or chat (required)
-  --driver-config FILE    the driver's settings, a JSON object (never put secrets in it)
-  --problems GLOB         problems to include, e.g. "*", "p0[1-3]", "attention/*" (required)
-  --dsls A,B[,C...]       the DSL pair, or more DSLs: every pair of them is run, pair after pair, each DSL's
-                          solos shared (e.g. triton,cuda,numba,pallas: 12 directions) (required)
-  --replicates N          replicates per cell, 1..100 (default 1)
-  --suite DIR             a suite root (repeatable; default: the shipped problems/)
-  --dsl-dir DIR           an extra folder of DSL descriptors, searched first (repeatable)
-  --device DEV            cuda:N (default cuda:0) or cpu
-  --devices LIST          grade on several devices at once instead: "all" (every visible GPU) or a comma list such
-                          as cuda:0,cuda:2 (cpu:0,cpu:1 are test devices that grade on the CPU); one grader server
-                          per device, each under its own lock, gradings to the least-loaded, a cell's re-timing whole
-                          on one device, and each verdict records its device; a device whose server dies or whose
-                          device fails leaves the rotation (one note line) and its gradings run on the others; when
-                          every device is lost the run stops (exit 5) keeping what finished; not with --device
-  --python PATH           the grader's interpreter (default: $MKB_PYTHON, else python3)
-  --store PATH            the project store (default: $MKB_STORE, else the user's data folder)
-  --workspaces DIR        where attempt workspaces go (default: beside the store, <store>.attempts/)
-  --wall-clock S          wall-clock seconds per attempt (default 2400)
-  --submissions N         feedback submissions per attempt (default 10)
-  --max-kernel-bytes N    kernel.py size limit (default 300000)
-  --grade-timeout S       bound of one evaluation (default 600)
-  --timing-draws N        timing draws per evaluation (default 50, at least 3: three are re-checked)
-  --boundary B            the implementation boundary graded and stated in the prompt: mkb (default;
-                          MetaKernelBench's rule, eager PyTorch may finish what a DSL kernel began) or strict (all
-                          arithmetic in the DSL); a trial graded under another boundary (legacy included) is stale
-                          (docs/guide/boundaries.md)
-  --concurrency N         attempts in flight at once (default 2); grading is serialised per GPU
-  --rerun-stale           archive stale trials and run them again
-  --no-retime             skip the paired re-timing of cells (on by default: as soon as a cell's three arms are
-                          final, while other attempts still run, a cell whose base and skill passed has its kernels
-                          timed together on --device under its GPU lock, docs/metrics.md;
-                          cells already re-timed of the same kernels, device and grader are kept; mkb retime
-                          does the same for existing stores); on --device cpu (a test device) it stops at
-                          20..200 rounds or 10 s instead of 100..2000 rounds or 60 s
-  --dry-run               print the plan (with the grader's fingerprint) and stop; nothing is written
-  --progress MODE         text (default: lines on stderr) or json (one JSON object per event on stdout:
-                          plan, trial_started, submission, trial_finished, retimed, run_finished)
-  --only COORD            run only this trial of the plan, e.g. p01_r1_solo_triton (repeatable; mkb run-shard
-                          runs one trial per Slurm job this way)
-  --executor KIND         local (default) or slurm: submit the runnable trials as Slurm job arrays, one GPU
-                          each, and merge what the jobs write into --store (docs/guide/cluster.md); no re-timing
-  --shared DIR            slurm: a folder this host and every node see at the same path (batches, shards, logs)
-  --partition P           slurm: the partition the jobs go to (default: the cluster's default)
-  --slurm-args "..."      slurm: more sbatch options, as shell words (e.g. "--account=lab --qos=high")
-  --slurm-gpu OPTION      slurm: how a job asks for its GPU (default --gres=gpu:1; none where there is no GRES)
-  --slurm-time MIN        slurm: a job's time limit in minutes (default: wall clock + grade timeout + 10 min)
-  --slurm-poll S          slurm: seconds between looks at the queue and the shard folder (default 5)
-
-exit codes: 0 every planned trial finished or was skipped, 2 bad command line, unknown DSL or driver setting,
+const char* const kRunExitCodes =
+    R"(exit codes: 0 every planned trial finished or was skipped, 2 bad command line, unknown DSL or driver setting,
             3 missing suite, problem or config file, 4 store error, 5 the grader could not start or some trials
             ended with an infrastructure error (run again to redo them), 130 interrupted (run again to resume)
 )";
 
 std::atomic<bool>& stopRequested = interruptRequested();
+
+/// The whole --help: the introduction, every option as its declaration says it, the exit codes.
+std::string runHelp() {
+    return verbHelp(kRunIntro, runOptionDeclarations(), kRunExitCodes);
+}
 
 void printDryRun(const RunSummary& summary) {
     std::size_t width = 0;
@@ -124,176 +79,144 @@ void printDryRun(const RunSummary& summary) {
     std::fflush(stdout);
 }
 
-int runRun(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.flags = {"rerun-stale", "dry-run", "no-retime"};
-    spec.options = {"model",        "driver",      "driver-config",    "problems",    "dsls",     "replicates",
-                    "suite",        "dsl-dir",     "device",           "python",      "store",    "workspaces",
-                    "wall-clock",   "submissions", "max-kernel-bytes", "concurrency", "progress", "grade-timeout",
-                    "timing-draws", "only",        "boundary"};
-    spec.options.insert(slurmRunOptions().begin(), slurmRunOptions().end());
-    spec.options.insert("devices");
-    spec.repeatable = {"suite", "dsl-dir", "only"};
-    auto parsed = parseArgs(rawArgs, spec);
-    if (!parsed) {
-        return fail(kExitUsage, parsed.error().message + " (mkb run --help)");
-    }
-    const ParsedArgs& args = *parsed;
-    if (args.wantsHelp()) {
-        std::cout << kRunHelp;
-        return kExitOk;
-    }
-    if (!args.positionals.empty()) {
-        return fail(kExitUsage, "run: unexpected argument '" + args.positionals.front() + "' (mkb run --help)");
-    }
-    for (const char* required : {"model", "driver", "problems", "dsls"}) {
-        if (!args.option(required) || trimmed(*args.option(required)).empty()) {
-            return fail(kExitUsage, std::string("run: --") + required + " is required (mkb run --help)");
-        }
-    }
-    auto dslList = parseDslList(*args.option("dsls"), "run");
-    if (!dslList) {
-        return fail(kExitUsage, dslList.error().message);
-    }
-    const std::string progressMode = args.optionOr("progress", "text");
-    if (progressMode != "text" && progressMode != "json") {
-        return fail(kExitUsage, "run: --progress takes text or json, got '" + progressMode + "'");
-    }
-
-    const std::string executor = args.optionOr("executor", "local");
-    if (executor != "local" && executor != "slurm") {
-        return fail(kExitUsage, "run: --executor takes local or slurm, got '" + executor + "'");
-    }
-    for (const std::string& option : slurmRunOptions()) {
-        if (executor == "local" && option != "executor" && args.option(option)) {
-            return fail(kExitUsage, "run: --" + option + " applies to --executor slurm only");
-        }
-    }
-
-    RunSettings settings;
-    settings.model = *args.option("model");
-    settings.driverKind = *args.option("driver");
-    settings.commandLine = recordedCommandLine("run", rawArgs);
-    settings.device = args.optionOr("device", "cuda:0");
-    if (Status valid = validateDevice(settings.device); !valid) {
-        return fail(kExitUsage, valid.error().message);
-    }
-    if (auto devices = args.option("devices")) {
-        if (args.option("device")) {
-            return fail(kExitUsage, "run: --devices and --device cannot be given together; use --devices for several "
-                                    "devices or --device for one (mkb run --help)");
-        }
-        if (executor != "local") {
-            return fail(kExitUsage, "run: --devices applies to --executor local only (each Slurm job holds one GPU)");
-        }
-        auto listed = parseDeviceList(*devices, visibleCudaDeviceCount());
-        if (!listed) {
-            return fail(kExitUsage, "run: " + listed.error().message);
-        }
-        settings.devices = std::move(listed).value();
-        settings.device = settings.devices.front(); // recorded with the invocation beside the whole list
-    }
-    auto replicates = args.intOption("replicates", 1, 1, 100);
-    auto submissions = args.intOption("submissions", 10, 0, 10000);
-    auto maxBytes = args.intOption("max-kernel-bytes", GradeSettings{}.maxKernelBytes, 1, 1 << 30);
-    auto concurrency = args.intOption("concurrency", 2, 1, 64);
-    // Each grading re-checks GradeSettings::recheckDraws of its timing draws, so fewer draws than that cannot grade.
-    auto timingDraws =
-        args.intOption("timing-draws", GradeSettings{}.timingDraws, GradeSettings{}.recheckDraws, 100000);
-    auto wallClock = args.doubleOption("wall-clock", 2400);
-    auto gradeTimeout = args.doubleOption("grade-timeout", GradeSettings{}.timeoutS);
-    for (const Result<int>* value : {&replicates, &submissions, &maxBytes, &concurrency, &timingDraws}) {
-        if (!*value) {
-            return fail(kExitUsage, value->error().message);
-        }
-    }
-    for (const Result<double>* value : {&wallClock, &gradeTimeout}) {
-        if (!*value || **value <= 0) {
-            return fail(kExitUsage, *value ? "run: --wall-clock and --grade-timeout take a positive number of seconds"
-                                           : value->error().message);
-        }
-    }
-    settings.replicates = *replicates;
-    settings.budget.maxSubmissions = *submissions;
-    settings.budget.maxKernelBytes = *maxBytes;
-    settings.budget.wallSeconds = *wallClock;
-    settings.concurrency = *concurrency;
-    settings.grade.timingDraws = *timingDraws;
-    settings.grade.timeoutS = *gradeTimeout;
-    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)));
-    if (!boundary) {
-        return fail(kExitUsage, "run: " + boundary.error().message + " (mkb run --help)");
-    }
-    settings.grade.boundary = *boundary;
-    settings.rerunStale = args.has("rerun-stale");
-    settings.dryRun = args.has("dry-run");
-    settings.retime = !args.has("no-retime") && executor == "local";
-    for (const std::string& coordinate : args.all("only")) {
-        settings.onlyCoordinates.insert(coordinate);
-    }
-    useTestDeviceRetiming(settings);
-    settings.grader.python = graderPythonFrom(args.option("python"));
-
-    // The driver, checked once here so a bad setting is one clear line before anything starts.
+/// What a run needs that comes from files: the driver's settings, the DSLs of --dsls, the problems, the store and
+/// where workspaces go. Each step fails with its own exit code and one line.
+struct RunInputs {
     nlohmann::json driverSettings = nlohmann::json::object();
-    if (auto configFile = args.option("driver-config")) {
-        auto text = readFile(*configFile);
+    std::vector<std::string> dslIds;
+    std::map<std::string, RunDsl> dsls; // every DSL of --dsls, loaded before anything runs
+    std::unique_ptr<Store> store;
+};
+
+int readDriverSettings(const RunOptions& options, RunSettings& settings, RunInputs& inputs) {
+    if (!options.driverConfig.empty()) {
+        auto text = readFile(options.driverConfig);
         if (!text) {
             return fail(kExitBadInput, "run: --driver-config: " + text.error().message);
         }
         auto parsed = parseJsonInput(*text);
         if (!parsed || !parsed->is_object()) {
-            return fail(kExitBadInput, "run: --driver-config " + *configFile +
+            return fail(kExitBadInput, "run: --driver-config " + options.driverConfig +
                                            (parsed ? " is not a JSON object" : ": " + parsed.error().message));
         }
-        driverSettings = std::move(parsed).value();
+        inputs.driverSettings = std::move(parsed).value();
     }
-    if (auto probe = makeDriver(settings.driverKind, driverSettings); !probe) {
+    // The driver, checked once here so a bad setting is one clear line before anything starts.
+    if (auto probe = makeDriver(settings.driverKind, inputs.driverSettings); !probe) {
         return fail(kExitUsage, "run: " + probe.error().message);
     }
-    settings.driverSettingsJson = driverSettings.dump();
-    const DriverFactory driverFactory = [&]() { return makeDriver(settings.driverKind, driverSettings); };
+    settings.driverSettingsJson = inputs.driverSettings.dump();
+    return kExitOk;
+}
 
-    std::vector<fs::path> dslDirs;
-    for (const std::string& dir : args.all("dsl-dir")) {
-        dslDirs.emplace_back(dir);
-    }
-    std::map<std::string, RunDsl> loadedDsls; // every DSL of --dsls, checked before anything runs
-    for (const std::string& id : *dslList) {
+int loadDsls(const RunOptions& options, RunInputs& inputs) {
+    const std::vector<fs::path> dslDirs(options.dslDirs.begin(), options.dslDirs.end());
+    for (const std::string& id : inputs.dslIds) {
         auto dsl = loadRunDsl(id, dslDirs);
         if (!dsl) {
             return fail(kExitUsage, "run: DSL '" + id + "': " + dsl.error().message);
         }
-        loadedDsls.emplace(id, std::move(dsl).value());
+        inputs.dsls.emplace(id, std::move(dsl).value());
     }
+    return kExitOk;
+}
 
-    std::vector<fs::path> suites;
-    for (const std::string& suite : args.all("suite")) {
-        suites.emplace_back(suite);
-    }
+int selectRunProblems(const RunOptions& options, RunSettings& settings) {
+    const std::vector<fs::path> suites(options.suites.begin(), options.suites.end());
     SelectionError selectionError;
-    settings.problems = selectProblems(suites, *args.option("problems"), "run", &selectionError);
-    if (settings.problems.empty()) {
-        return fail(selectionError.exitCode, selectionError.message);
-    }
+    settings.problems = selectProblems(suites, options.problems, "run", &selectionError);
+    return settings.problems.empty() ? fail(selectionError.exitCode, selectionError.message) : kExitOk;
+}
 
-    const fs::path storePath = args.option("store") ? fs::path(*args.option("store")) : defaultStorePath();
+int openStore(const RunOptions& options, RunSettings& settings, RunInputs& inputs) {
+    const fs::path storePath = options.store.empty() ? defaultStorePath() : fs::path(options.store);
     auto opened = openRunStore(storePath, settings);
     if (!opened) {
         return fail(kExitStore, opened.error().message);
     }
-    const std::unique_ptr<Store> store = std::move(opened).value();
+    inputs.store = std::move(opened).value();
     std::error_code ec;
-    settings.workspaceRoot = args.option("workspaces") ? fs::absolute(fs::path(*args.option("workspaces")), ec)
-                                                       : defaultWorkspaceRoot(storePath);
+    settings.workspaceRoot =
+        options.workspaces.empty() ? defaultWorkspaceRoot(storePath) : fs::absolute(fs::path(options.workspaces), ec);
+    return kExitOk;
+}
 
+/// The exit code a run that ended so returns (command.h).
+int exitCodeOf(RunEnd end) {
+    switch (end) {
+    case RunEnd::Complete:
+    case RunEnd::Planned:
+        return kExitOk;
+    case RunEnd::Interrupted:
+        return kExitInterrupted;
+    case RunEnd::Incomplete:
+        return kExitInfrastructure;
+    case RunEnd::Failed:
+        return stopRequested.load() ? kExitInterrupted : kExitInfrastructure;
+    }
+    return kExitInfrastructure;
+}
+
+/// Runs every DSL pair of the run, one after the other, and returns the exit code.
+int executeRun(const RunOptions& options, RunSettings& settings, RunInputs& inputs);
+
+int runRun(const std::vector<std::string>& rawArgs) {
+    auto parsed = parseOptions(runOptionDeclarations(), rawArgs);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb run --help)");
+    }
+    if (parsed->help) {
+        std::cout << runHelp();
+        return kExitOk;
+    }
+    if (!parsed->positionals.empty()) {
+        return fail(kExitUsage, "run: unexpected argument '" + parsed->positionals.front() + "' (mkb run --help)");
+    }
+    if (Status required = requireOptions(runOptionDeclarations(), *parsed); !required) {
+        return fail(kExitUsage, "run: " + required.error().message + " (mkb run --help)");
+    }
+    const RunOptions options = optionsFrom(runOptionTable(), *parsed);
+    for (const std::string& name : slurmOnlyRunOptions()) {
+        if (options.executor != "slurm" && parsed->given(name)) {
+            return fail(kExitUsage, "run: --" + name + " applies to --executor slurm only");
+        }
+    }
+
+    RunInputs inputs;
+    auto dslList = parseDslList(options.dsls, "run");
+    if (!dslList) {
+        return fail(kExitUsage, dslList.error().message);
+    }
+    inputs.dslIds = std::move(dslList).value();
+    auto handedOver = runSettingsFrom(options);
+    if (!handedOver) {
+        return fail(kExitUsage, handedOver.error().message);
+    }
+    RunSettings settings = std::move(handedOver).value();
+    settings.commandLine = recordedCommandLine("run", rawArgs);
+    int code = readDriverSettings(options, settings, inputs);
+    code = code == kExitOk ? loadDsls(options, inputs) : code;
+    code = code == kExitOk ? selectRunProblems(options, settings) : code;
+    code = code == kExitOk ? openStore(options, settings, inputs) : code;
+    if (code != kExitOk) {
+        return code;
+    }
+    return executeRun(options, settings, inputs);
+}
+
+int executeRun(const RunOptions& options, RunSettings& settings, RunInputs& inputs) {
+    const DriverFactory driverFactory = [&]() { return makeDriver(settings.driverKind, inputs.driverSettings); };
+    const std::string& progressMode = options.progress;
+    const std::vector<std::string>& dslIds = inputs.dslIds;
+    const std::unique_ptr<Store>& store = inputs.store;
+    const std::map<std::string, RunDsl>& loadedDsls = inputs.dsls;
     installInterruptHandler();
     TextProgress textProgress(stderr);
     JsonProgress jsonProgress(stdout);
     ProgressSink& progress = progressMode == "json" ? static_cast<ProgressSink&>(jsonProgress) : textProgress;
     // More than two DSLs run pair after pair (planner.h, dslPairsOf): a later pair reuses the solos an earlier one
     // recorded, so each DSL's solo runs once per problem and replicate, and the run ends with one run_finished line.
-    const std::vector<std::pair<std::string, std::string>> pairs = dslPairsOf(*dslList);
+    const std::vector<std::pair<std::string, std::string>> pairs = dslPairsOf(dslIds);
     Result<RunSummary> summary = makeError("run: no DSL pair was run");
     RunFinish finish;
     ProgressCounts totals;
@@ -304,8 +227,8 @@ int runRun(const std::vector<std::string>& rawArgs) {
             std::cerr << "mkb: DSL pair " << index + 1 << "/" << pairs.size() << ": " << pairs[index].first << ","
                       << pairs[index].second << '\n';
         }
-        summary = executor == "slurm" && store
-                      ? runOnSlurmFromArgs(args, settings, *store, progress, stopRequested)
+        summary = options.executor == "slurm" && store
+                      ? runOnSlurm(options, settings, *store, progress, stopRequested)
                       : runProtocol(settings, store.get(), driverFactory, progress, stopRequested);
         finish = runFinished(summary, settings);
         const ProgressCounts& counts = finish.event.counts;
@@ -329,21 +252,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
     if (finish.end == RunEnd::Planned && progressMode == "text") {
         printDryRun(*summary);
     }
-    int exitCode = kExitOk;
-    switch (finish.end) {
-    case RunEnd::Complete:
-    case RunEnd::Planned:
-        break;
-    case RunEnd::Interrupted:
-        exitCode = kExitInterrupted;
-        break;
-    case RunEnd::Incomplete:
-        exitCode = kExitInfrastructure;
-        break;
-    case RunEnd::Failed:
-        exitCode = stopRequested.load() ? kExitInterrupted : kExitInfrastructure;
-        break;
-    }
+    const int exitCode = exitCodeOf(finish.end);
     ProgressEvent& finished = finish.event;
     finished.exitCode = exitCode;
     if (summary || progressMode == "json") { // in text mode a failure is the one `mkb:` line below
@@ -356,7 +265,7 @@ int runRun(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"run", "run the transfer protocol for a model (convergent; --dry-run plans only)", kRunHelp, runRun});
+    {"run", "run the transfer protocol for a model (convergent; --dry-run plans only)", runHelp(), runRun});
 
 } // namespace
 } // namespace mkb::cli

@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kRunShardHelp = R"(usage: mkb run-shard BATCH_DIR --task N [--scratch DIR]
+const char* const kRunShardIntro = R"(usage: mkb run-shard BATCH_DIR --task N [--scratch DIR]
 
 Runs task N of a batch that `mkb run --executor slurm` submitted as a Slurm job array (its job.sh calls this with
 $SLURM_ARRAY_TASK_ID). The trial runs exactly as in a local `mkb run`, recorded in a private store in the scratch
@@ -25,45 +25,54 @@ submissions and skill are written to <shared>/shards/<coordinate>.<shard id>.jso
 renamed when whole; the coordinator merges it into the project store. A stopped or crashed attempt writes nothing
 and is submitted again by the next `mkb run`.
 
-options:
-  --task N       the array index (required)
-  --scratch DIR  a node-local folder for the private store (removed when the task ends)
+)";
 
-exit codes: 0 shard written, 2 bad command line, 3 the batch or its seed cannot be read, 4 the private store
+const char* const kRunShardRest =
+    R"(exit codes: 0 shard written, 2 bad command line, 3 the batch or its seed cannot be read, 4 the private store
             failed, 5 the attempt ended without a shard (stopped, crashed, or the grader could not start)
 )";
 
+const OptionTable& runShardOptions() {
+    static const OptionTable table = {
+        integerOption("task", "N", "the array index").within(0, 1000000).isRequired(),
+        pathOption("scratch", "DIR", "a node-local folder for the private store (removed when the task ends)")
+            .defaultSaid("$SLURM_TMPDIR, else $TMPDIR, else /tmp"),
+    };
+    return table;
+}
+
+std::string runShardHelp() {
+    return verbHelp(kRunShardIntro, runShardOptions(), kRunShardRest);
+}
+
 int runRunShard(const std::vector<std::string>& rawArgs) {
-    auto parsed = parseArgs(rawArgs, ArgSpec{{}, {"task", "scratch"}, {}});
+    auto parsed = parseOptions(runShardOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb run-shard --help)");
     }
-    if (parsed->wantsHelp()) {
-        std::cout << kRunShardHelp;
+    if (parsed->help) {
+        std::cout << runShardHelp();
         return kExitOk;
     }
-    if (parsed->positionals.size() != 1 || !parsed->option("task")) {
+    if (parsed->positionals.size() != 1 || !parsed->value("task")) {
         return fail(kExitUsage, "run-shard takes a batch folder and --task N (mkb run-shard --help)");
     }
-    auto index = parsed->intOption("task", 0, 0, 1000000);
-    if (!index) {
-        return fail(kExitUsage, index.error().message);
-    }
+    const int index = parsed->integer("task");
     const fs::path dir = parsed->positionals[0];
     auto batch = cluster::readBatch(dir, true);
     if (!batch) {
         return fail(kExitBadInput, "run-shard: " + batch.error().message);
     }
-    if (*index >= static_cast<int>(batch->tasks.size())) {
+    if (index >= static_cast<int>(batch->tasks.size())) {
         return fail(kExitUsage, "run-shard: batch " + batch->name + " has " + std::to_string(batch->tasks.size()) +
-                                    " task(s); there is no task " + std::to_string(*index));
+                                    " task(s); there is no task " + std::to_string(index));
     }
-    const cluster::TaskSpec& task = batch->tasks[*index];
+    const cluster::TaskSpec& task = batch->tasks[index];
     const cluster::SharedFolder folder{fs::absolute(dir).parent_path().parent_path()};
     const char* arrayJob = std::getenv("SLURM_ARRAY_JOB_ID");
-    const std::string jobId = arrayJob && *arrayJob ? std::string(arrayJob) + "_" + std::to_string(*index) : "";
+    const std::string jobId = arrayJob && *arrayJob ? std::string(arrayJob) + "_" + std::to_string(index) : "";
     fs::path scratch;
-    if (auto given = parsed->option("scratch")) {
+    if (auto given = parsed->value("scratch")) {
         scratch = *given;
     } else {
         const char* base = std::getenv("SLURM_TMPDIR");
@@ -82,7 +91,7 @@ int runRunShard(const std::vector<std::string>& rawArgs) {
     if (Status seeded = cluster::seedPrivateStore(privateStore, task); !seeded) {
         return fail(kExitStore, "run-shard: " + seeded.error().message);
     }
-    std::cerr << "mkb run-shard: " << task.coordinate << " (batch " << batch->name << ", task " << *index
+    std::cerr << "mkb run-shard: " << task.coordinate << " (batch " << batch->name << ", task " << index
               << (jobId.empty() ? std::string() : ", slurm job " + jobId) << ")\n";
 
     // The trial runs as `mkb run` runs it, restricted to this one coordinate and recorded in the private store.
@@ -115,7 +124,7 @@ int runRunShard(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"run-shard", "run one trial of a Slurm batch on its node (job entry)", kRunShardHelp, runRunShard});
+    {"run-shard", "run one trial of a Slurm batch on its node (job entry)", runShardHelp(), runRunShard});
 
 } // namespace
 } // namespace mkb::cli

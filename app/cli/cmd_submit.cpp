@@ -11,37 +11,42 @@
 namespace mkb::cli {
 namespace {
 
-const char* const kSubmitHelp = R"(usage: mkb submit [KERNEL]
+const char* const kSubmitIntro = R"(usage: mkb submit [KERNEL]
 
 Grades KERNEL (default ./kernel.py) through the `mkb run` attempt this shell belongs to, and prints the grader
 report with the submissions and seconds left. Only works inside an attempt started by the command driver, which
 sets MKB_SUBMIT_SOCKET; the budget is enforced there: a submission over the size limit, or one that never entered
 evaluation, is not counted; once the submissions or the wall clock are spent nothing more is graded.
 
-options:
-  --timeout S   how long to wait for the report (default 3600)
+)";
 
-exit codes: 0 graded and passed, 1 graded and failed, 2 bad command line or not inside an attempt,
+const char* const kSubmitExitCodes =
+    R"(exit codes: 0 graded and passed, 1 graded and failed, 2 bad command line or not inside an attempt,
             3 the kernel file is missing, 5 not graded (budget spent, too large, grader failure, attempt ended)
 )";
 
+const OptionTable& submitOptions() {
+    static const OptionTable table = {
+        numberOption("timeout", "S", "how long to wait for the report, in seconds").withDefault(3600).above(0),
+    };
+    return table;
+}
+
+std::string submitHelp() {
+    return verbHelp(kSubmitIntro, submitOptions(), kSubmitExitCodes);
+}
+
 int runSubmit(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.options = {"timeout"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(submitOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb submit --help)");
     }
-    if (parsed->wantsHelp()) {
-        std::cout << kSubmitHelp;
+    if (parsed->help) {
+        std::cout << submitHelp();
         return kExitOk;
     }
     if (parsed->positionals.size() > 1) {
         return fail(kExitUsage, "submit takes at most one KERNEL file (mkb submit --help)");
-    }
-    auto timeout = parsed->doubleOption("timeout", 3600);
-    if (!timeout || *timeout <= 0) {
-        return fail(kExitUsage, "submit: --timeout takes a positive number of seconds");
     }
     const char* socket = std::getenv(kSubmitSocketVariable);
     if (!socket || !*socket) {
@@ -54,7 +59,7 @@ int runSubmit(const std::vector<std::string>& rawArgs) {
     if (!kernel) {
         return fail(kExitBadInput, "submit: " + kernel.error().message);
     }
-    auto reply = requestSubmission(socket, *kernel, *timeout);
+    auto reply = requestSubmission(socket, *kernel, parsed->number("timeout"));
     if (!reply) {
         return fail(kExitInfrastructure, reply.error().message);
     }
@@ -70,7 +75,7 @@ int runSubmit(const std::vector<std::string>& rawArgs) {
 }
 
 const bool registered = registerCommand(
-    {"submit", "grade kernel.py from inside a command-driver attempt (budgeted)", kSubmitHelp, runSubmit});
+    {"submit", "grade kernel.py from inside a command-driver attempt (budgeted)", submitHelp(), runSubmit});
 
 } // namespace
 } // namespace mkb::cli

@@ -5,8 +5,6 @@
 #include "app/cli/interrupt.h"
 
 #include "core/cluster/command_runner.h"
-#include "core/vocabulary/boundary.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_pool.h"
 #include "core/grader_client/grader_process.h"
 #include "core/suite/suite_report.h"
@@ -15,6 +13,8 @@
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/grade_request.h"
 
 #include <algorithm>
 #include <atomic>
@@ -28,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kSuiteHelp = R"(usage: mkb suite check [options]
+const char* const kSuiteIntro = R"(usage: mkb suite check [options]
        mkb suite table REPORT [--suite DIR] [--output FILE]
        mkb suite import kernelbenchx CHECKOUT --out DIR [--force] [--json FILE] [--python PATH]
 
@@ -49,44 +49,10 @@ sensitive and above the eager floor, and the reason where not; totals per catego
 Prints a line per problem as it goes, each issue on its own line, and a summary. Peaks for IOU/MFU come from the
 store's latest probe of the device; where there is none, the device is probed first (and the probe saved).
 
-options:
-  --suite DIR          the suite root (default: the shipped problems)
-  --validate-only      validate the problems alone (step 1); not with --dsls, --gradings, --flakiness or --boundary
-  --problems GLOB      which problems (name, code, stem or family glob; default: all)
-  --dsls A,B           the DSLs whose solutions are graded (default: triton,cuda)
-  --gradings N         gradings per solution for the flakiness check, the full one included (default 20; 1 = none
-                       extra, 0 = skip the check)
-  --flakiness MODE     separate (default): each repeat is its own evaluation in a fresh child; pooled: the N-1
-                       repeats run as one correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed,
-                       and grading k counts as correct when its 5 draws held (same draws, one import and compile;
-                       the one evaluation is bounded by N-1 x --timeout)
-  --device DEV         cuda:N (default cuda:0) or cpu
-  --devices LIST       check on several devices at once instead: "all" (every visible GPU) or a comma list such as
-                       cuda:0,cuda:2 (cpu:0,cpu:1 are test devices that grade on the CPU): one grader server and one
-                       thread per device take the next problem from one queue, each problem checked whole on one
-                       device (named in the JSON report beside each verdict); a lost device leaves the rotation with
-                       one note line; not with --device
-  --python PATH        the interpreter that runs the grader (default: $MKB_PYTHON, else python3)
-  --timeout S          bound of each validation and grading in seconds (default 600)
-  --eager-target-ms MS the eager median a problem must reach (default 0.05, i.e. 50 us)
-  --boundary B         the implementation boundary the solutions are graded under: mkb (default; MetaKernelBench's
-                       rule) or strict (all arithmetic in the DSL); see docs/guide/boundaries.md
-  --dsl-dir DIR        an extra folder of DSL descriptors, searched first (repeatable)
-  --json FILE          write everything (validation reports and verdicts included) as JSON to FILE
-  --table FILE         write the markdown suite table (docs/suite.md) to FILE
-                       (both files are rewritten after every problem, atomically and through a symbolic link;
-                       an interrupted run leaves a partial report that says which problems are left; a directory,
-                       FIFO, device or the store itself is refused before any problem is checked, exit 3)
-  --resume FILE        reuse the results of an earlier --json report for every problem whose problem file,
-                       solution files, grader, boundary, DSLs and flakiness settings are unchanged, that was
-                       checked on this run's device (with --devices, on one of them) and that had no
-                       infrastructure error; check the rest (typically --resume R --json R). Solution files are
-                       looked up in this checkout, and an interrupted check keeps what the reports hold.
-                       Repeatable: the reports of a suite split across GPUs (--problems) merge into one (the
-                       first that holds a problem is used)
-  --store PATH         the project store for device peaks (default: $MKB_STORE or the user's store)
+)";
 
-mkb suite table REPORT renders the markdown suite table (the validation table, for a --validate-only report) of an
+const char* const kSuiteRest =
+    R"(mkb suite table REPORT renders the markdown suite table (the validation table, for a --validate-only report) of an
 earlier --json report again, without a grader or a GPU (after the table's format changed, say): to stdout, or to
 --output FILE. The report's problems are matched to the suite (--suite DIR, default the shipped problems); one whose
 problem or solution file changed since is refused (exit 3), as is a report that cannot be read. Paths of the machine
@@ -107,26 +73,102 @@ exit codes: 0 every problem clean and every solution passed, 1 some issue (liste
             5 an infrastructure error (grader or GPU failed) was among the issues, 130 interrupted
 )";
 
+std::string joinedDsls(const std::vector<std::string>& dsls) {
+    std::string text;
+    for (const std::string& dsl : dsls) {
+        text += (text.empty() ? "" : ",") + dsl;
+    }
+    return text;
+}
+
+const OptionTable& suiteOptions() {
+    static const OptionTable table = {
+        pathOption("suite", "DIR", "the suite root").defaultSaid("the shipped problems"),
+        flagOption("validate-only",
+                   "validate the problems alone (step 1); not with --dsls, --gradings, --flakiness or --boundary"),
+        textOption("problems", "GLOB", "which problems (name, code, stem or family glob)").withDefault("*"),
+        textOption("dsls", "A,B", "the DSLs whose solutions are graded")
+            .withDefault(joinedDsls(SuiteCheckOptions{}.dsls)),
+        integerOption("gradings", "N",
+                      "gradings per solution for the flakiness check, the full one included (1 = none extra, 0 = skip "
+                      "the check)")
+            .withDefault(SuiteCheckOptions{}.gradings)
+            .within(0, 1000),
+        choiceOption("flakiness", "MODE",
+                     "separate: each repeat is its own evaluation in a fresh child; pooled: the N-1 repeats run as one "
+                     "correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed, and grading k counts as "
+                     "correct when its 5 draws held (same draws, one import and compile; the one evaluation is bounded "
+                     "by N-1 x --timeout)",
+                     {"separate", "pooled"})
+            .withDefault("separate"),
+        textOption("device", "DEV", "cuda:N or cpu").withDefault(SuiteCheckOptions{}.device),
+        textOption("devices", "LIST",
+                   "check on several devices at once instead: \"all\" (every visible GPU) or a comma list such as "
+                   "cuda:0,cuda:2 (cpu:0,cpu:1 are test devices that grade on the CPU): one grader server and one "
+                   "thread per device take the next problem from one queue, each problem checked whole on one device "
+                   "(named in the JSON report beside each verdict); a lost device leaves the rotation with one note "
+                   "line; not with --device"),
+        pathOption("python", "PATH", "the interpreter that runs the grader (and the importer)")
+            .defaultSaid("$MKB_PYTHON, else python3"),
+        numberOption("timeout", "S", "bound of each validation and grading in seconds")
+            .withDefault(GradeSettings{}.timeoutS)
+            .above(0),
+        numberOption("eager-target-ms", "MS", "the eager median a problem must reach, in ms")
+            .withDefault(SuiteCheckOptions{}.eagerTargetMs)
+            .within(0, std::numeric_limits<double>::max()),
+        textOption("boundary", "B",
+                   "the implementation boundary the solutions are graded under: mkb (MetaKernelBench's rule) or strict "
+                   "(all arithmetic in the DSL); see docs/guide/boundaries.md")
+            .withDefault(GradeSettings{}.boundary),
+        pathOption("dsl-dir", "DIR", "an extra folder of DSL descriptors, searched first").isRepeatable(),
+        pathOption("json", "FILE",
+                   "write everything (validation reports and verdicts included) as JSON to FILE (suite import: every "
+                   "task's outcome)"),
+        pathOption("table", "FILE",
+                   "write the markdown suite table (docs/suite.md) to FILE (--json and --table are rewritten after "
+                   "every problem, atomically and through a symbolic link; an interrupted run leaves a partial report "
+                   "that says which problems are left; a directory, FIFO, device or the store itself is refused before "
+                   "any problem is checked, exit 3)"),
+        pathOption("resume", "FILE",
+                   "reuse the results of an earlier --json report for every problem whose problem file, solution "
+                   "files, grader, boundary, DSLs and flakiness settings are unchanged, that was checked on this run's "
+                   "device (with --devices, on one of them) and that had no infrastructure error; check the rest "
+                   "(typically --resume R --json R). Solution files are looked up in this checkout, and an interrupted "
+                   "check keeps what the reports hold. Several reports of a suite split across GPUs (--problems) "
+                   "merge into one (the first that holds a problem is used)")
+            .isRepeatable(),
+        pathOption("store", "PATH", "the project store for device peaks").defaultSaid("$MKB_STORE or the user's store"),
+        pathOption("output", "FILE", "suite table: write the table to FILE instead of standard output"),
+        pathOption("out", "DIR", "suite import: the suite folder the problem files go to (required there)"),
+        flagOption("force", "suite import: rewrite an existing problem file that differs"),
+    };
+    return table;
+}
+
+std::string suiteHelp() {
+    return verbHelp(kSuiteIntro, suiteOptions(), kSuiteRest);
+}
+
 std::atomic<bool>& interrupted = interruptRequested();
 
-int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
+int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs) {
     SuiteCheckJob job;
     SuiteCheckOptions& options = job.options;
-    options.validateOnly = args.has("validate-only");
+    options.validateOnly = args.flag("validate-only");
     if (options.validateOnly) {
         for (const char* solutionOption : {"dsls", "gradings", "flakiness", "boundary"}) {
-            if (args.option(solutionOption)) {
+            if (args.value(solutionOption)) {
                 return fail(kExitUsage, std::string("suite check: --validate-only grades no solution, so --") +
                                             solutionOption + " has nothing to do; leave one of them out");
             }
         }
     }
-    options.device = args.optionOr("device", "cuda:0");
+    options.device = args.text("device");
     if (Status valid = validateDevice(options.device); !valid) {
         return fail(kExitUsage, valid.error().message);
     }
-    if (auto listed = args.option("devices")) { // one grader server per device
-        if (args.option("device")) {
+    if (auto listed = args.value("devices")) { // one grader server per device
+        if (args.value("device")) {
             return fail(kExitUsage, "suite check: --devices and --device cannot be given together; use --devices for "
                                     "several devices or --device for one (mkb suite --help)");
         }
@@ -140,26 +182,11 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
             options.device += (options.device.empty() ? "" : ",") + each;
         }
     }
-    auto gradings = args.intOption("gradings", 20, 0, 1000);
-    if (!gradings) {
-        return fail(kExitUsage, gradings.error().message);
-    }
-    const std::string flakinessMode = args.optionOr("flakiness", "separate");
-    if (flakinessMode != "separate" && flakinessMode != "pooled") {
-        return fail(kExitUsage, "--flakiness takes separate or pooled, not '" + flakinessMode + "'");
-    }
-    auto timeout = args.doubleOption("timeout", 600);
-    if (!timeout || *timeout <= 0) {
-        return fail(kExitUsage, timeout ? "--timeout takes a positive number of seconds" : timeout.error().message);
-    }
-    auto eagerTarget = args.doubleOption("eager-target-ms", 0.05);
-    if (!eagerTarget || *eagerTarget < 0) {
-        return fail(kExitUsage,
-                    eagerTarget ? "--eager-target-ms takes a non-negative number" : eagerTarget.error().message);
-    }
+    const int gradings = args.integer("gradings");
+    const std::string flakinessMode = args.text("flakiness");
     options.dsls.clear();
     for (const std::string& part :
-         options.validateOnly ? std::vector<std::string>{} : splitString(args.optionOr("dsls", "triton,cuda"), ',')) {
+         options.validateOnly ? std::vector<std::string>{} : splitString(args.text("dsls"), ',')) {
         std::string id(trimmed(part));
         if (id.empty()) {
             return fail(kExitUsage, "--dsls takes DSL ids separated by commas, e.g. triton,cuda");
@@ -168,33 +195,33 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
             options.dsls.push_back(id);
         }
     }
-    auto boundary = parseBoundary(args.optionOr("boundary", std::string(kBoundaryMkb)), "suite check: --boundary");
+    auto boundary = parseBoundary(args.text("boundary"), "suite check: --boundary");
     if (!boundary) {
         return fail(kExitUsage, boundary.error().message + " (mkb suite check --help)");
     }
-    options.gradings = options.validateOnly ? 0 : *gradings;
+    options.gradings = options.validateOnly ? 0 : gradings;
     options.pooledFlakiness = flakinessMode == "pooled";
-    options.eagerTargetMs = *eagerTarget;
-    options.settings.timeoutS = *timeout;
+    options.eagerTargetMs = args.number("eager-target-ms");
+    options.settings.timeoutS = args.number("timeout");
     options.settings.boundary = *boundary;
 
-    job.suiteRoot = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
-    job.problemsGlob = args.optionOr("problems", "*");
+    job.suiteRoot = args.value("suite") ? fs::path(*args.value("suite")) : shippedProblemsDir();
+    job.problemsGlob = args.text("problems");
     for (const auto& dir : args.all("dsl-dir")) {
         job.dslDirs.push_back(dir);
     }
-    job.storeNamed = args.option("store").has_value();
-    job.storePath = job.storeNamed ? fs::path(*args.option("store")) : defaultStorePath();
-    if (auto path = args.option("json")) {
+    job.storeNamed = args.value("store").has_value();
+    job.storePath = job.storeNamed ? fs::path(*args.value("store")) : defaultStorePath();
+    if (auto path = args.value("json")) {
         job.jsonPath = *path;
     }
-    if (auto path = args.option("table")) {
+    if (auto path = args.value("table")) {
         job.tablePath = *path;
     }
     for (const std::string& resumePath : args.all("resume")) {
         job.resumeFrom.emplace_back(resumePath);
     }
-    job.launch.python = graderPythonFrom(args.option("python"));
+    job.launch.python = graderPythonFrom(args.value("python"));
     job.command = recordedCommandLine("suite", rawArgs);
     job.commandWords = {"mkb", "suite"};
     job.commandWords.insert(job.commandWords.end(), rawArgs.begin(), rawArgs.end());
@@ -268,9 +295,9 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
         std::cout << "\n";
     }
     if (interrupted.load()) {
-        std::string where = args.option("json") ? "; the partial report is in " + *args.option("json") +
-                                                      " (continue with --resume " + *args.option("json") + ")"
-                                                : "; nothing was written (no --json)";
+        std::string where = args.value("json") ? "; the partial report is in " + *args.value("json") +
+                                                     " (continue with --resume " + *args.value("json") + ")"
+                                               : "; nothing was written (no --json)";
         return fail(kExitInterrupted, "suite check interrupted after " + std::to_string(run.report.problems.size()) +
                                           " of " + std::to_string(run.selected) + " problems" +
                                           (run.finalWrite ? where : "; " + run.finalWrite.error().message));
@@ -285,18 +312,18 @@ int runCheck(const ParsedArgs& args, const std::vector<std::string>& rawArgs) {
     return run.report.anyInfrastructureError() ? kExitInfrastructure : kExitFailed;
 }
 
-int runTable(const ParsedArgs& args) {
+int runTable(const ParsedOptions& args) {
     if (args.positionals.size() != 2) {
         return fail(kExitUsage, "mkb suite table takes one report: mkb suite table REPORT [--output FILE] (mkb suite "
                                 "--help)");
     }
-    const fs::path suiteRoot = args.option("suite") ? fs::path(*args.option("suite")) : shippedProblemsDir();
+    const fs::path suiteRoot = args.value("suite") ? fs::path(*args.value("suite")) : shippedProblemsDir();
     auto report = readSuiteReport(args.positionals[1], suiteRoot);
     if (!report) {
         return fail(kExitBadInput, "suite table: " + report.error().message);
     }
     const std::string table = report->validateOnly ? validationTableMarkdown(*report) : suiteTableMarkdown(*report);
-    if (auto output = args.option("output")) {
+    if (auto output = args.value("output")) {
         if (Status written = writeOutputFile(*output, table, OutputRules{"--output", {fs::path(args.positionals[1])}});
             !written) {
             return fail(kExitBadInput, "suite table: " + written.error().message);
@@ -307,7 +334,7 @@ int runTable(const ParsedArgs& args) {
     return kExitOk;
 }
 
-int runImport(const ParsedArgs& args) {
+int runImport(const ParsedOptions& args) {
     if (args.positionals.size() != 3) {
         return fail(kExitUsage, "mkb suite import takes a benchmark and its checkout: mkb suite import kernelbenchx "
                                 "CHECKOUT --out DIR (mkb suite --help)");
@@ -316,16 +343,16 @@ int runImport(const ParsedArgs& args) {
         return fail(kExitUsage, "suite import: unknown benchmark '" + args.positionals[1] +
                                     "'; the importer reads kernelbenchx (mkb suite --help)");
     }
-    const std::optional<std::string> out = args.option("out");
+    const std::optional<std::string> out = args.value("out");
     if (!out || out->empty()) {
         return fail(kExitUsage, "suite import: --out DIR is required: the suite folder the problem files go to");
     }
     std::vector<std::string> argv = {
-        graderPythonFrom(args.option("python")), "-m", "mkbimport", "kernelbenchx", args.positionals[2], "--out", *out};
-    if (args.has("force")) {
+        graderPythonFrom(args.value("python")), "-m", "mkbimport", "kernelbenchx", args.positionals[2], "--out", *out};
+    if (args.flag("force")) {
         argv.push_back("--force");
     }
-    if (auto json = args.option("json")) {
+    if (auto json = args.value("json")) {
         argv.insert(argv.end(), {"--json", *json});
     }
     std::string pythonPath = graderPackageDir().string(); // mkbimport lives beside mkbgrader
@@ -353,22 +380,12 @@ int runImport(const ParsedArgs& args) {
 }
 
 int runSuite(const std::vector<std::string>& rawArgs) {
-    ArgSpec spec;
-    spec.options = {"suite",   "problems",        "dsls",    "gradings", "flakiness", "device", "python",
-                    "timeout", "eager-target-ms", "dsl-dir", "json",     "table",     "store",  "resume"};
-    spec.options.insert("boundary");
-    spec.options.insert("devices");
-    spec.options.insert("output");
-    spec.options.insert("out");
-    spec.flags.insert("force");
-    spec.flags.insert("validate-only");
-    spec.repeatable = {"dsl-dir", "resume"};
-    auto parsed = parseArgs(rawArgs, spec);
+    auto parsed = parseOptions(suiteOptions(), rawArgs);
     if (!parsed) {
         return fail(kExitUsage, parsed.error().message + " (mkb suite --help)");
     }
-    if (parsed->wantsHelp()) {
-        std::cout << kSuiteHelp;
+    if (parsed->help) {
+        std::cout << suiteHelp();
         return kExitOk;
     }
     if (!parsed->positionals.empty() && parsed->positionals[0] == "table") {
@@ -387,7 +404,7 @@ const bool registered = registerCommand(
     {"suite",
      "validate every problem and grade its shipped solutions (mkb suite check), render a report's table, or import "
      "KernelBench-X's tasks as problem files",
-     kSuiteHelp, runSuite});
+     suiteHelp(), runSuite});
 
 } // namespace
 } // namespace mkb::cli

@@ -2,6 +2,7 @@
 #include "gui/runs/run_request.h"
 
 #include "core/grader_client/grader_pool.h"
+#include "core/vocabulary/boundary.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -74,110 +75,104 @@ QString runRequestProblem(const RunRequest& request) {
     return {};
 }
 
-QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile) {
-    QStringList args = {QStringLiteral("run"), QStringLiteral("--model"), request.model.trimmed(),
-                        QStringLiteral("--driver"), request.driver.trimmed()};
-    if (!driverConfigFile.isEmpty()) {
-        args << QStringLiteral("--driver-config") << driverConfigFile;
+namespace {
+
+std::string trimmedText(const QString& text) {
+    return text.trimmed().toStdString();
+}
+
+std::vector<std::string> texts(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const QString& item : list) {
+        out.push_back(item.toStdString());
     }
-    args << QStringLiteral("--problems") << request.problems.trimmed() << QStringLiteral("--dsls")
-         << request.dslA.trimmed() + QLatin1Char(',') + request.dslB.trimmed() << QStringLiteral("--replicates")
-         << QString::number(request.replicates);
-    for (const QString& suite : request.suites) {
-        args << QStringLiteral("--suite") << suite;
+    return out;
+}
+
+QStringList qtexts(const std::vector<std::string>& list) {
+    QStringList out;
+    for (const std::string& item : list) {
+        out << QString::fromStdString(item);
     }
-    for (const QString& dir : request.dslDirs) {
-        args << QStringLiteral("--dsl-dir") << dir;
+    return out;
+}
+
+} // namespace
+
+mkb::RunOptions runOptionsOf(const RunRequest& request) {
+    mkb::RunOptions options = mkb::runOptionDefaults();
+    options.model = trimmedText(request.model);
+    options.driver = trimmedText(request.driver);
+    options.problems = trimmedText(request.problems);
+    options.dsls = trimmedText(request.dslA) + "," + trimmedText(request.dslB);
+    options.replicates = request.replicates;
+    options.suites = texts(request.suites);
+    options.dslDirs = texts(request.dslDirs);
+    options.devices = trimmedText(request.devices); // mkb run parses it, as for the CLI
+    options.device = options.devices.empty() ? trimmedText(request.device) : std::string();
+    options.python = trimmedText(request.python);
+    options.wallClockSeconds = request.wallClockSeconds;
+    options.submissions = request.submissions;
+    options.maxKernelBytes = request.maxKernelBytes;
+    options.concurrency = request.concurrency;
+    options.gradeTimeoutSeconds = request.gradeTimeoutSeconds;
+    options.timingDraws = request.timingDraws;
+    options.rerunStale = request.rerunStale;
+    if (!request.boundary.trimmed().isEmpty()) {
+        options.boundary = trimmedText(request.boundary);
     }
-    if (!request.devices.trimmed().isEmpty()) {
-        args << QStringLiteral("--devices") << request.devices.trimmed(); // mkb run parses it, as for the CLI
-    } else if (!request.device.trimmed().isEmpty()) {
-        args << QStringLiteral("--device") << request.device.trimmed();
-    }
-    if (!request.python.trimmed().isEmpty()) {
-        args << QStringLiteral("--python") << request.python.trimmed();
-    }
-    args << QStringLiteral("--wall-clock") << QString::number(request.wallClockSeconds)
-         << QStringLiteral("--submissions") << QString::number(request.submissions)
-         << QStringLiteral("--max-kernel-bytes") << QString::number(request.maxKernelBytes)
-         << QStringLiteral("--concurrency") << QString::number(request.concurrency) << QStringLiteral("--grade-timeout")
-         << QString::number(request.gradeTimeoutSeconds) << QStringLiteral("--timing-draws")
-         << QString::number(request.timingDraws);
-    if (request.rerunStale) {
-        args << QStringLiteral("--rerun-stale");
-    }
-    args << QStringLiteral("--boundary")
-         << (request.boundary.trimmed().isEmpty() ? QStringLiteral("mkb") : request.boundary.trimmed());
     if (request.executor.trimmed() == QLatin1String("slurm")) {
-        args << QStringLiteral("--executor") << QStringLiteral("slurm") << QStringLiteral("--shared")
-             << request.sharedFolder.trimmed();
-        if (!request.partition.trimmed().isEmpty()) {
-            args << QStringLiteral("--partition") << request.partition.trimmed();
-        }
+        options.executor = "slurm";
+        options.shared = trimmedText(request.sharedFolder);
+        options.partition = trimmedText(request.partition);
     }
-    args << QStringLiteral("--store") << storePath << QStringLiteral("--progress") << QStringLiteral("json");
-    return args;
+    return options;
+}
+
+RunRequest runRequestOf(const mkb::RunOptions& options) {
+    RunRequest request;
+    request.model = QString::fromStdString(options.model);
+    request.driver = QString::fromStdString(options.driver);
+    request.problems = QString::fromStdString(options.problems);
+    const QString dsls = QString::fromStdString(options.dsls);
+    request.dslA = dsls.section(QLatin1Char(','), 0, 0);
+    request.dslB = dsls.section(QLatin1Char(','), 1);
+    request.replicates = options.replicates;
+    request.suites = qtexts(options.suites);
+    request.dslDirs = qtexts(options.dslDirs);
+    request.device = QString::fromStdString(options.device);
+    request.devices = QString::fromStdString(options.devices);
+    request.python = QString::fromStdString(options.python);
+    request.wallClockSeconds = options.wallClockSeconds;
+    request.submissions = options.submissions;
+    request.maxKernelBytes = options.maxKernelBytes;
+    request.concurrency = options.concurrency;
+    request.gradeTimeoutSeconds = options.gradeTimeoutSeconds;
+    request.timingDraws = options.timingDraws;
+    request.rerunStale = options.rerunStale;
+    request.boundary = QString::fromStdString(options.boundary);
+    request.executor = QString::fromStdString(options.executor);
+    request.partition = QString::fromStdString(options.partition);
+    request.sharedFolder = QString::fromStdString(options.shared);
+    return request;
+}
+
+QStringList mkbRunArguments(const RunRequest& request, const QString& storePath, const QString& driverConfigFile) {
+    mkb::RunOptions options = runOptionsOf(request);
+    options.driverConfig = driverConfigFile.toStdString();
+    options.store = storePath.toStdString();
+    options.progress = "json";
+    return QStringList{QStringLiteral("run")} + qtexts(mkb::runArguments(options));
 }
 
 RunRequest runRequestFromArguments(const QStringList& arguments) {
-    RunRequest request;
-    request.driverSettingsJson.clear();
-    for (int i = 0; i < arguments.size(); ++i) {
-        const QString& option = arguments[i];
-        if (option == QLatin1String("--rerun-stale")) {
-            request.rerunStale = true;
-            continue;
-        }
-        if (!option.startsWith(QLatin1String("--")) || i + 1 >= arguments.size()) {
-            continue;
-        }
-        const QString value = arguments[++i];
-        if (option == QLatin1String("--model")) {
-            request.model = value;
-        } else if (option == QLatin1String("--driver")) {
-            request.driver = value;
-        } else if (option == QLatin1String("--driver-config")) {
-            QFile file(value);
-            if (file.open(QIODevice::ReadOnly)) {
-                request.driverSettingsJson = QString::fromUtf8(file.readAll());
-            }
-        } else if (option == QLatin1String("--problems")) {
-            request.problems = value;
-        } else if (option == QLatin1String("--dsls")) {
-            request.dslA = value.section(QLatin1Char(','), 0, 0);
-            request.dslB = value.section(QLatin1Char(','), 1);
-        } else if (option == QLatin1String("--replicates")) {
-            request.replicates = value.toInt();
-        } else if (option == QLatin1String("--suite")) {
-            request.suites << value;
-        } else if (option == QLatin1String("--dsl-dir")) {
-            request.dslDirs << value;
-        } else if (option == QLatin1String("--device")) {
-            request.device = value;
-        } else if (option == QLatin1String("--devices")) {
-            request.devices = value;
-        } else if (option == QLatin1String("--python")) {
-            request.python = value;
-        } else if (option == QLatin1String("--wall-clock")) {
-            request.wallClockSeconds = value.toDouble();
-        } else if (option == QLatin1String("--submissions")) {
-            request.submissions = value.toInt();
-        } else if (option == QLatin1String("--max-kernel-bytes")) {
-            request.maxKernelBytes = value.toInt();
-        } else if (option == QLatin1String("--concurrency")) {
-            request.concurrency = value.toInt();
-        } else if (option == QLatin1String("--grade-timeout")) {
-            request.gradeTimeoutSeconds = value.toDouble();
-        } else if (option == QLatin1String("--timing-draws")) {
-            request.timingDraws = value.toInt();
-        } else if (option == QLatin1String("--boundary")) {
-            request.boundary = value;
-        } else if (option == QLatin1String("--executor")) {
-            request.executor = value;
-        } else if (option == QLatin1String("--partition")) {
-            request.partition = value;
-        } else if (option == QLatin1String("--shared")) {
-            request.sharedFolder = value;
+    const mkb::ParsedOptions parsed = mkb::parseOptionsLeniently(mkb::runOptionDeclarations(), texts(arguments));
+    const mkb::RunOptions options = mkb::optionsFrom(mkb::runOptionTable(), parsed);
+    RunRequest request = runRequestOf(options);
+    if (!options.driverConfig.empty()) {
+        QFile file(QString::fromStdString(options.driverConfig));
+        if (file.open(QIODevice::ReadOnly)) {
+            request.driverSettingsJson = QString::fromUtf8(file.readAll());
         }
     }
     return request;

@@ -2,6 +2,10 @@
 #include "gui/runs/runs_view.h"
 
 #include "core/catalog/dsl_registry.h"
+#include "core/protocol/run_options.h"
+#include "core/vocabulary/boundary.h"
+
+#include <algorithm>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -63,6 +67,24 @@ QComboBox* dslCombo(const QString& chosen, QWidget* parent) {
     return combo;
 }
 
+const OptionDeclaration& runOption(const char* name) {
+    return *findOption(runOptionDeclarations(), name);
+}
+
+/// A whole-number field with mkb run's range for the option, and its help as the tooltip.
+void declareSpin(QSpinBox* spin, const char* option) {
+    const OptionDeclaration& declaration = runOption(option);
+    spin->setRange(static_cast<int>(declaration.minimum), static_cast<int>(declaration.maximum));
+    spin->setToolTip(QString::fromStdString(declaration.help + " (mkb run --" + declaration.name + ")"));
+}
+
+/// A seconds field: mkb run takes any positive number; the form offers whole seconds up to `most`.
+void declareSeconds(QDoubleSpinBox* spin, const char* option, double most) {
+    const OptionDeclaration& declaration = runOption(option);
+    spin->setRange(std::max(1.0, declaration.minimum), most);
+    spin->setToolTip(QString::fromStdString(declaration.help + " (mkb run --" + declaration.name + ")"));
+}
+
 } // namespace
 
 QWidget* RunsView::buildForm() {
@@ -98,7 +120,7 @@ QWidget* RunsView::buildForm() {
     pair->addWidget(dslBCombo_, 1);
     replicatesSpin_ = new QSpinBox(what);
     replicatesSpin_->setObjectName(QStringLiteral("runReplicatesSpin"));
-    replicatesSpin_->setRange(1, 100);
+    declareSpin(replicatesSpin_, "replicates");
     whatForm->addRow(tr("&Model:"), modelEdit_);
     whatForm->addRow(tr("&Driver:"), driverCombo_);
     whatForm->addRow(tr("Driver &settings:"), driverSettings_);
@@ -106,21 +128,21 @@ QWidget* RunsView::buildForm() {
     whatForm->addRow(tr("DSL pair:"), pair);
     whatForm->addRow(tr("Re&plicates:"), replicatesSpin_);
 
-    const RunRequest defaults; // the form starts at mkb run's defaults, which come from the grading contract
+    const RunRequest defaults; // the form starts at mkb run's declared defaults (the grading ones GradeSettings')
     auto* budget = new QGroupBox(tr("Budget per attempt"), form);
     auto* budgetForm = new QFormLayout(budget);
     wallClockSpin_ = new QDoubleSpinBox(budget);
     wallClockSpin_->setObjectName(QStringLiteral("runWallClockSpin"));
-    wallClockSpin_->setRange(1, 7 * 24 * 3600);
+    declareSeconds(wallClockSpin_, "wall-clock", 7 * 24 * 3600);
     wallClockSpin_->setDecimals(0);
     wallClockSpin_->setSuffix(tr(" s"));
     wallClockSpin_->setValue(defaults.wallClockSeconds);
     submissionsSpin_ = new QSpinBox(budget);
     submissionsSpin_->setObjectName(QStringLiteral("runSubmissionsSpin"));
-    submissionsSpin_->setRange(0, 10000);
+    declareSpin(submissionsSpin_, "submissions");
     submissionsSpin_->setValue(defaults.submissions);
     maxBytesSpin_ = new QSpinBox(budget);
-    maxBytesSpin_->setRange(1, 1 << 30);
+    declareSpin(maxBytesSpin_, "max-kernel-bytes");
     maxBytesSpin_->setValue(defaults.maxKernelBytes);
     maxBytesSpin_->setSuffix(tr(" bytes"));
     budgetForm->addRow(tr("&Wall clock:"), wallClockSpin_);
@@ -152,16 +174,16 @@ QWidget* RunsView::buildForm() {
     pythonEdit_->setObjectName(QStringLiteral("runPythonEdit"));
     pythonEdit_->setPlaceholderText(tr("$MKB_PYTHON, else python3"));
     concurrencySpin_ = new QSpinBox(where);
-    concurrencySpin_->setRange(1, 64);
+    declareSpin(concurrencySpin_, "concurrency");
     concurrencySpin_->setValue(defaults.concurrency);
     gradeTimeoutSpin_ = new QDoubleSpinBox(where);
-    gradeTimeoutSpin_->setRange(1, 24 * 3600);
+    declareSeconds(gradeTimeoutSpin_, "grade-timeout", 24 * 3600);
     gradeTimeoutSpin_->setDecimals(0);
     gradeTimeoutSpin_->setSuffix(tr(" s"));
     gradeTimeoutSpin_->setValue(defaults.gradeTimeoutSeconds);
     timingDrawsSpin_ = new QSpinBox(where);
     timingDrawsSpin_->setObjectName(QStringLiteral("runTimingDrawsSpin"));
-    timingDrawsSpin_->setRange(1, 100000);
+    declareSpin(timingDrawsSpin_, "timing-draws");
     timingDrawsSpin_->setValue(defaults.timingDraws);
     suitesEdit_ = new QLineEdit(where);
     suitesEdit_->setObjectName(QStringLiteral("runSuitesEdit"));
@@ -314,8 +336,9 @@ void RunsView::setRequest(const RunRequest& request) {
     gradeTimeoutSpin_->setValue(request.gradeTimeoutSeconds);
     timingDrawsSpin_->setValue(request.timingDraws);
     rerunStaleCheck_->setChecked(request.rerunStale);
-    boundaryCombo_->setCurrentText(request.boundary.isEmpty() ? QStringLiteral("mkb") : request.boundary);
-    executorCombo_->setCurrentText(request.executor.isEmpty() ? QStringLiteral("local") : request.executor);
+    const RunRequest defaults;
+    boundaryCombo_->setCurrentText(request.boundary.isEmpty() ? defaults.boundary : request.boundary);
+    executorCombo_->setCurrentText(request.executor.isEmpty() ? defaults.executor : request.executor);
     partitionEdit_->setText(request.partition);
     sharedEdit_->setText(request.sharedFolder);
 }

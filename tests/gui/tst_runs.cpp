@@ -6,7 +6,9 @@
 #include "support/testpaths.h"
 
 #include "core/protocol/progress.h"
+#include "core/protocol/run_options.h"
 #include "core/store/store.h"
+#include "core/vocabulary/grade_settings.h"
 #include "gui/common/table_model.h"
 #include "gui/runs/run_counts_text.h"
 #include "gui/runs/run_request.h"
@@ -27,6 +29,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -243,6 +246,71 @@ private slots:
         QCOMPARE(combo->currentText(), QString("strict"));
         combo->setCurrentText("mkb");
         QCOMPARE(valueOf(mkbRunArguments(view.request(), "/p/s.sqlite", {}), "--boundary"), QString("mkb"));
+    }
+
+    void everyRequestFieldRoundTripsThroughMkbRunArguments() {
+        // Each field away from mkb run's declared default: request -> arguments -> request is the identity.
+        RunRequest request;
+        request.model = "m";
+        request.driver = "command";
+        request.problems = "p0[1-3]";
+        request.dslA = "triton";
+        request.dslB = "cuda";
+        request.replicates = runOptionDefaults().replicates + 2;
+        request.suites = {"/s/one", "/s/two words"};
+        request.dslDirs = {"/d"};
+        request.device = "cuda:3";
+        request.python = "/opt/py/bin/python3";
+        request.wallClockSeconds = runOptionDefaults().wallClockSeconds + 0.5;
+        request.submissions = runOptionDefaults().submissions + 1;
+        request.maxKernelBytes = runOptionDefaults().maxKernelBytes - 1;
+        request.concurrency = runOptionDefaults().concurrency + 1;
+        request.gradeTimeoutSeconds = runOptionDefaults().gradeTimeoutSeconds * 2;
+        request.timingDraws = runOptionDefaults().timingDraws + 7;
+        request.rerunStale = true;
+        request.boundary = "strict";
+        QVERIFY(runRequestFromArguments(mkbRunArguments(request, "/p/s.sqlite", {})) == request);
+        request.device.clear();
+        request.devices = "cuda:0,cuda:2";
+        QVERIFY(runRequestFromArguments(mkbRunArguments(request, "/p/s.sqlite", {})) == request);
+        request.devices.clear();
+        request.executor = "slurm";
+        request.sharedFolder = "/nfs/mkb";
+        request.partition = "h200";
+        QVERIFY(runRequestFromArguments(mkbRunArguments(request, "/p/s.sqlite", {})) == request);
+        // and the arguments are mkb run's own: its parser reads the same options back
+        QStringList args = mkbRunArguments(request, "/p/s.sqlite", {});
+        args.removeFirst();
+        std::vector<std::string> words;
+        for (const QString& arg : args) {
+            words.push_back(arg.toStdString());
+        }
+        auto parsed = parseRunOptions(words);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().message.c_str());
+        QVERIFY(runRequestOf(*parsed) == request);
+        QCOMPARE(parsed->store, std::string("/p/s.sqlite"));
+    }
+
+    void theFormStartsAtTheDeclaredDefaultsAndRanges() {
+        RunsView view;
+        const RunRequest shown = view.request();
+        const RunOptions& defaults = runOptionDefaults();
+        QCOMPARE(shown.replicates, defaults.replicates);
+        QCOMPARE(shown.wallClockSeconds, defaults.wallClockSeconds);
+        QCOMPARE(shown.submissions, defaults.submissions);
+        QCOMPARE(shown.maxKernelBytes, defaults.maxKernelBytes);
+        QCOMPARE(shown.concurrency, defaults.concurrency);
+        QCOMPARE(shown.gradeTimeoutSeconds, defaults.gradeTimeoutSeconds);
+        QCOMPARE(shown.timingDraws, defaults.timingDraws);
+        QCOMPARE(shown.boundary.toStdString(), defaults.boundary);
+        QCOMPARE(shown.executor.toStdString(), defaults.executor);
+        QCOMPARE(shown.timingDraws, GradeSettings{}.timingDraws);
+        auto* draws = view.findChild<QSpinBox*>("runTimingDrawsSpin");
+        QVERIFY(draws);
+        QCOMPARE(draws->minimum(), GradeSettings{}.recheckDraws); // fewer cannot grade, as mkb run says
+        auto* replicates = view.findChild<QSpinBox*>("runReplicatesSpin");
+        QVERIFY(replicates);
+        QCOMPARE(double(replicates->maximum()), findOption(runOptionDeclarations(), "replicates")->maximum);
     }
 
     void recordedCommandLineReadsBackIntoItsWords() {
