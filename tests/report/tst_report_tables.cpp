@@ -1,6 +1,7 @@
 // Report tables on the fixture store (report_fixtures.h): hand-checked ladder, coverage, transfer, standing, reverse,
 // usage and refinement numbers, splits and filters, and option parsing.
 #include "core/analysis/stats.h"
+#include "core/io/attempt_loader.h"
 #include "core/report/report_model.h"
 #include "core/report/report_writers.h"
 #include "report_fixtures.h"
@@ -121,7 +122,7 @@ private slots:
                 mkb::TrialFilter trialFilter;
                 trialFilter.model = options.model;
                 auto trials = store_->loadTrials(trialFilter, mkb::TrialDetail::Metrics, metricColumns(options));
-                auto submissions = io::loadSubmissionSummaries(*store_);
+                auto submissions = mkb::io::loadSubmissionSummaries(*store_);
                 QVERIFY(trials && submissions);
                 const std::string whole =
                     toMarkdown(buildReport(selectTrials(*trials, options), *submissions, options));
