@@ -106,6 +106,40 @@ std::string calibrateHelp() {
     return verbHelp(kCalibrateIntro, calibrateOptions(), kCalibrateRest);
 }
 
+/// The calibration the options describe, every check that needs no file done (device, DSLs, the re-timing's stop,
+/// numbers); the problems and the DSL descriptors are read afterwards. The error is a bad command line (exit 2).
+Result<CalibrationJob> calibrationJobFrom(const ParsedOptions& args, const std::vector<std::string>& rawArgs) {
+    CalibrationJob job;
+    job.device = args.text("device");
+    if (Status valid = validateDevice(job.device); !valid) {
+        return valid.error();
+    }
+    for (const std::string& item : splitString(args.text("dsls"), ',')) {
+        const std::string id(trimmed(item));
+        if (!id.empty()) {
+            job.dsls.push_back(id);
+        }
+    }
+    if (job.dsls.empty()) {
+        return makeError("calibrate: --dsls names no DSL (give e.g. triton,cuda)");
+    }
+    auto stop = retimeStopFrom(args);
+    if (!stop) {
+        return makeError("calibrate: " + stop.error().message);
+    }
+    job.retime = *stop;
+    if (args.value("solutions")) {
+        job.solutionsDir = fs::path(*args.value("solutions"));
+    }
+    job.replicates = args.integer("replicates");
+    job.slowdown = args.number("slowdown");
+    job.delta = args.number("delta");
+    job.grade.timingDraws = args.integer("timing-draws");
+    job.grade.timeoutS = args.number("grade-timeout");
+    job.selection = recordedCommandLine("calibrate", rawArgs);
+    return job;
+}
+
 int runCalibrate(const std::vector<std::string>& rawArgs) {
     auto parsed = parseOptions(calibrateOptions(), rawArgs);
     if (!parsed) {
@@ -120,32 +154,17 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
         return fail(kExitUsage,
                     "calibrate: unexpected argument '" + args.positionals.front() + "' (mkb calibrate --help)");
     }
-    const std::string device = args.text("device");
-    if (Status valid = validateDevice(device); !valid) {
-        return fail(kExitUsage, valid.error().message);
+    auto described = calibrationJobFrom(args, rawArgs);
+    if (!described) {
+        return fail(kExitUsage, described.error().message);
     }
-    std::vector<std::string> dsls;
-    for (const std::string& item : splitString(args.text("dsls"), ',')) {
-        const std::string id(trimmed(item));
-        if (!id.empty()) {
-            dsls.push_back(id);
-        }
-    }
-    if (dsls.empty()) {
-        return fail(kExitUsage, "calibrate: --dsls names no DSL (give e.g. triton,cuda)");
-    }
-    auto retimeSettings = retimeStopFrom(args);
-    if (!retimeSettings) {
-        return fail(kExitUsage, "calibrate: " + retimeSettings.error().message);
-    }
-    const double slowdown = args.number("slowdown");
-    const double delta = args.number("delta");
-
+    CalibrationJob job = std::move(described).value();
     std::vector<fs::path> suites;
     for (const std::string& suite : args.all("suite")) {
         suites.emplace_back(suite);
     }
-    std::vector<Problem> problems; // the union of every --problems glob, each problem once, in number order
+    // The union of every --problems glob, each problem once, in number order.
+    std::vector<Problem>& problems = job.problems;
     std::vector<std::string> globs = args.all("problems");
     if (globs.empty()) {
         globs.push_back(args.text("problems"));
@@ -162,33 +181,19 @@ int runCalibrate(const std::vector<std::string>& rawArgs) {
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);
     }
-    std::map<std::string, std::string> descriptors;
-    for (const std::string& id : dsls) {
+    for (const std::string& id : job.dsls) {
         auto dsl = loadRunDsl(id, dslDirs);
         if (!dsl) {
             return fail(kExitUsage, "calibrate: DSL '" + id + "': " + dsl.error().message);
         }
-        descriptors[id] = dsl->descriptorJson;
+        job.dslDescriptors[id] = dsl->descriptorJson;
     }
 
     const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     GraderLaunch launch;
     launch.python = graderPythonFrom(args.value("python"));
-    CalibrationJob job;
-    job.problems = std::move(problems);
-    job.dsls = dsls;
-    job.dslDescriptors = std::move(descriptors);
-    if (args.value("solutions")) {
-        job.solutionsDir = fs::path(*args.value("solutions"));
-    }
-    job.device = device;
-    job.replicates = args.integer("replicates");
-    job.slowdown = slowdown;
-    job.delta = delta;
-    job.retime = *retimeSettings;
-    job.grade.timingDraws = args.integer("timing-draws");
-    job.grade.timeoutS = args.number("grade-timeout");
-    job.selection = recordedCommandLine("calibrate", rawArgs);
+    const double slowdown = job.slowdown;
+    const double delta = job.delta;
     const auto printLine = [](const std::string& line) {
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);

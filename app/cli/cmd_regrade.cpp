@@ -92,38 +92,28 @@ void printRound(const RegradeRound& round, const std::string& boundary) {
     std::fflush(stdout);
 }
 
-int runRegrade(const std::vector<std::string>& rawArgs) {
-    auto parsed = parseOptions(regradeOptions(), rawArgs);
-    if (!parsed) {
-        return fail(kExitUsage, parsed.error().message + " (mkb regrade --help)");
-    }
-    const ParsedOptions& args = *parsed;
-    if (args.help) {
-        std::cout << regradeHelp();
-        return kExitOk;
-    }
-    if (!args.positionals.empty()) {
-        return fail(kExitUsage, "regrade: unexpected argument '" + args.positionals.front() + "' (mkb regrade --help)");
-    }
+/// The regrading the options describe: boundary, devices, workers, grading numbers, scope and flags, each checked;
+/// the error is a bad command line (exit 2).
+Result<RegradeJob> regradeJobFrom(const ParsedOptions& args) {
     RegradeJob job;
     auto boundary = parseBoundary(args.text("boundary"));
     if (!boundary) {
-        return fail(kExitUsage, "regrade: " + boundary.error().message);
+        return makeError("regrade: " + boundary.error().message);
     }
     job.grade.boundary = *boundary;
     if (args.value("device") && args.value("devices")) {
-        return fail(kExitUsage, "regrade: give --device or --devices, not both");
+        return makeError("regrade: give --device or --devices, not both");
     }
     if (auto devices = args.value("devices")) {
         auto list = parseDeviceList(*devices, visibleCudaDeviceCount());
         if (!list) {
-            return fail(kExitUsage, "regrade: --devices: " + list.error().message);
+            return makeError("regrade: --devices: " + list.error().message);
         }
         job.devices = *list;
     } else {
         job.devices = {args.text("device")};
         if (Status valid = validateDevice(job.devices.front()); !valid) {
-            return fail(kExitUsage, valid.error().message);
+            return valid.error();
         }
     }
     job.workers = args.given("workers") ? args.integer("workers") : 0;
@@ -149,6 +139,27 @@ int runRegrade(const std::vector<std::string>& rawArgs) {
         job.kernelsOut = fs::absolute(*kernels);
     }
     job.dryRun = args.flag("dry-run");
+    return job;
+}
+
+int runRegrade(const std::vector<std::string>& rawArgs) {
+    auto parsed = parseOptions(regradeOptions(), rawArgs);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb regrade --help)");
+    }
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << regradeHelp();
+        return kExitOk;
+    }
+    if (!args.positionals.empty()) {
+        return fail(kExitUsage, "regrade: unexpected argument '" + args.positionals.front() + "' (mkb regrade --help)");
+    }
+    auto described = regradeJobFrom(args);
+    if (!described) {
+        return fail(kExitUsage, described.error().message);
+    }
+    RegradeJob job = std::move(described).value();
 
     const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
     GraderLaunch launch;

@@ -271,37 +271,28 @@ int retimeTransitions(const fs::path& storePath, const GraderLaunch& launch, con
     return summary.kernelFailed > 0 ? kExitFailed : kExitOk;
 }
 
-int runRetime(const std::vector<std::string>& rawArgs) {
-    auto parsed = parseOptions(retimeOptions(), rawArgs);
-    if (!parsed) {
-        return fail(kExitUsage, parsed.error().message + " (mkb retime --help)");
-    }
-    const ParsedOptions& args = *parsed;
-    if (args.help) {
-        std::cout << retimeHelp();
-        return kExitOk;
-    }
-    if (!args.positionals.empty()) {
-        return fail(kExitUsage, "retime: unexpected argument '" + args.positionals.front() + "' (mkb retime --help)");
-    }
+/// The re-timing job the options describe, every check that needs no file done: device, scope (model, --dsls or
+/// --directions, replicates, transition kinds), the stop, the grading bound, the flags. The error is a bad command
+/// line (exit 2).
+Result<RetimeJob> retimeJobFrom(const ParsedOptions& args) {
     RetimeJob job;
     job.device = args.text("device");
     if (Status valid = validateDevice(job.device); !valid) {
-        return fail(kExitUsage, valid.error().message);
+        return makeError(valid.error().message);
     }
     if (auto model = args.value("model")) {
         job.scope.model = *model;
     }
     if (args.value("dsls") && args.value("directions")) {
-        return fail(kExitUsage, "retime: give --dsls or --directions, not both");
+        return makeError("retime: give --dsls or --directions, not both");
     }
     const bool transitions = args.flag("transitions");
     if (transitions && (args.value("dsls") || args.value("directions"))) {
-        return fail(kExitUsage, "retime: --transitions times a trial's own submissions; --dsls and --directions "
-                                "select cells and do not apply");
+        return makeError("retime: --transitions times a trial's own submissions; --dsls and --directions "
+                         "select cells and do not apply");
     }
     if (!transitions && args.value("kinds")) {
-        return fail(kExitUsage, "retime: --kinds selects before/after pairs; give it with --transitions");
+        return makeError("retime: --kinds selects before/after pairs; give it with --transitions");
     }
     if (auto kinds = args.value("kinds")) {
         for (const std::string& item : splitString(*kinds, ',')) {
@@ -310,20 +301,20 @@ int runRetime(const std::vector<std::string>& rawArgs) {
             }
         }
         if (job.transitionKinds.empty()) {
-            return fail(kExitUsage, "retime: --kinds names no kind (give e.g. speedup_increase,regression_*)");
+            return makeError("retime: --kinds names no kind (give e.g. speedup_increase,regression_*)");
         }
     }
     if (auto dsls = args.value("dsls")) {
         auto pair = parseDslPair(*dsls, "retime");
         if (!pair) {
-            return fail(kExitUsage, pair.error().message);
+            return makeError(pair.error().message);
         }
         job.scope.directions = directionsForPair(pair->first, pair->second);
     }
     if (auto directions = args.value("directions")) {
         auto parsedDirections = parseDirections(*directions);
         if (!parsedDirections) {
-            return fail(kExitUsage, parsedDirections.error().message);
+            return makeError(parsedDirections.error().message);
         }
         job.scope.directions = *parsedDirections;
     }
@@ -337,44 +328,23 @@ int runRetime(const std::vector<std::string>& rawArgs) {
     }
     auto stop = retimeStopFrom(args);
     if (!stop) {
-        return fail(kExitUsage, "retime: " + stop.error().message);
+        return makeError("retime: " + stop.error().message);
     }
     job.retime = *stop;
     job.grade.timeoutS = args.number("grade-timeout");
     job.redoCurrent = args.flag("redo-current");
     job.dryRun = args.flag("dry-run");
 
-    std::vector<fs::path> suites;
-    for (const std::string& suite : args.all("suite")) {
-        suites.emplace_back(suite);
-    }
-    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
-    // Before/after pairs are timed against the problem each trial was filed with: without --suite, the problem files
-    // the store holds (a corpus import stores them), written to a private folder for the run.
-    TemporaryFolder storedProblems;
-    if (transitions && suites.empty()) {
-        auto written = storeProblemRoots(storePath, storedProblems);
-        if (!written) {
-            return fail(kExitStore, "retime: " + written.error().message);
-        }
-        suites = std::move(written).value();
-    }
-    SelectionError selectionError;
-    job.scope.problems = selectProblems(suites, args.text("problems"), "retime", &selectionError);
-    if (job.scope.problems.empty()) {
-        return fail(selectionError.exitCode, selectionError.message);
-    }
     std::vector<fs::path> dslDirs;
     for (const std::string& dir : args.all("dsl-dir")) {
         dslDirs.emplace_back(dir);
     }
     job.dslDescriptor = cachedDescriptorLookup(std::move(dslDirs));
+    return job;
+}
 
-    GraderLaunch launch;
-    launch.python = graderPythonFrom(args.value("python"));
-    if (transitions) {
-        return retimeTransitions(storePath, launch, job);
-    }
+/// mkb retime of cells: the plan, each cell's re-timing as it ends, and the summary.
+int retimeCells(const fs::path& storePath, const GraderLaunch& launch, const RetimeJob& job) {
     std::atomic<bool>& cancel = interruptRequested();
     RetimeCallbacks callbacks;
     callbacks.graderStarted = [] { installInterruptHandler(); };
@@ -413,6 +383,50 @@ int runRetime(const std::vector<std::string>& rawArgs) {
                                              " cells could not be re-timed (see above); run the same command again");
     }
     return summary->kernelFailed > 0 ? kExitFailed : kExitOk;
+}
+
+int runRetime(const std::vector<std::string>& rawArgs) {
+    auto parsed = parseOptions(retimeOptions(), rawArgs);
+    if (!parsed) {
+        return fail(kExitUsage, parsed.error().message + " (mkb retime --help)");
+    }
+    const ParsedOptions& args = *parsed;
+    if (args.help) {
+        std::cout << retimeHelp();
+        return kExitOk;
+    }
+    if (!args.positionals.empty()) {
+        return fail(kExitUsage, "retime: unexpected argument '" + args.positionals.front() + "' (mkb retime --help)");
+    }
+    auto described = retimeJobFrom(args);
+    if (!described) {
+        return fail(kExitUsage, described.error().message);
+    }
+    RetimeJob job = std::move(described).value();
+    const bool transitions = args.flag("transitions");
+    std::vector<fs::path> suites;
+    for (const std::string& suite : args.all("suite")) {
+        suites.emplace_back(suite);
+    }
+    const fs::path storePath = args.value("store") ? fs::path(*args.value("store")) : defaultStorePath();
+    // Before/after pairs are timed against the problem each trial was filed with: without --suite, the problem files
+    // the store holds (a corpus import stores them), written to a private folder for the run.
+    TemporaryFolder storedProblems;
+    if (transitions && suites.empty()) {
+        auto written = storeProblemRoots(storePath, storedProblems);
+        if (!written) {
+            return fail(kExitStore, "retime: " + written.error().message);
+        }
+        suites = std::move(written).value();
+    }
+    SelectionError selectionError;
+    job.scope.problems = selectProblems(suites, args.text("problems"), "retime", &selectionError);
+    if (job.scope.problems.empty()) {
+        return fail(selectionError.exitCode, selectionError.message);
+    }
+    GraderLaunch launch;
+    launch.python = graderPythonFrom(args.value("python"));
+    return transitions ? retimeTransitions(storePath, launch, job) : retimeCells(storePath, launch, job);
 }
 
 const bool registered = registerCommand(

@@ -151,30 +151,32 @@ std::string suiteHelp() {
 
 std::atomic<bool>& interrupted = interruptRequested();
 
-int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs) {
+/// The suite check the options describe, every check that needs no file done (devices, DSLs, flakiness, boundary,
+/// numbers); the error is a bad command line (exit 2).
+Result<SuiteCheckJob> suiteCheckJobFrom(const ParsedOptions& args, const std::vector<std::string>& rawArgs) {
     SuiteCheckJob job;
     SuiteCheckOptions& options = job.options;
     options.validateOnly = args.flag("validate-only");
     if (options.validateOnly) {
         for (const char* solutionOption : {"dsls", "gradings", "flakiness", "boundary"}) {
             if (args.value(solutionOption)) {
-                return fail(kExitUsage, std::string("suite check: --validate-only grades no solution, so --") +
-                                            solutionOption + " has nothing to do; leave one of them out");
+                return makeError(std::string("suite check: --validate-only grades no solution, so --") +
+                                 solutionOption + " has nothing to do; leave one of them out");
             }
         }
     }
     options.device = args.text("device");
     if (Status valid = validateDevice(options.device); !valid) {
-        return fail(kExitUsage, valid.error().message);
+        return makeError(valid.error().message);
     }
     if (auto listed = args.value("devices")) { // one grader server per device
         if (args.value("device")) {
-            return fail(kExitUsage, "suite check: --devices and --device cannot be given together; use --devices for "
-                                    "several devices or --device for one (mkb suite --help)");
+            return makeError("suite check: --devices and --device cannot be given together; use --devices for "
+                             "several devices or --device for one (mkb suite --help)");
         }
         auto parsedDevices = parseDeviceList(*listed, visibleCudaDeviceCount());
         if (!parsedDevices) {
-            return fail(kExitUsage, "suite check: " + parsedDevices.error().message);
+            return makeError("suite check: " + parsedDevices.error().message);
         }
         job.devices = std::move(parsedDevices).value();
         options.device.clear(); // the report names them all, "cuda:0,cuda:1"
@@ -189,7 +191,7 @@ int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs)
          options.validateOnly ? std::vector<std::string>{} : splitString(args.text("dsls"), ',')) {
         std::string id(trimmed(part));
         if (id.empty()) {
-            return fail(kExitUsage, "--dsls takes DSL ids separated by commas, e.g. triton,cuda");
+            return makeError("--dsls takes DSL ids separated by commas, e.g. triton,cuda");
         }
         if (std::find(options.dsls.begin(), options.dsls.end(), id) == options.dsls.end()) {
             options.dsls.push_back(id);
@@ -197,7 +199,7 @@ int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs)
     }
     auto boundary = parseBoundary(args.text("boundary"), "suite check: --boundary");
     if (!boundary) {
-        return fail(kExitUsage, boundary.error().message + " (mkb suite check --help)");
+        return makeError(boundary.error().message + " (mkb suite check --help)");
     }
     options.gradings = options.validateOnly ? 0 : gradings;
     options.pooledFlakiness = flakinessMode == "pooled";
@@ -226,6 +228,16 @@ int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs)
     job.commandWords = {"mkb", "suite"};
     job.commandWords.insert(job.commandWords.end(), rawArgs.begin(), rawArgs.end());
 
+    return job;
+}
+
+int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs) {
+    auto described = suiteCheckJobFrom(args, rawArgs);
+    if (!described) {
+        return fail(kExitUsage, described.error().message);
+    }
+    const SuiteCheckJob job = std::move(described).value();
+    const SuiteCheckOptions& options = job.options;
     SuiteCheckCallbacks callbacks;
     callbacks.graderStarting = [] { installInterruptHandler(); };
     callbacks.say = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
