@@ -2,11 +2,11 @@
 #pragma once
 
 #include "core/catalog/dsl_registry.h"
-#include "core/vocabulary/grade_settings.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
+#include "core/vocabulary/grade_settings.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -1,8 +1,8 @@
 // Flattens store trials and their submissions into the Attempt structs the metrics read.
 #include "core/analysis/attempt.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
 
 #include <algorithm>
 #include <unordered_map>

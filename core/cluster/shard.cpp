@@ -1,9 +1,9 @@
 // The shard file format (mkb-shard/1): a trial record, its outcome and its submissions, verdicts kept verbatim.
 #include "core/cluster/shard.h"
 
-#include "core/wire/verdict_json.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

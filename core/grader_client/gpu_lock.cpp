@@ -1,8 +1,8 @@
 // flock-based per-device locks with a bounded, interruptible wait.
 #include "core/grader_client/gpu_lock.h"
 
-#include "core/wire/grade_request.h"
 #include "core/util/text.h"
+#include "core/wire/grade_request.h"
 
 #include <cerrno>
 #include <chrono>

@@ -2,8 +2,8 @@
 #include "core/grader_client/grader_pool.h"
 
 #include "core/grader_client/gpu_lock.h"
-#include "core/wire/verdict_json.h"
 #include "core/util/text.h"
+#include "core/wire/verdict_json.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,12 +3,12 @@
 // errors leaves the rotation with one message while its grading is rerun on another device.
 #pragma once
 
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
-#include "core/wire/retime_request.h"
 #include "core/records/retiming.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
+#include "core/wire/grade_request.h"
+#include "core/wire/retime_request.h"
 
 #include <atomic>
 #include <condition_variable>

@@ -2,12 +2,12 @@
 // deadlines, and killing its whole process tree on any failure.
 #include "core/grader_client/grader_process.h"
 
-#include "core/wire/grade_request.h"
-#include "core/wire/retime_request.h"
-#include "core/wire/verdict_json.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/wire/grade_request.h"
+#include "core/wire/retime_request.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 // Grading one kernel file on its own (kernel_grading.h).
 #include "core/grader_client/kernel_grading.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/grader_client/device_probe.h"
+#include "core/vocabulary/boundary.h"
 
 #include <utility>
 

@@ -2,11 +2,11 @@
 // into), and the one grading through a grader session of its own.
 #pragma once
 
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
 #include "core/records/verdict.h"
 #include "core/store/store.h"
 #include "core/util/result.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <filesystem>

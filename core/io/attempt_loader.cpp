@@ -112,8 +112,8 @@ Status visitSubmissionSummaries(Store& store, const std::function<void(const Sub
 
 Result<std::vector<SubmissionRecord>> loadSubmissionSummaries(Store& store) {
     std::vector<SubmissionRecord> submissions;
-    Status read = visitSubmissionSummaries(
-        store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
+    Status read =
+        visitSubmissionSummaries(store, [&](const SubmissionRecord& submission) { submissions.push_back(submission); });
     if (!read) {
         return read.error();
     }

@@ -4,9 +4,9 @@
 #include "core/catalog/catalog.h"
 #include "core/io/kbx_corpus_records.h"
 #include "core/io/trial_filing.h"
-#include "core/vocabulary/arms.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
+#include "core/vocabulary/arms.h"
 
 #include <nlohmann/json.hpp>
 

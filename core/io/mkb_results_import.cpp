@@ -5,10 +5,10 @@
 #include "core/io/mkb_results_import.h"
 
 #include "core/io/trial_filing.h"
-#include "core/vocabulary/arms.h"
 #include "core/util/json_input.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
+#include "core/vocabulary/arms.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 #include "core/protocol/calibration_run.h"
 
 #include "core/analysis/calibration.h"
-#include "core/catalog/catalog.h"
 #include "core/analysis/calibration_ladder.h"
+#include "core/catalog/catalog.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>

@@ -4,10 +4,10 @@
 #pragma once
 
 #include "core/grader_client/grader_process.h"
-#include "core/wire/retime_request.h"
 #include "core/records/calibration.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"
+#include "core/wire/retime_request.h"
 
 #include <atomic>
 #include <filesystem>

@@ -1,9 +1,9 @@
 // Deciding run / rerun / reuse / stale / redo / skip for each trial of a selection, solos before skill arms.
 #include "core/protocol/planner.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
 
 #include <algorithm>
 #include <map>

@@ -2,11 +2,11 @@
 // Pure: it reads plain records and returns a plain plan; it never touches the store or the grader.
 #pragma once
 
-#include "core/vocabulary/boundary.h"
-#include "core/vocabulary/arms.h"
 #include "core/records/problem.h"
 #include "core/records/trial.h"
 #include "core/util/result.h"
+#include "core/vocabulary/arms.h"
+#include "core/vocabulary/boundary.h"
 
 #include <array>
 #include <cstdint>

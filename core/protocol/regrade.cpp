@@ -2,7 +2,6 @@
 // it makes of them, the pool that grades them, and the filing of each verdict as it comes back.
 #include "core/protocol/regrade.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/grader_client/device_probe.h"
 #include "core/grader_client/grader_fingerprint.h"
 #include "core/grader_client/grader_pool.h"
@@ -12,6 +11,7 @@
 #include "core/util/paths.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
 
 #include <nlohmann/json.hpp>
 

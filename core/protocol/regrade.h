@@ -4,10 +4,10 @@
 // problem fingerprints is skipped, so running the command again changes nothing and an interrupted run resumes.
 #pragma once
 
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
 #include "core/records/verdict.h"
 #include "core/util/result.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <cstdint>

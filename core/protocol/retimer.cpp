@@ -1,9 +1,9 @@
 // The re-timing loop: store → cells → plan → private kernel folders → grader → store, one cell at a time.
 #include "core/protocol/retimer.h"
 
-#include "core/vocabulary/arms.h"
 #include "core/protocol/private_folder.h"
 #include "core/util/sha256.h"
+#include "core/vocabulary/arms.h"
 
 #include <algorithm>
 #include <chrono>

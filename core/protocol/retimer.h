@@ -3,10 +3,10 @@
 #pragma once
 
 #include "core/grader_client/grader_process.h"
-#include "core/wire/retime_request.h"
 #include "core/protocol/retime_plan.h"
 #include "core/records/problem.h"
 #include "core/store/store.h"
+#include "core/wire/retime_request.h"
 
 #include <atomic>
 #include <filesystem>

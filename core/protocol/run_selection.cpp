@@ -2,11 +2,11 @@
 #include "core/protocol/run_selection.h"
 
 #include "core/catalog/dsl_registry.h"
-#include "core/wire/grade_request.h"
 #include "core/util/dir_walk.h"
 #include "core/util/json_input.h"
 #include "core/util/paths.h"
 #include "core/util/text.h"
+#include "core/wire/grade_request.h"
 
 #include <nlohmann/json.hpp>
 

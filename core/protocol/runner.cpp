@@ -5,12 +5,12 @@
 
 #include "core/agents/workspace.h"
 #include "core/grader_client/grader_pool.h"
-#include "core/wire/verdict_json.h"
 #include "core/protocol/cell_retimer.h"
 #include "core/protocol/cells.h"
 #include "core/protocol/retimer.h"
 #include "core/protocol/trial_gate.h"
 #include "core/util/text.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

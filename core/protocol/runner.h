@@ -2,12 +2,12 @@
 #pragma once
 
 #include "core/agents/driver.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
-#include "core/wire/retime_request.h"
 #include "core/protocol/planner.h"
 #include "core/protocol/progress.h"
 #include "core/store/store.h"
+#include "core/wire/grade_request.h"
+#include "core/wire/retime_request.h"
 
 #include <atomic>
 #include <filesystem>

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "core/agents/driver.h"
-#include "core/wire/grade_request.h"
 #include "core/protocol/progress.h"
 #include "core/records/trial.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <chrono>

@@ -6,6 +6,7 @@
 
 #include "core/analysis/attempt.h"
 #include "core/analysis/attempt_set.h"
+#include "core/analysis/calibration_ladder.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/kernelbenchx.h"
 #include "core/analysis/ladder.h"
@@ -15,17 +16,16 @@
 #include "core/analysis/usage.h"
 #include "core/analysis/variance.h"
 #include "core/catalog/problem_meta.h"
-#include "core/vocabulary/boundary.h"
-#include "core/io/kbx_categories.h"
 #include "core/io/attempt_loader.h"
+#include "core/io/kbx_categories.h"
 #include "core/report/report_directions.h"
 #include "core/report/report_kbx_agreement.h"
 #include "core/report/report_kbx_events.h"
 #include "core/report/report_kbx_paper.h"
 #include "core/report/report_kbx_portability.h"
-#include "core/analysis/calibration_ladder.h"
 #include "core/util/json_input.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
 
 #include <nlohmann/json.hpp>
 

@@ -160,5 +160,4 @@ std::vector<analysis::UnpairedControl> unpairedAaControls(const CalibrationRecor
 /// Matches the store's live calibrations to the devices and grader fingerprints of its live re-timings.
 Result<CalibrationSummary> calibrationSummary(const Store& store);
 
-
 } // namespace mkb::report

@@ -1,8 +1,8 @@
 // The verdict column table (names, loads, binders, readers) and the SQL lists built from it.
 #include "core/store/verdict_columns.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/store/migrations.h"
+#include "core/vocabulary/boundary.h"
 
 namespace mkb::store_detail {
 namespace {

@@ -2,12 +2,12 @@
 // solution graded again for flakiness; the results as plain data (renderings: suite_report.h; the loop: suite_run.h).
 #pragma once
 
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
-#include "core/suite/suite_validation.h"
 #include "core/records/problem.h"
 #include "core/records/verdict.h"
+#include "core/suite/suite_validation.h"
 #include "core/util/result.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <filesystem>

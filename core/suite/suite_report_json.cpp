@@ -1,8 +1,8 @@
 // The suite check as JSON: everything, the grader's own validation and verdict objects inside (`--json`, `--resume`).
 #include "core/suite/suite_report.h"
 
-#include "core/wire/verdict_json.h"
 #include "core/util/json_input.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -161,8 +161,8 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     for (const ProblemCheck& check : report.problems) {
         for (const auto& [dsl, reason] : check.problem.meta.noSolution) {
             if (std::find(report.dsls.begin(), report.dsls.end(), dsl) != report.dsls.end()) {
-                declared += "- " + markdownCell(check.problem.name()) + " [" + displayDsl(dsl) + "]: " +
-                            markdownCell(reason) + "\n";
+                declared += "- " + markdownCell(check.problem.name()) + " [" + displayDsl(dsl) +
+                            "]: " + markdownCell(reason) + "\n";
             }
         }
     }

@@ -2,13 +2,13 @@
 #include "core/suite/suite_resume.h"
 
 #include "core/catalog/catalog.h"
-#include "core/vocabulary/boundary.h"
 #include "core/suite/suite_report.h"
-#include "core/wire/verdict_json.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_input.h"
 #include "core/util/shell_words.h"
 #include "core/util/text.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 // Resuming `mkb suite check` from an earlier --json report: which problems' results still hold and can be reused.
 #pragma once
 
-#include "core/suite/suite_check.h"
 #include "core/records/problem.h"
+#include "core/suite/suite_check.h"
 #include "core/util/result.h"
 
 #include <filesystem>

@@ -5,10 +5,10 @@
 
 #include "core/grader_client/grader_pool.h"
 #include "core/grader_client/grader_process.h"
-#include "core/suite/suite_check.h"
-#include "core/suite/suite_resume.h"
 #include "core/records/problem.h"
 #include "core/store/store.h"
+#include "core/suite/suite_check.h"
+#include "core/suite/suite_resume.h"
 #include "core/util/result.h"
 
 #include <atomic>

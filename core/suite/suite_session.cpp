@@ -2,12 +2,12 @@
 #include "core/suite/suite_session.h"
 
 #include "core/catalog/catalog.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
-#include "core/suite/suite_report.h"
 #include "core/store/store.h"
+#include "core/suite/suite_report.h"
 #include "core/util/output_file.h"
 #include "core/util/utc_time.h"
+#include "core/wire/grade_request.h"
 
 #include <algorithm>
 #include <ctime>

@@ -2,9 +2,9 @@
 #include "core/suite/suite_validation.h"
 
 #include "core/grader_client/gpu_lock.h"
-#include "core/wire/verdict_json.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_input.h"
+#include "core/wire/verdict_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,11 +2,11 @@
 // and the call through a grader session that holds the device's lock.
 #pragma once
 
-#include "core/vocabulary/grade_settings.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"
+#include "core/vocabulary/grade_settings.h"
+#include "core/wire/grade_request.h"
 
 #include <atomic>
 #include <filesystem>

@@ -1,9 +1,9 @@
 // What one grade request carries: problem, kernel, DSL descriptor, device, settings (DESIGN §5.1 defaults) and peaks.
 #pragma once
 
-#include "core/vocabulary/grade_settings.h"
 #include "core/records/problem.h"
 #include "core/util/result.h"
+#include "core/vocabulary/grade_settings.h"
 
 #include <nlohmann/json.hpp>
 

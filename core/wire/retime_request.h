@@ -2,9 +2,9 @@
 // RetimingResult.
 #pragma once
 
-#include "core/wire/grade_request.h"
 #include "core/records/retiming.h"
 #include "core/util/result.h"
+#include "core/wire/grade_request.h"
 
 #include <cstdint>
 #include <filesystem>

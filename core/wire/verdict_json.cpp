@@ -1,8 +1,8 @@
 // Verdict JSON parsing and writing with the grader protocol's field names.
 #include "core/wire/verdict_json.h"
 
-#include "core/vocabulary/boundary.h"
 #include "core/util/json_input.h"
+#include "core/vocabulary/boundary.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,11 +4,11 @@
 #include "gui/common/table_layout.h"
 
 #include "gui/common/browser_table.h"
-#include "gui/project/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/transitions_view.h"
 #include "gui/project/project_data.h"
+#include "gui/project/timing_rule_switch.h"
 
 #include <QAction>
 #include <QCheckBox>

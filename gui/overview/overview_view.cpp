@@ -6,10 +6,10 @@
 #include "gui/common/table_layout.h"
 
 #include "gui/common/table_copy.h"
-#include "gui/project/timing_rule_switch.h"
 #include "gui/overview/overview_boundary.h"
 #include "gui/overview/overview_model.h"
 #include "gui/project/project_data.h"
+#include "gui/project/timing_rule_switch.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

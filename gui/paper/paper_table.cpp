@@ -3,9 +3,9 @@
 #include "gui/paper/paper_table.h"
 
 #include "core/analysis/comparison.h"
-#include "core/vocabulary/boundary.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
+#include "core/vocabulary/boundary.h"
 
 #include <algorithm>
 #include <cerrno>

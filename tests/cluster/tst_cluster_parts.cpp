@@ -5,9 +5,9 @@
 #include "core/cluster/shard.h"
 #include "core/cluster/shard_merge.h"
 #include "core/cluster/slurm_client.h"
-#include "core/wire/verdict_json.h"
 #include "core/protocol/progress.h"
 #include "core/util/text.h"
+#include "core/wire/verdict_json.h"
 #include "support/testpaths.h"
 
 #include <QTemporaryDir>

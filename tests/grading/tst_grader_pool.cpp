@@ -1,8 +1,8 @@
 // The grader pool (DESIGN §11) with several CPU "devices": the device list, least-loaded dispatch, one request at a
 // time per device, lost devices leaving the rotation with their gradings rerun elsewhere, re-timing on one device.
 #include "core/grader_client/gpu_lock.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_pool.h"
+#include "core/wire/grade_request.h"
 #include "support/testpaths.h"
 
 #include <QTemporaryDir>

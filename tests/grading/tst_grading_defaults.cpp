@@ -2,12 +2,12 @@
 // core/grader/mkbgrader/parent/settings.py): the settings a request sends, re-timing's stop rule, the quantization
 // thresholds, the boundary names, the eager target and an attempt's size limit.
 #include "core/agents/driver.h"
+#include "core/records/problem.h"
+#include "core/suite/suite_validation.h"
+#include "core/util/paths.h"
 #include "core/vocabulary/boundary.h"
 #include "core/wire/grade_request.h"
 #include "core/wire/retime_request.h"
-#include "core/suite/suite_validation.h"
-#include "core/records/problem.h"
-#include "core/util/paths.h"
 #include "support/testpaths.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // The C++ side of the grader protocol against fake servers that misbehave on purpose, and against the real grader.
 #include "core/grader_client/gpu_lock.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
+#include "core/wire/grade_request.h"
 #include "core/wire/verdict_json.h"
 #include "support/testpaths.h"
 

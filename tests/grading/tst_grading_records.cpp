@@ -1,9 +1,9 @@
 // Pure parts of the grading side: verdict JSON, request JSON, report text, device names, lock files, stored peaks.
-#include "core/vocabulary/boundary.h"
 #include "core/grader_client/device_probe.h"
 #include "core/grader_client/gpu_lock.h"
-#include "core/wire/grade_request.h"
 #include "core/grader_client/report_text.h"
+#include "core/vocabulary/boundary.h"
+#include "core/wire/grade_request.h"
 #include "core/wire/verdict_json.h"
 #include "support/testpaths.h"
 

@@ -1,7 +1,7 @@
 // GraderProcess::retime and the retime request/reply code against the real grader on device "cpu" (cpusim fixtures).
-#include "core/wire/grade_request.h"
 #include "core/grader_client/grader_process.h"
 #include "core/grader_client/report_text.h"
+#include "core/wire/grade_request.h"
 #include "core/wire/retime_request.h"
 #include "core/wire/verdict_json.h"
 #include "support/testpaths.h"

@@ -171,7 +171,8 @@ private slots:
         view.resize(1000, 600);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCOMPARE(int(view.charts().size()), 10); // the six, the direction matrix, the KernelBench-X category and events charts
+        QCOMPARE(int(view.charts().size()),
+                 10); // the six, the direction matrix, the KernelBench-X category and events charts
         QVERIFY(view.charts()[4]->marks().empty());
         // One resolved triton→cuda cell: source 2.0, base 1.0, skill 2.5 (helped); one cuda-only cell unresolved.
         data.setTrials({trialOf(1, 1, "solo_triton", "triton", true, 2.0, "attention"),

@@ -2,12 +2,12 @@
 // unpaired"; switching recomputes outcomes through the core functions `mkb report --timing` uses, both switches
 // follow each other, and the overview's line is the report's line word for word.
 #include "core/report/report_model.h"
-#include "gui/project/timing_rule_switch.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
 #include "gui/overview/overview_model.h"
 #include "gui/overview/overview_view.h"
 #include "gui/project/project_data.h"
+#include "gui/project/timing_rule_switch.h"
 #include "tst_project_data_fixture.h"
 
 #include <QComboBox>

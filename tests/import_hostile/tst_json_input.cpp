@@ -1,6 +1,6 @@
 // Tests of the depth-bounded JSON reader (core/util/json_input) and of the verdict parser that goes through it.
-#include "core/wire/verdict_json.h"
 #include "core/util/json_input.h"
+#include "core/wire/verdict_json.h"
 
 #include <QTest>
 

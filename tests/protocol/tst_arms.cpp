@@ -1,6 +1,6 @@
 // Tests of arm names, coordinates "p<NN>_r<k>_<arm>" and cells: formatting, parsing and bad input.
-#include "core/vocabulary/arms.h"
 #include "core/protocol/cells.h"
+#include "core/vocabulary/arms.h"
 
 #include <QtTest>
 
