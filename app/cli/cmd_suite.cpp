@@ -98,8 +98,10 @@ const OptionTable& suiteOptions() {
                      "separate: each repeat is its own evaluation in a fresh child; pooled: the N-1 repeats run as one "
                      "correctness-only evaluation of (N-1) x 5 draws, each with a fresh seed, and grading k counts as "
                      "correct when its 5 draws held (same draws, one import and compile; the one evaluation is bounded "
-                     "by N-1 x --timeout)",
-                     {"separate", "pooled"})
+                     "by N-1 x --timeout); single: one evaluation per solution, N x 5 correctness draws and then the "
+                     "timing (one child, import and compile per solution; bounded by N x --timeout; a solution that "
+                     "fails any draw has no speedup)",
+                     {"separate", "pooled", "single"})
             .withDefault("separate"),
         textOption("device", "DEV", "cuda:N or cpu").withDefault(SuiteCheckOptions{}.device),
         textOption("devices", "LIST",
@@ -202,7 +204,7 @@ Result<SuiteCheckJob> suiteCheckJobFrom(const ParsedOptions& args, const std::ve
         return makeError(boundary.error().message + " (mkb suite check --help)");
     }
     options.gradings = options.validateOnly ? 0 : gradings;
-    options.pooledFlakiness = flakinessMode == "pooled";
+    options.flakiness = flakinessModeFromName(flakinessMode);
     options.eagerTargetMs = args.number("eager-target-ms");
     options.settings.timeoutS = args.number("timeout");
     options.settings.boundary = *boundary;
@@ -263,7 +265,10 @@ int runCheck(const ParsedOptions& args, const std::vector<std::string>& rawArgs)
         for (const std::string& dsl : used.dsls) {
             std::cout << " " << dsl;
         }
-        std::cout << "; " << used.gradings << " gradings each" << (used.pooledFlakiness ? ", repeats pooled" : "")
+        std::cout << "; " << used.gradings << " gradings each"
+                  << (used.flakiness == FlakinessMode::Pooled   ? ", repeats pooled"
+                      : used.flakiness == FlakinessMode::Single ? ", one evaluation each"
+                                                                : "")
                   << ")\n"
                   << std::flush;
     };

@@ -294,6 +294,7 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         lock.emplace(std::move(acquired).value());
     }
     const std::string id = "g" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
+    prestartedDsl_ = request.dsl;
     double timeoutS = request.settings.timeoutS + launch_.deadlineMarginS;
     std::string lastStage;
     StageCallback trackStage = [&](const std::string& stage) {
@@ -335,6 +336,7 @@ double GraderProcess::retimeDeadlineS(const RetimeRequest& request) const {
 
 Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const StageCallback& onStage,
                                              const std::atomic<bool>* cancel) {
+    prestartedDsl_.clear(); // the server pre-starts a child for all of the re-timing's DSLs together
     if (request.kernels.size() < 2 || request.kernels.size() > 4) {
         return makeError("a re-timing takes 2 to 4 kernels, not " + std::to_string(request.kernels.size()));
     }

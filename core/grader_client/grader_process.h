@@ -74,6 +74,9 @@ public:
     const GraderHello& hello() const { return hello_; }
     /// How many times a server process has been spawned by this object.
     int spawnCount() const { return spawnCount_; }
+    /// The DSL of the last grading sent: the server pre-starts its next child for it (docs/design.md §5.4), so a
+    /// grading of the same DSL finds that DSL imported and its device ready. "" before the first grading.
+    const std::string& prestartedDsl() const { return prestartedDsl_; }
 
     /// Grades one kernel. Never fails as a call: infrastructure failures come back as a Verdict with
     /// infrastructureError set and a one-line error naming what happened and the server's last stderr line.
@@ -120,6 +123,7 @@ private:
     std::string stderrRing_;
     GraderHello hello_;
     int spawnCount_ = 0;
+    std::string prestartedDsl_;
     long requestCounter_ = 0;
     double boundS_ = 0; // the bound of the wait in progress, for messages
 };

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 namespace mkb {
 namespace {
@@ -30,6 +31,33 @@ std::string yesNoCount(int count, int total) {
 }
 
 } // namespace
+
+const char* flakinessModeName(FlakinessMode mode) {
+    switch (mode) {
+    case FlakinessMode::Pooled:
+        return "pooled";
+    case FlakinessMode::Single:
+        return "single";
+    case FlakinessMode::Separate:
+        break;
+    }
+    return "separate";
+}
+
+FlakinessMode flakinessModeFromName(const std::string& name) {
+    if (name == "pooled") {
+        return FlakinessMode::Pooled;
+    }
+    return name == "single" ? FlakinessMode::Single : FlakinessMode::Separate;
+}
+
+std::vector<std::string> checkingOrder(const std::vector<std::string>& dsls, const std::string& warmDsl) {
+    std::vector<std::string> order = dsls;
+    if (order.size() > 1 && warmDsl == order.back()) {
+        std::reverse(order.begin(), order.end());
+    }
+    return order;
+}
 
 std::string solutionFileSha256(const std::filesystem::path& path) {
     auto bytes = readFile(path);
@@ -101,9 +129,9 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         correctnessOnly.timingDraws = 0;
         correctnessOnly.recheckDraws = 0;
         correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
-        flakiness.pooled = options.pooledFlakiness;
+        flakiness.pooled = options.flakiness == FlakinessMode::Pooled;
         flakiness.drawsPerGrading = options.settings.correctnessDraws;
-        if (options.pooledFlakiness) {
+        if (options.flakiness == FlakinessMode::Pooled) {
             if (options.gradings > 1 && !(cancel && cancel->load())) {
                 const int repeats = options.gradings - 1;
                 GradeSettings pooled = correctnessOnly;
@@ -136,7 +164,14 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         return flakiness;
     };
 
-    for (const std::string& dsl : options.dsls) {
+    // Each DSL's solution is graded, then (when it passed) repeated, before the next DSL's: the server pre-starts its
+    // next child for the DSL it graded last, so the repeats find that DSL imported and the device ready. The DSLs go
+    // in reverse when the grader is warm for the last one (the previous problem's), so a problem starts where the
+    // one before ended. Solutions and issue lines still follow options.dsls.
+    const std::vector<std::string> order = checkingOrder(options.dsls, grader.prestartedDsl());
+    std::map<std::string, SolutionCheck> checked;
+    std::map<std::string, std::vector<std::string>> linesByDsl;
+    for (const std::string& dsl : order) {
         if (cancel && cancel->load()) {
             break;
         }
@@ -148,6 +183,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         if (solution.present) {
             solution.sha256 = solutionFileSha256(solution.path);
         }
+        std::vector<std::string>& lines = linesByDsl[dsl];
         if (!options.descriptors.count(dsl)) {
             auto why = options.descriptorErrors.find(dsl);
             solution.problem = name + " [" + dsl + "]: cannot grade: " +
@@ -156,6 +192,29 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             // A DSL the problem declares it cannot be written in (MKB_META no_solution) ships none: no issue.
             if (!problem.meta.noSolution.count(dsl)) {
                 solution.problem = name + " [" + dsl + "]: missing solution " + solution.path.string();
+            }
+        } else if (options.flakiness == FlakinessMode::Single && options.gradings > 1) {
+            // One evaluation: every grading's correctness draws, then the timing (reached only when all held).
+            GradeSettings whole = options.settings;
+            whole.correctnessDraws = options.gradings * options.settings.correctnessDraws;
+            whole.timeoutS = options.settings.timeoutS * options.gradings;
+            say("grade " + dsl + " (" + std::to_string(options.gradings) + " gradings' draws, then timing)");
+            solution.verdict = gradeOnce(solution, whole);
+            FlakinessCheck flakiness;
+            flakiness.dsl = dsl;
+            flakiness.pooled = true;
+            flakiness.drawsPerGrading = options.settings.correctnessDraws;
+            creditPooledGradings(*solution.verdict, options.gradings, options.settings.correctnessDraws, 1, flakiness);
+            if (!solution.verdict->passed) {
+                solution.problem = name + " [" + dsl + "]: " + solutionFailure(*solution.verdict);
+                check.infrastructureError = check.infrastructureError || solution.verdict->infrastructureError;
+            }
+            // The draws say how often it held once all of them ran; a failure before that (import, compliance, a
+            // crash, the bound) is the solution's line alone, as in a full grading.
+            const Verdict& verdict = *solution.verdict;
+            if (verdict.compliant && !verdict.infrastructureError && !verdict.timedOut &&
+                verdict.totalDraws == whole.correctnessDraws) {
+                solution.flakiness = flakiness;
             }
         } else {
             say("grade " + dsl);
@@ -166,26 +225,27 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             }
         }
         if (!solution.problem.empty()) {
-            check.problems.push_back(solution.problem);
+            lines.push_back(solution.problem);
         }
-        check.solutions.push_back(std::move(solution));
+        // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.
+        if (options.gradings >= 1 && solution.verdict && solution.verdict->passed && !solution.flakiness &&
+            !(cancel && cancel->load())) {
+            solution.flakiness = repeatForFlakiness(solution);
+        }
+        if (solution.flakiness) {
+            const FlakinessCheck& flakiness = *solution.flakiness;
+            if (flakiness.held != flakiness.gradings) {
+                lines.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
+                                yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
+                                (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
+            }
+        }
+        checked.emplace(dsl, std::move(solution));
     }
-
-    if (options.gradings >= 1) {
-        // Every passing solution is repeated; with none there is nothing to repeat and the solutions' lines say why.
-        for (SolutionCheck& solution : check.solutions) {
-            if (cancel && cancel->load()) {
-                break;
-            }
-            if (solution.verdict && solution.verdict->passed) {
-                solution.flakiness = repeatForFlakiness(solution);
-                if (solution.flakiness->held != solution.flakiness->gradings) {
-                    const FlakinessCheck& flakiness = *solution.flakiness;
-                    check.problems.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
-                                             yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
-                                             (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
-                }
-            }
+    for (const std::string& dsl : options.dsls) {
+        if (auto found = checked.find(dsl); found != checked.end()) {
+            check.solutions.push_back(std::move(found->second));
+            check.problems.insert(check.problems.end(), linesByDsl[dsl].begin(), linesByDsl[dsl].end());
         }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -23,13 +23,24 @@ namespace mkb {
 /// (timing_draws 0) ends in "timing did not complete", so `correct` alone cannot say it.
 bool correctnessHeld(const Verdict& verdict);
 
+/// How a solution's flakiness gradings ("20/20") are run (`mkb suite check --flakiness`).
+enum class FlakinessMode {
+    Separate, // the full grading, then each repeat its own correctness-only evaluation in a fresh child
+    Pooled,   // the full grading, then the gradings-1 repeats as one evaluation of (gradings-1) × draws
+    Single,   // one evaluation per solution: gradings × draws correctness draws, then the timing
+};
+/// "separate", "pooled" or "single": the --flakiness word and the report's "flakiness_mode".
+const char* flakinessModeName(FlakinessMode mode);
+/// The mode a --flakiness word or a report's "flakiness_mode" names; Separate for anything else.
+FlakinessMode flakinessModeFromName(const std::string& name);
+
 /// The repeated correctness-only gradings of one solution ("20/20").
 struct FlakinessCheck {
     std::string dsl;
     int gradings = 0; // including the full grading
     int held = 0;
     std::vector<std::string> failures; // the first few failures, one line each
-    bool pooled = false;               // the repeats' draws ran in one evaluation (SuiteCheckOptions::pooledFlakiness)
+    bool pooled = false;               // the repeats' draws ran in one evaluation (FlakinessMode Pooled or Single)
     int drawsPerGrading = 0;           // correctness draws that make up one grading
 };
 
@@ -43,6 +54,10 @@ struct SolutionCheck {
     std::optional<Verdict> verdict;
     std::optional<FlakinessCheck> flakiness; // the repeats; none when it did not pass or repeats are off
 };
+
+/// The order a problem's DSLs are checked in: `dsls`, or reversed when the grader's pre-started child is for the last
+/// of them (`warmDsl`, GraderProcess::prestartedDsl), so that a problem starts with the DSL the one before ended with.
+std::vector<std::string> checkingOrder(const std::vector<std::string>& dsls, const std::string& warmDsl);
 
 /// SHA-256 of a solution file's bytes; "" when it cannot be read.
 std::string solutionFileSha256(const std::filesystem::path& path);
@@ -73,7 +88,7 @@ struct SuiteCheckOptions {
     std::map<std::string, std::string> descriptors;      // DSL id → descriptor JSON; a DSL missing here is reported
     std::map<std::string, std::string> descriptorErrors; // DSL id → why its descriptor could not be loaded
     int gradings = 20;                                   // flakiness gradings per solution, the full one included
-    bool pooledFlakiness = false; // the gradings-1 repeats as one evaluation of (gradings-1) × correctness draws
+    FlakinessMode flakiness = FlakinessMode::Separate;
     std::string device = "cuda:0";
     double eagerTargetMs = 0.05;
     GradeSettings settings; // the full grading's settings
@@ -87,8 +102,9 @@ struct SuiteCheckOptions {
     bool validateOnly = false;
 };
 
-/// Checks one problem through the session: validate, grade each DSL's solution once, then gradings-1
-/// correctness-only gradings of every solution that passed. `progress` hears short status words.
+/// Checks one problem through the session: validate, then for each DSL grade its solution once and, when it passed,
+/// repeat it gradings-1 times correctness-only (FlakinessMode Single: one evaluation holds both), in checkingOrder.
+/// `progress` hears short status words.
 ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const SuiteCheckOptions& options,
                           const std::function<void(const std::string&)>& progress = {},
                           const std::atomic<bool>* cancel = nullptr);
@@ -113,7 +129,7 @@ struct SuiteCheckReport {
     std::filesystem::path storePath;
     std::vector<std::string> commandWords;
     double eagerTargetMs = 0.05;
-    bool pooledFlakiness = false;
+    FlakinessMode flakiness = FlakinessMode::Separate;
     int drawsPerGrading = 5;
     std::vector<std::string> unchecked; // selected problems not (yet) checked: the report is partial when any
     bool validateOnly = false;          // the problems were validated alone (SuiteCheckOptions::validateOnly)

@@ -46,7 +46,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
     root["peaks_note"] = report.peaksNote;
     root["dsls"] = report.dsls;
     root["gradings"] = report.gradings;
-    root["flakiness_mode"] = report.pooledFlakiness ? "pooled" : "separate";
+    root["flakiness_mode"] = flakinessModeName(report.flakiness);
     root["flakiness_scope"] = kFlakinessEverySolution;
     root["eager_target_ms"] = report.eagerTargetMs;
     if (report.validateOnly) { // only then, so that a full check's report reads as it always did

@@ -16,7 +16,7 @@ Result<SuiteCheckReport> readSuiteReport(const std::filesystem::path& reportPath
     SuiteCheckReport report;
     report.dsls = earlier->dsls;
     report.gradings = earlier->gradings;
-    report.pooledFlakiness = earlier->pooledFlakiness;
+    report.flakiness = earlier->flakiness;
     report.device = earlier->device;
     report.deviceName = earlier->deviceName;
     report.graderFingerprint = earlier->graderFingerprint;

@@ -45,11 +45,16 @@ std::string flakinessMethod(const SuiteCheckReport& report) {
     if (report.gradings <= 1) {
         return "not checked";
     }
+    const std::string draws = std::to_string(report.drawsPerGrading);
+    if (report.flakiness == FlakinessMode::Single) {
+        return "each solution graded in one evaluation: " + std::to_string(report.gradings) + " x " + draws +
+               " correctness draws, each with a fresh seed, then the timing; a grading counts as correct when all of "
+               "its draws held";
+    }
     std::string first = "each passing solution's full grading, then ";
     std::string repeats = std::to_string(report.gradings - 1);
-    if (report.pooledFlakiness) {
-        return first + repeats + " correctness-only gradings pooled into one evaluation (" + repeats + " x " +
-               std::to_string(report.drawsPerGrading) +
+    if (report.flakiness == FlakinessMode::Pooled) {
+        return first + repeats + " correctness-only gradings pooled into one evaluation (" + repeats + " x " + draws +
                " correctness draws, each with a fresh seed; a grading counts as correct when all of its draws held)";
     }
     return first + repeats + " correctness-only gradings, each its own evaluation with fresh seeds";

@@ -75,7 +75,7 @@ Result<EarlierSuiteReport> loadEarlierSuiteReport(const std::filesystem::path& p
     earlier.device = jsonText(root, "device");
     earlier.dsls = jsonTexts(root, "dsls");
     earlier.gradings = jsonWhole(root, "gradings").value_or(-1);
-    earlier.pooledFlakiness = jsonText(root, "flakiness_mode") == "pooled";
+    earlier.flakiness = flakinessModeFromName(jsonText(root, "flakiness_mode"));
     earlier.everySolutionRepeated = jsonText(root, "flakiness_scope") == kFlakinessEverySolution;
     earlier.validateOnly = jsonFlag(root, "validate_only").value_or(false);
     for (const Json& entry : root["problems"]) {
@@ -138,7 +138,7 @@ Result<ProblemCheck> reusableCheck(const EarlierSuiteReport& earlier, const Prob
                                               : "it was checked with its solutions, not validated alone");
     }
     if (earlier.dsls != options.dsls || earlier.gradings != options.gradings ||
-        earlier.pooledFlakiness != options.pooledFlakiness) {
+        earlier.flakiness != options.flakiness) {
         return makeError("the DSLs or flakiness settings differ");
     }
     if (!earlier.everySolutionRepeated && options.gradings > 1) {

@@ -21,7 +21,7 @@ struct EarlierSuiteReport {
     std::string device;
     std::vector<std::string> dsls;
     int gradings = 0;
-    bool pooledFlakiness = false;
+    FlakinessMode flakiness = FlakinessMode::Separate;
     bool everySolutionRepeated = false;         // "flakiness_scope" is kFlakinessEverySolution
     bool validateOnly = false;                  // "validate_only": made by `mkb suite check --validate-only`
     std::map<std::string, std::string> entries; // problem name → its entry (JSON text)

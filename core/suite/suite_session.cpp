@@ -90,7 +90,7 @@ SuiteCheckRun runSuiteCheck(const SuiteCheckJob& job, const SuiteCheckCallbacks&
     SuiteCheckReport& report = run.report;
     report.dsls = options.dsls;
     report.gradings = options.gradings;
-    report.pooledFlakiness = options.pooledFlakiness;
+    report.flakiness = options.flakiness;
     report.drawsPerGrading = options.settings.correctnessDraws;
     report.device = options.device;
     report.boundary = options.settings.boundary;

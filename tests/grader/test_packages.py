@@ -20,9 +20,9 @@ CHILD = "mkbgrader.child"
 # What the parent process must never import itself: torch, the DSLs, and the child package.
 HEAVY = ("torch", "triton", "numba", "jax", "cupy", "cutlass", "tvm", "numpy", "mkb_cuda", CHILD)
 # Packages a child module may import inside a function, because they may be absent: the DSLs (and the grader's own
-# Triton warm-up kernel, a module that imports triton), NVML and cuda-python for the clocks.
+# warm-up kernels, modules that import triton, jax or numba), NVML and cuda-python for the clocks.
 OPTIONAL = ("triton", "numba", "jax", "cupy", "cutlass", "tvm", "numpy", "mkb_cuda", "pynvml", "cuda",
-            "mkbgrader.child.warmup_triton")
+            "mkbgrader.child.warmup_triton", "mkbgrader.child.warmup_pallas", "mkbgrader.child.warmup_numba")
 # The one parent module that names child modules, by string (parent/child_task.py).
 CHILD_DOOR = "mkbgrader.parent.child_task"
 

@@ -389,8 +389,69 @@ private slots:
                 .contains("- flakiness: each passing solution's full grading, then 3 correctness-only gradings pooled "
                           "into one evaluation (3 x 5 correctness draws"));
         QVERIFY(runMkb({"suite", "check", "--flakiness", "sometimes"})
-                    .err.contains("--flakiness takes separate or "
-                                  "pooled, not 'sometimes'"));
+                    .err.contains("--flakiness takes separate, pooled or single, not 'sometimes'"));
+    }
+
+    void singleFlakinessGradesEachSolutionOnceWithEveryGradingsDraws() {
+        // "suite check --flakiness single: each solution is one evaluation of gradings x 5 correctness draws, then
+        // its timing; the line, the summary, the JSON and the table say so, and each DSL's flakiness is its own"
+        QStringList args = cpuArgs("checks/01*", "3");
+        args[5] = "cpusim,cpusim_twin";
+        const QString json = temp.path() + "/single.json";
+        const QString table = temp.path() + "/single.md";
+        args << "--dsl-dir" << src("tests/suite/fixtures/twin_dsl") << "--flakiness"
+             << "single"
+             << "--json" << json << "--table" << table;
+        CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, pooled), 3/3 (cpusim_twin, pooled)"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("3 gradings each, one evaluation each)"), qPrintable(run.out));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QCOMPARE(root["flakiness_mode"].toString(), "single");
+        const QJsonArray solutions = root["problems"].toArray()[0].toObject()["solutions"].toArray();
+        QCOMPARE(solutions.size(), 2);
+        for (const QJsonValue& solution : solutions) {
+            const QJsonObject verdict = solution.toObject()["verdict"].toObject();
+            QCOMPARE(verdict["passed"].toBool(), true);
+            QCOMPARE(verdict["total_draws"].toInt(), 15); // 3 gradings x 5 draws in the one evaluation
+            QVERIFY(verdict["speedup_vs_eager"].toDouble() > 0);
+            const QJsonObject flakiness = solution.toObject()["flakiness"].toObject();
+            QCOMPARE(flakiness["dsl"].toString(), solution.toObject()["dsl"].toString());
+            QCOMPARE(flakiness["gradings"].toInt(), 3);
+            QCOMPARE(flakiness["correct"].toInt(), 3);
+        }
+        QFile tableFile(table);
+        QVERIFY(tableFile.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(tableFile.readAll());
+        QVERIFY2(text.contains("- flakiness: each solution graded in one evaluation: 3 x 5 correctness draws, each "
+                               "with a fresh seed, then the timing"),
+                 qPrintable(text));
+        QVERIFY(text.contains("| clean; gradings correct: cpusim 3/3, cpusim_twin 3/3 |"));
+
+        // Resumed under the same mode it is reused; under another it is checked again.
+        QStringList resumed = args;
+        resumed.replace(resumed.indexOf(json), temp.path() + "/single-again.json");
+        resumed << "--resume" << json;
+        CliRun again = runMkb(resumed);
+        QVERIFY2(again.exitCode == 0 && again.out.contains(": 1 problems reused\n"), qPrintable(again.out + again.err));
+        resumed[resumed.indexOf("single")] = "pooled";
+        CliRun other = runMkb(resumed);
+        QVERIFY2(other.out.contains("0 problems reused; 1 checked again (the DSLs or flakiness settings differ)"),
+                 qPrintable(other.out + other.err));
+    }
+
+    void aProblemStartsWithTheDslTheGraderIsWarmFor() {
+        // "suite check: a problem's DSLs are checked in reverse when the grader's pre-started child is for the last
+        // one, so consecutive problems alternate and each starts where the one before ended"
+        const std::vector<std::string> dsls = {"triton", "cuda", "numba", "pallas"};
+        QCOMPARE(mkb::checkingOrder(dsls, ""), dsls);
+        QCOMPARE(mkb::checkingOrder(dsls, "cuda"), dsls);
+        const std::vector<std::string> reversed = {"pallas", "numba", "cuda", "triton"};
+        QCOMPARE(mkb::checkingOrder(dsls, "pallas"), reversed);
+        QCOMPARE(mkb::checkingOrder(reversed, "triton"), dsls);
+        QCOMPARE(mkb::checkingOrder({"triton"}, "triton"), std::vector<std::string>{"triton"});
     }
 
     void pooledDrawsAreCreditedPerGrading() {

@@ -60,8 +60,11 @@ def warm_up(device: str, dsls: Sequence[tuple[str, dict]]) -> None:
         _touch_timing(device)
     for dsl, descriptor in dsls:
         adapter = adapter_for(dsl, descriptor)
-        if adapter.prepare() is None and cuda and adapter.name == "triton":
-            _launch_triton(device)
+        if adapter.prepare() is None and cuda and adapter.name in _FIRST_LAUNCHES:
+            try:
+                _FIRST_LAUNCHES[adapter.name](device)
+            except Exception:  # best effort: a child whose warm-up launch failed is as good as a cold one
+                pass
     if cuda:
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
@@ -91,3 +94,20 @@ def _launch_triton(device: str) -> None:
     from mkbgrader.child.warmup_triton import launch_once  # needs triton, which is optional
 
     launch_once(device)
+
+
+def _launch_pallas(device: str) -> None:
+    from mkbgrader.child.warmup_pallas import launch_once  # needs jax, which is optional
+
+    launch_once(device)
+
+
+def _launch_numba(device: str) -> None:
+    from mkbgrader.child.warmup_numba import launch_once  # needs numba-cuda, which is optional
+
+    launch_once(device)
+
+
+# The DSLs whose first launch the warm-up makes with a tiny kernel of the grader's own.
+_FIRST_LAUNCHES: dict[str, Callable[[str], None]] = {"triton": _launch_triton, "pallas": _launch_pallas,
+                                                     "numba": _launch_numba}
