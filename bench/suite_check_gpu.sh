@@ -14,7 +14,8 @@
 #   tests/fixtures/dsls --device cpu --eager-target-ms 0 --gradings 2"); MKB_HEADERS, a folder with sqlite3.h and dtl/ for a host without them (bench/README.md; default
 #   .device-carry/hdr when it exists); MKB_SUITE_WORK, where this host keeps its partial reports and store between
 #   calls (default /tmp/mkb-suite).
-# The flags are those of the committed report; change them and every problem is checked again. On a host with several
+# The flags are those of the committed report (four DSLs, each solution one evaluation: --flakiness single); change
+# them and every problem is checked again. On a host with several
 # GPUs, MKB_SUITE_FLAGS="--dsls triton,cuda --flakiness pooled --timeout 120 --devices all" spreads the check over
 # them and reuses what any of them checked (a later one-GPU run reuses only what its own device checked).
 set -uo pipefail
@@ -26,7 +27,7 @@ OUT=${OUT:-$PWD/gpu-results}
 work=${MKB_SUITE_WORK:-/tmp/mkb-suite}
 mkdir -p "$OUT" "$work"
 export MKB_PYTHON=${MKB_PYTHON:-python3} PYTHONUNBUFFERED=1
-read -r -a flags <<<"${MKB_SUITE_FLAGS:---dsls triton,cuda --flakiness pooled --timeout 120}"
+read -r -a flags <<<"${MKB_SUITE_FLAGS:---dsls triton,cuda,numba,pallas --flakiness single --timeout 120}"
 flags+=(--store "$work/store.mkb")
 left() { echo $((budget - ($(date +%s) - started))); }
 
