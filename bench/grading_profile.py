@@ -41,6 +41,9 @@ def main() -> int:
         descriptor = json.load(handle)
 
     started = time.perf_counter()
+    from mkbgrader.parent.child_task import preload_for_server
+
+    preload_for_server()  # what the server imports before it forks a child (torch._dynamo, the DSL packages)
     from mkbgrader.child.evaluate import evaluate  # torch and the child's imports, timed apart
     from mkbgrader.parent.settings import parse_settings
 
