@@ -45,7 +45,10 @@ def main() -> int:
 
     preload_for_server()  # what the server imports before it forks a child (torch._dynamo, the DSL packages)
     from mkbgrader.child.evaluate import evaluate  # torch and the child's imports, timed apart
+    from mkbgrader.parent.sandbox import freeze_heap
     from mkbgrader.parent.settings import parse_settings
+
+    freeze_heap()  # as the server's heap is when it forks: each draw's collection walks only what grading made
 
     imported = time.perf_counter() - started
     settings = parse_settings({"correctness_draws": args.correctness_draws, "timeout_s": 2400.0,

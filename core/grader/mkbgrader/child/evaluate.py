@@ -141,6 +141,8 @@ class Evaluation:
         for index in range(self.settings.correctness_draws):
             ok = self.check_draw("correctness", index, outlier_seed=None, probe_dependence=(index == 0))
             all_correct = all_correct and ok
+            if index == 0:
+                memory.settle_heap()  # the first call compiled the candidate's kernels
         positions = outliers.outlier_inputs_allowed(self.meta, 0)
         if self.settings.outliers and positions is not None and self.settings.outlier_draws > 0:
             self.enter("outliers")

@@ -207,6 +207,7 @@ class RetimeEvaluation(Evaluation):
             if not self.check_draw("correctness", 0, outlier_seed=None, probe_dependence=True):
                 raise StageFailure("its correctness draw failed (see the draw's mismatch)")
         self._use(None)
+        memory.settle_heap()  # the first calls compiled the kernels
         memory.release(self.device)  # the correctness draws' tensors go back before the rounds allocate
 
     def _warm_up(self, functions: list[Optional[Slot]], slots: list[Slot]) -> None:
