@@ -2,19 +2,14 @@
 #include "app/cli/args.h"
 #include "app/cli/command.h"
 
-#include "core/analysis/comparison.h"
-#include "core/analysis/settings.h"
 #include "core/report/report_model.h"
+#include "core/report/report_options.h"
 #include "core/report/report_writers.h"
 #include "core/store/store.h"
 #include "core/util/output_file.h"
 #include "core/util/paths.h"
-#include "core/vocabulary/boundary.h"
 
-#include <algorithm>
-#include <cmath>
 #include <iostream>
-#include <limits>
 
 namespace mkb::cli {
 namespace {
@@ -62,66 +57,12 @@ const char* const kReportRest =
 cannot be opened or read
 )";
 
-std::string thresholdsText(const std::vector<double>& thresholds) {
-    std::string text;
-    for (double threshold : thresholds) {
-        text += (text.empty() ? "" : ",") + optionNumberText(threshold);
-    }
-    return text;
-}
-
-const OptionTable& reportOptions() {
-    static const OptionTable table = {
-        pathOption("store", "PATH", "the project store; must exist")
-            .defaultSaid("$MKB_STORE, else the user's data folder"),
-        textOption("format", "FMT", "md, csv (RFC 4180), latex (booktabs; needs \\usepackage{booktabs}) or json")
-            .withDefault("md"),
-        pathOption("output", "FILE",
-                   "write there instead of standard output: atomically (temporary file + rename), through a symbolic "
-                   "link to its target; a directory, FIFO, device, the store itself or any SQLite database, -wal or "
-                   "-shm (by its first bytes) is refused (exit 3)"),
-        textOption("split", "S",
-                   "rows per overall, direction, family, with_skill, source_verdict, model, category (the problem's "
-                   "KernelBench-X category from MKB_META; \"uncategorised\" when it names none) or boundary (the "
-                   "implementation boundary of the verdicts)")
-            .withDefault("overall"),
-        textOption("metrics", "SET[,SET...]", "the metric sets above, comma-separated")
-            .defaultSaid("ladder,coverage,transfer"),
-        textOption("model", "M", "only this model's trials"),
-        textOption("direction", "D",
-                   "only cell-replicates of direction D (e.g. triton2cuda) and the attempts of its three arms"),
-        textOption("family", "F", "only problems of this family"),
-        textOption("problems", "GLOB", "only problems whose \"NN_slug\" or slug matches the shell glob"),
-        textOption("boundary", "B",
-                   "only verdicts graded under implementation boundary B: mkb, strict, or legacy (verdicts older than "
-                   "boundaries). The notes name the boundaries every table covers; a cell-replicate whose arms were "
-                   "graded under different boundaries is never compared (\"not comparable\", counted); --split "
-                   "boundary gives each boundary its rows"),
-        pathOption("golden", "DIR", "the golden timings kbx-portability reads: one folder per GPU of <op>.json files"),
-        numberOption("delta", "D", "neutral band δ of the transfer outcome")
-            .withDefault(analysis::AnalysisSettings{}.delta)
-            .within(0, std::numeric_limits<double>::max()),
-        textOption("thresholds", "LIST", "ladder thresholds t of R@t")
-            .defaultSaid(thresholdsText(analysis::AnalysisSettings{}.thresholds)),
-        flagOption("unclipped", "effective speedup without clipping at 1 (ΔGM, paired ratios)"),
-        textOption("timing", "RULE",
-                   "paired: two passing kernels of a re-timed cell are judged on their paired ratio and its 95% CI, "
-                   "the others by the unpaired rule; unpaired: MetaKernelBench's rule on the separate gradings. Each "
-                   "outcome table says which rule it used and how many cells had paired data. The ladder under paired "
-                   "ranks a cell's base and skill on its one re-timing (a crossing of t within noise is a tie, "
-                   "counted) and says how many cells fell back to their gradings' speedups; under unpaired it is "
-                   "MetaKernelBench's ladder (docs/metrics.md)")
-            .withDefault("paired"),
-    };
-    return table;
-}
-
 std::string reportHelp() {
-    return verbHelp(kReportIntro, reportOptions(), kReportRest);
+    return verbHelp(kReportIntro, report::reportOptionTable(), kReportRest);
 }
 
 int runReport(const std::vector<std::string>& rawArgs) {
-    auto args = parseOptions(reportOptions(), rawArgs);
+    auto args = parseOptions(report::reportOptionTable(), rawArgs);
     if (!args) {
         return fail(kExitUsage, args.error().message);
     }
@@ -137,61 +78,9 @@ int runReport(const std::vector<std::string>& rawArgs) {
     if (!format) {
         return fail(kExitUsage, format.error().message);
     }
-    report::ReportOptions options;
-    if (auto split = args->value("split")) {
-        auto parsed = report::parseReportSplit(*split);
-        if (!parsed) {
-            return fail(kExitUsage, parsed.error().message);
-        }
-        options.split = *parsed;
-    }
-    if (auto metrics = args->value("metrics")) {
-        auto parsed = report::parseMetricSets(*metrics);
-        if (!parsed) {
-            return fail(kExitUsage, parsed.error().message);
-        }
-        options.metrics = std::move(*parsed);
-    }
-    if (auto thresholds = args->value("thresholds")) {
-        auto parsed = report::parseThresholds(*thresholds);
-        if (!parsed) {
-            return fail(kExitUsage, parsed.error().message);
-        }
-        options.settings.thresholds = std::move(*parsed);
-    }
-    options.settings.delta = args->number("delta");
-    options.settings.clipEffectiveSpeedup = !args->flag("unclipped");
-    if (auto timing = args->value("timing")) {
-        auto parsed = report::parseTimingRule(*timing);
-        if (!parsed) {
-            return fail(kExitUsage, parsed.error().message);
-        }
-        options.settings.timing = *parsed;
-    }
-    options.model = args->value("model");
-    options.direction = args->value("direction");
-    options.family = args->value("family");
-    options.problems = args->value("problems");
-    options.golden = args->value("golden");
-    const bool portability = std::find(options.metrics.begin(), options.metrics.end(),
-                                       report::MetricSet::KbxPortability) != options.metrics.end();
-    if (portability != options.golden.has_value()) {
-        return fail(kExitUsage, portability ? "--metrics kbx-portability needs --golden DIR (KernelBench-X's "
-                                              "metrics/golden_results, with this GPU's folder from "
-                                              "bench/kbx_golden_timing.py)"
-                                            : "--golden is read only by --metrics kbx-portability");
-    }
-    if (auto boundary = args->value("boundary")) {
-        if (*boundary != kBoundaryLegacy) {
-            auto parsed = parseBoundary(*boundary);
-            if (!parsed) {
-                return fail(kExitUsage, parsed.error().message + "; or legacy");
-            }
-        }
-        options.boundary = *boundary;
-    }
-    if (options.direction && !analysis::parseSkillArm(*options.direction + "_skill")) {
-        return fail(kExitUsage, "--direction '" + *options.direction + "' is not a direction like triton2cuda");
+    auto options = report::reportOptionsFrom(*args);
+    if (!options) {
+        return fail(kExitUsage, options.error().message);
     }
 
     const std::filesystem::path storePath = args->value("store").value_or(defaultStorePath().string());
@@ -205,7 +94,7 @@ int runReport(const std::vector<std::string>& rawArgs) {
     if (!store) {
         return fail(kExitStore, store.error().message);
     }
-    auto built = report::buildReportFromStore(**store, options);
+    auto built = report::buildReportFromStore(**store, *options);
     if (!built) {
         return fail(kExitStore, built.error().message);
     }

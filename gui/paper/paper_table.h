@@ -12,7 +12,7 @@
 namespace mkb::gui::paper {
 
 /// The report a table asks for: `mkb report` arguments (without --store, --format and --output) read with the verb's
-/// rules (--name VALUE or --name=VALUE, --unclipped, each option once) and checks; an error names the argument.
+/// own option table and checks (report::reportOptionsFromWords); an error names the argument in the verb's words.
 Result<report::ReportOptions> reportOptionsFromArguments(const QStringList& arguments);
 
 /// Builds the report of arguments from the store at storePath (opened read-only) and writes it to output in format,

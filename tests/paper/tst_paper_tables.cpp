@@ -111,7 +111,7 @@ private slots:
             mkb::Result<mkb::report::ReportOptions> read = paper::reportOptionsFromArguments(arguments);
             return !read && read.error().message.find(said) != std::string::npos;
         };
-        QVERIFY(refused({QStringLiteral("--delta"), QStringLiteral("-1")}, "non-negative"));
+        QVERIFY(refused({QStringLiteral("--delta"), QStringLiteral("-1")}, "--delta takes a number of at least 0"));
         QVERIFY(refused({QStringLiteral("--model"), QStringLiteral("a"), QStringLiteral("--model=b")}, "twice"));
         QVERIFY(refused({QStringLiteral("--unclipped=yes")}, "takes no value"));
         QVERIFY(refused({QStringLiteral("--split")}, "needs a value"));
@@ -119,6 +119,7 @@ private slots:
         QVERIFY(refused({QStringLiteral("ladder")}, "no positional argument"));
         QVERIFY(refused({QStringLiteral("--direction"), QStringLiteral("sideways")}, "not a direction"));
         QVERIFY(refused({QStringLiteral("--golden"), QStringLiteral("/tmp")}, "only by --metrics kbx-portability"));
+        QVERIFY(refused({QStringLiteral("--store"), QStringLiteral("other.sqlite")}, "set by the paper manifest"));
     }
 
     void aBadArgumentNamesItsTableAndWritesNothing() {
