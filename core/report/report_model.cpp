@@ -1,12 +1,12 @@
 // Builds report tables: trial selection, grouping by the chosen split, and one table per metric set, every number
 // taken from a core/analysis/ function.
-// Longer than 600 lines because every report table is built from the same grouped selection and shares its grouping
-// helpers; a candidate for a split into one file per metric set.
+// Longer than 600 lines because every table of the report's own metric sets is built from the same grouped
+// selection and shares its grouping helpers; the calibration tables, the ladder rows and the report's vocabulary
+// (cells, names, parsers) are files of their own.
 #include "core/report/report_model.h"
 
 #include "core/analysis/attempt.h"
 #include "core/analysis/attempt_set.h"
-#include "core/analysis/calibration_ladder.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/kernelbenchx.h"
 #include "core/analysis/ladder.h"
@@ -18,23 +18,20 @@
 #include "core/catalog/problem_meta.h"
 #include "core/io/attempt_loader.h"
 #include "core/io/kbx_categories.h"
+#include "core/report/report_calibration.h"
 #include "core/report/report_directions.h"
 #include "core/report/report_kbx_agreement.h"
 #include "core/report/report_kbx_events.h"
 #include "core/report/report_kbx_paper.h"
 #include "core/report/report_kbx_portability.h"
-#include "core/util/json_input.h"
+#include "core/report/report_ladder_rows.h"
 #include "core/util/text.h"
 #include "core/vocabulary/boundary.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <map>
-#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -43,17 +40,6 @@ namespace {
 
 using analysis::Attempt;
 using analysis::Comparison;
-
-constexpr MetricSet kAllMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,   MetricSet::Transfer,
-                                        MetricSet::Standing,     MetricSet::Reverse,    MetricSet::Usage,
-                                        MetricSet::KernelBenchX, MetricSet::Refinement, MetricSet::Portability};
-/// Every set --metrics knows, in the order a report holds them: `all`'s, then the direction tables and the
-/// KernelBench-X findings, agreement and events.
-constexpr MetricSet kKnownMetricSets[] = {MetricSet::Ladder,       MetricSet::Coverage,      MetricSet::Transfer,
-                                          MetricSet::Standing,     MetricSet::Reverse,       MetricSet::Usage,
-                                          MetricSet::KernelBenchX, MetricSet::Refinement,    MetricSet::Portability,
-                                          MetricSet::Directions,   MetricSet::KbxPaper,      MetricSet::KbxAgreement,
-                                          MetricSet::KbxEvents,    MetricSet::KbxPortability};
 
 /// One row group of the report: its comparisons and the attempts that belong to it.
 struct Group {
@@ -252,54 +238,6 @@ std::vector<std::string> withGroupColumn(ReportSplit split, std::vector<std::str
 
 std::optional<double> optionalFrom(const std::optional<std::int64_t>& value) {
     return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
-}
-
-ReportCell intervalBound(const std::optional<analysis::Interval>& interval, bool high, bool percent) {
-    if (!interval) {
-        return nullCell();
-    }
-    const double bound = high ? interval->high : interval->low;
-    return percent ? percentCell(bound) : numberCell(bound, 1);
-}
-
-/// Rows base, skill and lift with S and its interval, then the lift's interval bounds at every threshold and for S.
-void appendLadderRows(ReportTable& table, const std::string& key, const analysis::Contrast& contrast,
-                      std::size_t thresholdCount) {
-    const analysis::LadderIntervals& intervals = contrast.intervals;
-    const std::tuple<const char*, const std::optional<analysis::LadderRates>*, const std::optional<analysis::Interval>*>
-        arms[] = {{"base", &contrast.base, &intervals.baseScore},
-                  {"skill", &contrast.skill, &intervals.skillScore},
-                  {"lift", &contrast.lift, &intervals.liftScore}};
-    for (const auto& [name, rates, scoreInterval] : arms) {
-        std::vector<ReportCell> row{textCell(key), textCell(name), countCell(contrast.resolved)};
-        for (std::size_t i = 0; i < thresholdCount; ++i) {
-            row.push_back(*rates ? percentCell((*rates)->rates[i]) : nullCell());
-        }
-        row.push_back(*rates ? numberCell((*rates)->score, 1) : nullCell());
-        row.push_back(intervalBound(*scoreInterval, false, false));
-        row.push_back(intervalBound(*scoreInterval, true, false));
-        table.rows.push_back(std::move(row));
-    }
-    for (const bool high : {false, true}) {
-        std::vector<ReportCell> row{textCell(key), textCell(high ? "lift 95% high" : "lift 95% low"),
-                                    countCell(contrast.resolved)};
-        for (std::size_t i = 0; i < thresholdCount; ++i) {
-            row.push_back(i < intervals.liftRates.size() ? intervalBound(intervals.liftRates[i], high, true)
-                                                         : nullCell());
-        }
-        row.push_back(intervalBound(intervals.liftScore, high, false));
-        row.push_back(nullCell());
-        row.push_back(nullCell());
-        table.rows.push_back(std::move(row));
-    }
-}
-
-std::string perThreshold(const std::vector<std::size_t>& counts, const std::vector<double>& thresholds) {
-    std::string text;
-    for (std::size_t i = 0; i < thresholds.size() && i < counts.size(); ++i) {
-        text += (i ? ", " : "") + analysis::ladderLabel(thresholds[i]) + " " + std::to_string(counts[i]);
-    }
-    return text;
 }
 
 ReportTable ladderTable(const std::vector<Group>& groups, const ReportOptions& options) {
@@ -807,153 +745,6 @@ Report reportOf(Selection& selection, const ReportOptions& options) {
     return report;
 }
 
-std::string calibratedDeviceName(const CalibrationRecord& calibration) {
-    return calibration.deviceName.empty() ? calibration.device
-                                          : calibration.device + " (" + calibration.deviceName + ")";
-}
-
-ReportCell timingCell(const analysis::PairedTiming& timing, int which, int precision) {
-    return numberCell(which == 0 ? timing.ratio : which == 1 ? timing.ciLow : timing.ciHigh, precision);
-}
-
-/// The A/B ladders of the chosen calibrations (analysis::slowdownLadder over each one's stored sessions): a ladder
-/// table (base = A, skill = B, lift = B − A) and a table of the controls. Nothing when no chosen calibration stored
-/// its sessions (calibrations made before the ladder), so such reports stay as they were.
-void appendCalibrationLadders(const CalibrationSummary& summary, const analysis::AnalysisSettings& settings,
-                              Report& report) {
-    const std::vector<double>& thresholds = settings.thresholds;
-    ReportTable ladders{"calibration_ladder",
-                        "A/B ladder of the calibrations: the slowed copy B against the solution A",
-                        {},
-                        {},
-                        {},
-                        {}};
-    ladders.columns = {"Device", "arm", "resolved"};
-    for (double threshold : thresholds) {
-        ladders.columns.push_back(analysis::ladderLabel(threshold));
-    }
-    ladders.columns.insert(ladders.columns.end(), {"S", "S 95% low", "S 95% high"});
-    ReportTable controls{
-        "calibration_ab", "A/B controls of the calibrations, one paired re-timing each", {}, {}, {}, {}};
-    controls.columns = {"Device",     "Problem",     "DSL",          "Replicate", "A speedup",  "A 95% low",
-                        "A 95% high", "A rung",      "B speedup",    "B 95% low", "B 95% high", "B rung",
-                        "B/A",        "B/A 95% low", "B/A 95% high", "Change",    "Crossed",    "Ties"};
-    for (const DeviceCalibration& entry : summary.devices) {
-        if (!entry.chosen) {
-            continue;
-        }
-        const std::vector<analysis::SlowdownSession> sessions = slowdownSessions(*entry.chosen);
-        if (sessions.empty()) {
-            continue;
-        }
-        const analysis::SlowdownLadder ladder = analysis::slowdownLadder(sessions, settings);
-        const std::string name = calibratedDeviceName(*entry.chosen);
-        appendLadderRows(ladders, name, ladder.contrast, thresholds.size());
-        char share[32];
-        std::snprintf(share, sizeof share, "%.1f%%", 100.0 * double(ladder.changeExcludesZero) / sessions.size());
-        char slowdown[32];
-        std::snprintf(slowdown, sizeof slowdown, "%.3f", entry.chosen->slowdown);
-        ladders.footnotes.push_back(
-            name + ": " + std::to_string(sessions.size()) + " controls, slowdown " + slowdown + "; ties " +
-            perThreshold(ladder.contrast.ties, thresholds) + "; " + std::to_string(ladder.crossed) +
-            " crossed a threshold (not a tie), " + std::to_string(ladder.wrongWay) +
-            " the wrong way; the speedup change B/A lies below 1 beyond noise (its 95% interval of ln(B/A) excludes "
-            "0) in " +
-            std::to_string(ladder.changeExcludesZero) + " of " + std::to_string(sessions.size()) + " (" + share +
-            "), above 1 in " + std::to_string(ladder.changeWrongWay) + ".");
-        for (const analysis::SlowdownControl& control : ladder.controls) {
-            const analysis::SlowdownSession& session = control.session;
-            std::string ties;
-            for (std::size_t i = 0; i < control.ladder.ties.size() && i < thresholds.size(); ++i) {
-                if (control.ladder.ties[i]) {
-                    ties += (ties.empty() ? "" : ", ") + analysis::ladderLabel(thresholds[i]);
-                }
-            }
-            controls.rows.push_back(
-                {textCell(name), countCell(std::size_t(session.problem)), textCell(session.dsl),
-                 countCell(std::size_t(session.replicate)), timingCell(session.a, 0, 3), timingCell(session.a, 1, 3),
-                 timingCell(session.a, 2, 3), textCell(ladderRung(control.ladder.baseAttains, thresholds)),
-                 timingCell(session.b, 0, 3), timingCell(session.b, 1, 3), timingCell(session.b, 2, 3),
-                 textCell(ladderRung(control.ladder.skillAttains, thresholds)), timingCell(session.bOverA, 0, 4),
-                 timingCell(session.bOverA, 1, 4), timingCell(session.bOverA, 2, 4),
-                 textCell(control.changeExcludesZero ? "below 1"
-                          : control.changeWrongWay   ? "above 1"
-                                                     : "contains 1"),
-                 textCell(control.wrongWay  ? "wrong way"
-                          : control.crossed ? "yes"
-                                            : "no"),
-                 textCell(ties)});
-        }
-    }
-    if (controls.rows.empty()) {
-        return;
-    }
-    ladders.footnotes.insert(
-        ladders.footnotes.begin(),
-        {"Paired ladder (docs/metrics.md, \"Calibration ladder\"): per control, base = A (the solution) and skill = B "
-         "(its copy slowed by the calibration's slowdown), both ranked on their speedups over eager from one "
-         "re-timing; lift = B − A. S is a step function: a slowdown moves a control's S only when a threshold lies "
-         "between its A and B speedups.",
-         kLadderIntervalLine});
-    controls.footnotes.push_back("A, B: speedups over eager from one re-timing; B/A = time(A) / time(B) on the same "
-                                 "rounds (the speedup change, below 1 when B is slower beyond noise); rung: the "
-                                 "highest threshold attained on the ladder (a tie keeps B at A's rung).");
-    report.tables.push_back(std::move(ladders));
-    report.tables.push_back(std::move(controls));
-}
-
-// The live calibration of each device that graded the data (DESIGN §5.5), as one table appended to the report, and
-// its A/B ladder where it was stored. The devices are those of the live re-timings; without re-timings, every
-// calibrated device. Nothing is added when the store holds no calibration at all, so reports of uncalibrated stores
-// stay as they were.
-Status appendCalibrations(const Store& store, const analysis::AnalysisSettings& settings, Report& report) {
-    Result<CalibrationSummary> summary = calibrationSummary(store);
-    if (!summary) {
-        return summary.error();
-    }
-    if (!summary->anyCalibration) {
-        return Ok{};
-    }
-    ReportTable table;
-    table.id = "calibration";
-    table.title = "Calibration of the devices that graded the data";
-    table.columns = {
-        "Device",           "Grader",           "Date",         "A/A pairs",       "A/B pairs", "Method", "δ",
-        "A/A false helped", "A/A false harmed", "A/B detected", "Smallest safe δ", "Status"};
-    for (const DeviceCalibration& entry : summary->devices) {
-        if (!entry.chosen) {
-            table.footnotes.push_back("no calibration of " + entry.device + ": run mkb calibrate");
-            continue;
-        }
-        const CalibrationRecord& chosen = *entry.chosen;
-        if (entry.stale) {
-            table.footnotes.push_back("the calibration of " + entry.device + " was made with grader " +
-                                      chosen.graderFingerprint.substr(0, 12) +
-                                      ", not the data's: stale, run mkb calibrate again");
-        }
-        const std::string name =
-            chosen.deviceName.empty() ? chosen.device : chosen.device + " (" + chosen.deviceName + ")";
-        for (const CalibrationMethodResult& method : chosen.methods) {
-            const auto share = [](int count, int total) {
-                return total ? std::optional<double>(double(count) / total) : std::nullopt;
-            };
-            table.rows.push_back(
-                {textCell(name), textCell(chosen.graderFingerprint.substr(0, 12)),
-                 textCell(chosen.createdAt.substr(0, 10)), countCell(std::size_t(method.aaComparisons)),
-                 countCell(std::size_t(method.abComparisons)), textCell(method.method), numberCell(method.delta, 3),
-                 percentCell(share(method.aaHelped, method.aaComparisons)),
-                 percentCell(share(method.aaHarmed, method.aaComparisons)),
-                 percentCell(share(method.abDetected, method.abComparisons)), numberCell(method.smallestDelta, 3),
-                 textCell(entry.stale ? "stale" : "current")});
-        }
-    }
-    table.footnotes.insert(table.footnotes.begin(),
-                           "A/A: a solution against its own copies (any outcome is false); A/B: against a copy "
-                           "slowed by the calibration's slowdown (detected when judged harmed).");
-    report.tables.push_back(std::move(table));
-    appendCalibrationLadders(*summary, settings, report);
-    return Ok{};
-}
 } // namespace
 
 std::string ladderRuleLine(analysis::TimingRule rule, std::size_t resolved, std::size_t pairedCells,
@@ -980,240 +771,6 @@ std::string timingLine(const TableTiming& timing) {
     return "Timing: paired rule (docs/metrics.md, \"With paired re-timing\"): " + counted + "; " +
            std::to_string(timing.paired) + " judged by it (" + std::to_string(timing.withinNoise) + " within noise), " +
            std::to_string(timing.fellBack) + " fell back to the unpaired rule for want of one.";
-}
-
-std::vector<analysis::UnpairedControl> unpairedAaControls(const CalibrationRecord& calibration) {
-    std::vector<analysis::UnpairedControl> controls;
-    const nlohmann::json detail = parseJsonInputOrDiscarded(calibration.detailJson); // a store's text: bounded
-    if (!detail.is_array()) {
-        return controls;
-    }
-    for (const nlohmann::json& row : detail) {
-        if (!row.is_object() || !row.contains("unpaired")) {
-            continue;
-        }
-        const nlohmann::json& pair = row["unpaired"];
-        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_number()) {
-            continue;
-        }
-        const double first = pair[0].get<double>();
-        const double second = pair[1].get<double>();
-        controls.push_back({{first > 0, first}, {second > 0, second}});
-    }
-    return controls;
-}
-
-Result<CalibrationSummary> calibrationSummary(const Store& store) {
-    Result<std::vector<CalibrationRecord>> calibrations = store.liveCalibrations();
-    if (!calibrations) {
-        return calibrations.error();
-    }
-    Result<std::vector<RetimingRecord>> retimings = store.liveRetimings();
-    if (!retimings) {
-        return retimings.error();
-    }
-    CalibrationSummary summary;
-    summary.anyCalibration = !calibrations->empty();
-    std::set<std::string> fingerprints; // the grader fingerprints the data was re-timed with
-    std::vector<std::string> devices;
-    const auto addDevice = [&devices](const std::string& device) {
-        if (!device.empty() && std::find(devices.begin(), devices.end(), device) == devices.end()) {
-            devices.push_back(device);
-        }
-    };
-    for (const RetimingRecord& retiming : *retimings) {
-        addDevice(retiming.result.device);
-        if (!retiming.result.graderFingerprint.empty()) {
-            fingerprints.insert(retiming.result.graderFingerprint);
-        }
-    }
-    if (devices.empty()) {
-        for (const CalibrationRecord& calibration : *calibrations) {
-            addDevice(calibration.device);
-        }
-    }
-    for (const std::string& device : devices) {
-        const CalibrationRecord* chosen = nullptr; // newest first: the first match, preferring the data's grader
-        for (const CalibrationRecord& calibration : *calibrations) {
-            if (calibration.device != device && calibration.deviceName != device) {
-                continue;
-            }
-            if (!chosen ||
-                (fingerprints.count(calibration.graderFingerprint) && !fingerprints.count(chosen->graderFingerprint))) {
-                chosen = &calibration;
-            }
-        }
-        DeviceCalibration entry;
-        entry.device = device;
-        if (chosen) {
-            entry.chosen = *chosen;
-            entry.stale = !fingerprints.empty() && !fingerprints.count(chosen->graderFingerprint);
-        }
-        summary.devices.push_back(std::move(entry));
-    }
-    return summary;
-}
-
-ReportCell textCell(std::string text) {
-    return ReportCell{CellKind::Text, std::move(text), 0, 0};
-}
-
-ReportCell countCell(std::size_t count) {
-    return ReportCell{CellKind::Number, {}, static_cast<double>(count), 0};
-}
-
-ReportCell numberCell(std::optional<double> value, int precision) {
-    if (!value || !std::isfinite(*value)) {
-        return nullCell();
-    }
-    return ReportCell{CellKind::Number, {}, *value, precision};
-}
-
-ReportCell percentCell(std::optional<double> share, int precision) {
-    if (!share || !std::isfinite(*share)) {
-        return nullCell();
-    }
-    return ReportCell{CellKind::Percent, {}, *share, precision};
-}
-
-ReportCell nullCell() {
-    return ReportCell{};
-}
-
-const char* toString(ReportSplit split) {
-    switch (split) {
-    case ReportSplit::Overall:
-        return "overall";
-    case ReportSplit::Direction:
-        return "direction";
-    case ReportSplit::Family:
-        return "family";
-    case ReportSplit::WithSkill:
-        return "with_skill";
-    case ReportSplit::SourceVerdict:
-        return "source_verdict";
-    case ReportSplit::Model:
-        return "model";
-    case ReportSplit::Category:
-        return "category";
-    case ReportSplit::Boundary:
-        return "boundary";
-    }
-    return "overall";
-}
-
-const char* toString(MetricSet set) {
-    switch (set) {
-    case MetricSet::Ladder:
-        return "ladder";
-    case MetricSet::Coverage:
-        return "coverage";
-    case MetricSet::Transfer:
-        return "transfer";
-    case MetricSet::Standing:
-        return "standing";
-    case MetricSet::Reverse:
-        return "reverse";
-    case MetricSet::Usage:
-        return "usage";
-    case MetricSet::KernelBenchX:
-        return "kbx";
-    case MetricSet::Refinement:
-        return "refinement";
-    case MetricSet::Portability:
-        return "portability";
-    case MetricSet::Directions:
-        return "directions";
-    case MetricSet::KbxPaper:
-        return "kbx-paper";
-    case MetricSet::KbxAgreement:
-        return "kbx-agreement";
-    case MetricSet::KbxEvents:
-        return "kbx-events";
-    case MetricSet::KbxPortability:
-        return "kbx-portability";
-    }
-    return "ladder";
-}
-
-Result<ReportSplit> parseReportSplit(const std::string& text) {
-    for (ReportSplit split :
-         {ReportSplit::Overall, ReportSplit::Direction, ReportSplit::Family, ReportSplit::WithSkill,
-          ReportSplit::SourceVerdict, ReportSplit::Model, ReportSplit::Category, ReportSplit::Boundary}) {
-        if (text == toString(split)) {
-            return split;
-        }
-    }
-    return makeError(
-        "unknown split '" + text +
-        "' in --split; use one of overall, direction, family, with_skill, source_verdict, model, category, boundary");
-}
-
-Result<analysis::TimingRule> parseTimingRule(const std::string& text) {
-    for (analysis::TimingRule rule : {analysis::TimingRule::Paired, analysis::TimingRule::Unpaired}) {
-        if (text == analysis::toString(rule)) {
-            return rule;
-        }
-    }
-    return makeError("unknown timing rule '" + text +
-                     "' in --timing; use paired (re-timed cells judged on their paired ratio, the default) or "
-                     "unpaired (MetaKernelBench's rule on the separate gradings)");
-}
-
-Result<std::vector<MetricSet>> parseMetricSets(const std::string& text) {
-    std::set<MetricSet> chosen;
-    for (const std::string& raw : splitString(text, ',')) {
-        const std::string name(trimmed(raw));
-        if (name == "all") {
-            chosen.insert(std::begin(kAllMetricSets), std::end(kAllMetricSets));
-            continue;
-        }
-        bool known = false;
-        for (MetricSet set : kKnownMetricSets) {
-            if (name == toString(set)) {
-                chosen.insert(set);
-                known = true;
-            }
-        }
-        if (!known) {
-            return makeError(
-                "unknown metric set '" + name +
-                "' in --metrics; use a comma-separated list of ladder, transfer, usage, kbx, standing, "
-                "reverse, refinement, portability, coverage, directions, kbx-paper, kbx-agreement, kbx-events, "
-                "kbx-portability or all");
-        }
-    }
-    if (chosen.empty()) {
-        return makeError("--metrics names no metric set; give e.g. --metrics ladder,transfer or --metrics all");
-    }
-    std::vector<MetricSet> ordered;
-    for (MetricSet set : kKnownMetricSets) {
-        if (chosen.count(set)) {
-            ordered.push_back(set);
-        }
-    }
-    return ordered;
-}
-
-Result<std::vector<double>> parseThresholds(const std::string& text) {
-    std::vector<double> thresholds;
-    for (const std::string& raw : splitString(text, ',')) {
-        const std::string item(trimmed(raw));
-        char* end = nullptr;
-        const double value = std::strtod(item.c_str(), &end);
-        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(value) || value < 0) {
-            return makeError("bad threshold '" + item +
-                             "' in --thresholds; give non-negative numbers like 0,0.5,1,2,4");
-        }
-        if (!thresholds.empty() && value <= thresholds.back()) {
-            return makeError("--thresholds must ascend without repeats (got " + text + ")");
-        }
-        thresholds.push_back(value);
-    }
-    if (thresholds.empty()) {
-        return makeError("--thresholds is empty; give e.g. 0,0.5,1,2,4");
-    }
-    return thresholds;
 }
 
 bool needsSubmissions(const ReportOptions& options) {
