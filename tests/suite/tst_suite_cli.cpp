@@ -56,6 +56,15 @@ class SuiteCliTest : public QObject {
     CliRun whole; // the whole fixture suite, run once for the issue, JSON and table tests
 
     QString jsonPath() const { return temp.path() + "/suite.json"; }
+
+    /// checks/01 with its two solutions (cpusim and the twin DSL), 3 gradings each, under a --flakiness mode.
+    QStringList twinArgs(const char* flakiness, const QString& json, const QString& table) const {
+        QStringList args = cpuArgs("checks/01*", "3");
+        args[5] = "cpusim,cpusim_twin";
+        args << "--dsl-dir" << src("tests/suite/fixtures/twin_dsl") << "--flakiness" << flakiness << "--json" << json
+             << "--table" << table;
+        return args;
+    }
     QString tablePath() const { return temp.path() + "/suite.md"; }
 
 private slots:
@@ -395,13 +404,9 @@ private slots:
     void singleFlakinessGradesEachSolutionOnceWithEveryGradingsDraws() {
         // "suite check --flakiness single: each solution is one evaluation of gradings x 5 correctness draws, then
         // its timing; the line, the summary, the JSON and the table say so, and each DSL's flakiness is its own"
-        QStringList args = cpuArgs("checks/01*", "3");
-        args[5] = "cpusim,cpusim_twin";
         const QString json = temp.path() + "/single.json";
         const QString table = temp.path() + "/single.md";
-        args << "--dsl-dir" << src("tests/suite/fixtures/twin_dsl") << "--flakiness"
-             << "single"
-             << "--json" << json << "--table" << table;
+        QStringList args = twinArgs("single", json, table);
         CliRun run = runMkb(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, pooled), 3/3 (cpusim_twin, pooled)"), qPrintable(run.out));
@@ -486,13 +491,9 @@ private slots:
     void everyPassingSolutionIsRepeated() {
         // "suite check: every passing solution gets its own flakiness repeats, in the line, the JSON, the table and
         // the summary (criterion: every shipped solution 20/20, not one per problem)"
-        QStringList args = cpuArgs("checks/01*", "3");
-        args[5] = "cpusim,cpusim_twin";
         const QString json = temp.path() + "/twin.json";
         const QString table = temp.path() + "/twin.md";
-        args << "--dsl-dir" << src("tests/suite/fixtures/twin_dsl") << "--flakiness"
-             << "pooled"
-             << "--json" << json << "--table" << table;
+        QStringList args = twinArgs("pooled", json, table);
         CliRun run = runMkb(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, pooled), 3/3 (cpusim_twin, pooled)"), qPrintable(run.out));
