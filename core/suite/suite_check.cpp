@@ -169,8 +169,9 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     // in reverse when the grader is warm for the last one (the previous problem's), so a problem starts where the
     // one before ended. Solutions and issue lines still follow options.dsls.
     const std::vector<std::string> order = checkingOrder(options.dsls, grader.prestartedDsl());
+    // --flakiness single: one evaluation holds every grading's correctness draws, then the timing.
+    const bool single = options.flakiness == FlakinessMode::Single && options.gradings > 1;
     std::map<std::string, SolutionCheck> checked;
-    std::map<std::string, std::vector<std::string>> linesByDsl;
     for (const std::string& dsl : order) {
         if (cancel && cancel->load()) {
             break;
@@ -183,7 +184,6 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         if (solution.present) {
             solution.sha256 = solutionFileSha256(solution.path);
         }
-        std::vector<std::string>& lines = linesByDsl[dsl];
         if (!options.descriptors.count(dsl)) {
             auto why = options.descriptorErrors.find(dsl);
             solution.problem = name + " [" + dsl + "]: cannot grade: " +
@@ -193,60 +193,56 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             if (!problem.meta.noSolution.count(dsl)) {
                 solution.problem = name + " [" + dsl + "]: missing solution " + solution.path.string();
             }
-        } else if (options.flakiness == FlakinessMode::Single && options.gradings > 1) {
-            // One evaluation: every grading's correctness draws, then the timing (reached only when all held).
-            GradeSettings whole = options.settings;
-            whole.correctnessDraws = options.gradings * options.settings.correctnessDraws;
-            whole.timeoutS = options.settings.timeoutS * options.gradings;
-            say("grade " + dsl + " (" + std::to_string(options.gradings) + " gradings' draws, then timing)");
-            solution.verdict = gradeOnce(solution, whole);
-            FlakinessCheck flakiness;
-            flakiness.dsl = dsl;
-            flakiness.pooled = true;
-            flakiness.drawsPerGrading = options.settings.correctnessDraws;
-            creditPooledGradings(*solution.verdict, options.gradings, options.settings.correctnessDraws, 1, flakiness);
-            if (!solution.verdict->passed) {
-                solution.problem = name + " [" + dsl + "]: " + solutionFailure(*solution.verdict);
-                check.infrastructureError = check.infrastructureError || solution.verdict->infrastructureError;
+        } else {
+            GradeSettings settings = options.settings;
+            if (single) {
+                settings.correctnessDraws = options.gradings * options.settings.correctnessDraws;
+                settings.timeoutS = options.settings.timeoutS * options.gradings;
+                say("grade " + dsl + " (" + std::to_string(options.gradings) + " gradings' draws, then timing)");
+            } else {
+                say("grade " + dsl);
+            }
+            solution.verdict = gradeOnce(solution, settings);
+            const Verdict& verdict = *solution.verdict;
+            if (!verdict.passed) {
+                solution.problem = name + " [" + dsl + "]: " + solutionFailure(verdict);
+                check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
             }
             // The draws say how often it held once all of them ran; a failure before that (import, compliance, a
             // crash, the bound) is the solution's line alone, as in a full grading.
-            const Verdict& verdict = *solution.verdict;
-            if (verdict.compliant && !verdict.infrastructureError && !verdict.timedOut &&
-                verdict.totalDraws == whole.correctnessDraws) {
+            if (single && verdict.compliant && !verdict.infrastructureError && !verdict.timedOut &&
+                verdict.totalDraws == settings.correctnessDraws) {
+                FlakinessCheck flakiness;
+                flakiness.dsl = dsl;
+                flakiness.pooled = true;
+                flakiness.drawsPerGrading = options.settings.correctnessDraws;
+                creditPooledGradings(verdict, options.gradings, options.settings.correctnessDraws, 1, flakiness);
                 solution.flakiness = flakiness;
             }
-        } else {
-            say("grade " + dsl);
-            solution.verdict = gradeOnce(solution, options.settings);
-            if (!solution.verdict->passed) {
-                solution.problem = name + " [" + dsl + "]: " + solutionFailure(*solution.verdict);
-                check.infrastructureError = check.infrastructureError || solution.verdict->infrastructureError;
-            }
-        }
-        if (!solution.problem.empty()) {
-            lines.push_back(solution.problem);
         }
         // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.
-        if (options.gradings >= 1 && solution.verdict && solution.verdict->passed && !solution.flakiness &&
+        if (!single && options.gradings >= 1 && solution.verdict && solution.verdict->passed &&
             !(cancel && cancel->load())) {
             solution.flakiness = repeatForFlakiness(solution);
         }
-        if (solution.flakiness) {
-            const FlakinessCheck& flakiness = *solution.flakiness;
-            if (flakiness.held != flakiness.gradings) {
-                lines.push_back(name + " [" + flakiness.dsl + "]: flaky: correct in " +
-                                yesNoCount(flakiness.held, flakiness.gradings) + " gradings" +
-                                (flakiness.failures.empty() ? "" : "; " + flakiness.failures.front()));
-            }
-        }
         checked.emplace(dsl, std::move(solution));
     }
+    // Solutions and their issue lines in options.dsls' order, whatever order they were checked in.
     for (const std::string& dsl : options.dsls) {
-        if (auto found = checked.find(dsl); found != checked.end()) {
-            check.solutions.push_back(std::move(found->second));
-            check.problems.insert(check.problems.end(), linesByDsl[dsl].begin(), linesByDsl[dsl].end());
+        auto found = checked.find(dsl);
+        if (found == checked.end()) {
+            continue;
         }
+        SolutionCheck& solution = found->second;
+        if (!solution.problem.empty()) {
+            check.problems.push_back(solution.problem);
+        }
+        if (const auto& flakiness = solution.flakiness; flakiness && flakiness->held != flakiness->gradings) {
+            check.problems.push_back(name + " [" + dsl + "]: flaky: correct in " +
+                                     yesNoCount(flakiness->held, flakiness->gradings) + " gradings" +
+                                     (flakiness->failures.empty() ? "" : "; " + flakiness->failures.front()));
+        }
+        check.solutions.push_back(std::move(solution));
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     check.checkSeconds = std::round(seconds * 10) / 10; // as the JSON keeps it, so a table rendered again is the same
