@@ -22,6 +22,7 @@ from mkbgrader.child.dsls import adapter_for
 from mkbgrader.child.loading import StageFailure, load_module, one_line, set_reference_numerics
 from mkbgrader.parent import contract, judging, quant
 from mkbgrader.parent import timing as timing_stats
+from mkbgrader.parent.sandbox import freeze_heap
 from mkbgrader.parent.settings import Settings
 
 Send = Callable[[dict], None]
@@ -142,7 +143,7 @@ class Evaluation:
             ok = self.check_draw("correctness", index, outlier_seed=None, probe_dependence=(index == 0))
             all_correct = all_correct and ok
             if index == 0:
-                memory.settle_heap()  # the first call compiled the candidate's kernels
+                freeze_heap()  # the first call compiled the candidate's kernels (sandbox.freeze_heap says why)
         positions = outliers.outlier_inputs_allowed(self.meta, 0)
         if self.settings.outliers and positions is not None and self.settings.outlier_draws > 0:
             self.enter("outliers")

@@ -57,16 +57,6 @@ def configure_allocator(device: str) -> None:
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
 
 
-def settle_heap() -> None:
-    """Collects once, then moves every object alive now out of the collector's sight, as the server does before it
-    forks a child (sandbox.freeze_heap). Called once the candidates have been imported and called: a DSL that
-    compiles on first call (numba-cuda, JAX) leaves hundreds of thousands of long-lived objects, which every later
-    release() would otherwise walk (tens of milliseconds a draw). Frozen objects are still freed when their last
-    reference goes; only their reference cycles are left alone."""
-    gc.collect()
-    gc.freeze()
-
-
 def release(device: str) -> None:
     """Drops unreachable tensors and hands the caching allocator's unused blocks back to the device."""
     gc.collect()

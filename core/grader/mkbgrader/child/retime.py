@@ -24,6 +24,7 @@ from mkbgrader.child.loading import StageFailure, one_line
 from mkbgrader.parent import retime_stats, stats
 from mkbgrader.parent.retime_request import KernelSpec
 from mkbgrader.parent.retime_stats import EAGER, converged
+from mkbgrader.parent.sandbox import freeze_heap
 from mkbgrader.parent.settings import RetimeSettings, Settings
 
 GPU_CALLS = 5  # extra profiled calls per kernel after the rounds (CUDA only) for gpu_median_s
@@ -207,7 +208,7 @@ class RetimeEvaluation(Evaluation):
             if not self.check_draw("correctness", 0, outlier_seed=None, probe_dependence=True):
                 raise StageFailure("its correctness draw failed (see the draw's mismatch)")
         self._use(None)
-        memory.settle_heap()  # the first calls compiled the kernels
+        freeze_heap()  # the first calls compiled the kernels (sandbox.freeze_heap says why)
         memory.release(self.device)  # the correctness draws' tensors go back before the rounds allocate
 
     def _warm_up(self, functions: list[Optional[Slot]], slots: list[Slot]) -> None:
