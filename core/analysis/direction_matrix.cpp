@@ -61,15 +61,27 @@ std::vector<std::string> directionMatrixDsls(const ComparisonView& comparisons) 
     return {dsls.begin(), dsls.end()};
 }
 
+namespace {
+
+/// The comparisons of each ordered (source, target) pair, as views into comparisons.
+using Pairs = std::map<std::pair<std::string_view, std::string_view>, ComparisonView>;
+
+Pairs pairsOf(const ComparisonView& comparisons) {
+    Pairs byPair;
+    for (const Comparison* comparison : comparisons) {
+        byPair[{comparison->sourceDsl, comparison->targetDsl}].push_back(comparison);
+    }
+    return byPair;
+}
+
+} // namespace
+
 DirectionMatrix directionMatrix(const ComparisonView& comparisons, const AnalysisSettings& settings,
                                 std::vector<std::string> dsls, SummaryInterval interval) {
     DirectionMatrix matrix;
     matrix.timing = settings.timing;
     matrix.dsls = dsls.empty() ? directionMatrixDsls(comparisons) : std::move(dsls);
-    std::map<std::pair<std::string_view, std::string_view>, ComparisonView> byPair;
-    for (const Comparison* comparison : comparisons) {
-        byPair[{comparison->sourceDsl, comparison->targetDsl}].push_back(comparison);
-    }
+    const Pairs byPair = pairsOf(comparisons);
     matrix.cells.reserve(matrix.size() * matrix.size());
     for (const std::string& source : matrix.dsls) {
         for (const std::string& target : matrix.dsls) {
@@ -88,12 +100,33 @@ DirectionMatrix directionMatrix(const ComparisonView& comparisons, const Analysi
             }
             const ComparisonView& group = found->second;
             cell.comparisons = group.size();
-            cell.ladder = groupMetrics(group, settings).all;
+            cell.ladder = groupMetrics(group, settings, interval).all;
             cell.transfer = transferSummary(group, settings, interval);
             cell.state = cell.ladder.resolved > 0 ? DirectionCellState::Measured : DirectionCellState::Unresolved;
         }
     }
     return matrix;
+}
+
+std::vector<LadderIntervals> directionLadderIntervals(const ComparisonView& comparisons,
+                                                      const AnalysisSettings& settings, std::vector<std::string> dsls,
+                                                      const std::atomic<bool>* cancel) {
+    if (dsls.empty()) {
+        dsls = directionMatrixDsls(comparisons);
+    }
+    const Pairs byPair = pairsOf(comparisons);
+    std::vector<LadderIntervals> intervals;
+    intervals.reserve(dsls.size() * dsls.size());
+    for (const std::string& source : dsls) {
+        for (const std::string& target : dsls) {
+            if (cancel != nullptr && cancel->load()) {
+                return intervals;
+            }
+            const auto found = source == target ? byPair.end() : byPair.find({source, target});
+            intervals.push_back(found == byPair.end() ? LadderIntervals{} : ladderIntervals(found->second, settings));
+        }
+    }
+    return intervals;
 }
 
 DirectionMatrix directionMatrix(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings,

@@ -8,6 +8,7 @@
 #include "core/analysis/stats.h"
 #include "core/analysis/transfer.h"
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -64,13 +65,22 @@ std::vector<std::string> directionMatrixDsls(const ComparisonView& comparisons);
 
 /// The matrix over comparisons (resolved or not; unresolved ones only count in DirectionCell::comparisons). dsls
 /// gives the rows and columns, e.g. to lay several matrices out alike; empty takes directionMatrixDsls. A comparison
-/// naming a DSL outside dsls is left out. interval: whether ΔGM's bootstrap interval is computed (the lift's always
-/// is, as groupMetrics computes it).
+/// naming a DSL outside dsls is left out. interval: whether the cells' bootstrap intervals (ΔGM's and the ladder's S
+/// and lift) are computed, or left unset for a caller that computes them later (directionLadderIntervals).
 DirectionMatrix directionMatrix(const ComparisonView& comparisons, const AnalysisSettings& settings = {},
                                 std::vector<std::string> dsls = {},
                                 SummaryInterval interval = SummaryInterval::Computed);
 DirectionMatrix directionMatrix(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {},
                                 std::vector<std::string> dsls = {},
                                 SummaryInterval interval = SummaryInterval::Computed);
+
+/// The ladder intervals of directionMatrix(comparisons, settings, dsls)'s cells, row-major (ladderIntervals over each
+/// ordered pair's comparisons; empty for the diagonal and a pair without data): what a matrix computed with
+/// SummaryInterval::Deferred lacks for its lifts. A set cancel flag stops it between two cells (the list is then
+/// short).
+std::vector<LadderIntervals> directionLadderIntervals(const ComparisonView& comparisons,
+                                                      const AnalysisSettings& settings = {},
+                                                      std::vector<std::string> dsls = {},
+                                                      const std::atomic<bool>* cancel = nullptr);
 
 } // namespace mkb::analysis

@@ -112,9 +112,38 @@ std::optional<LadderRates> ladder(const std::vector<const Attempt*>& attempts, c
     return ladderOf(attained, settings.thresholds);
 }
 
-/// withIntervals: bootstrap S and lift (groupMetrics asks it only for the whole group, not for its sub-contrasts).
+/// A cell's statistics whose means the intervals bootstrap: S base, S skill, S lift, then the lift at each threshold.
+static std::vector<double> cellStatisticsOf(const CellLadder& cell) {
+    const std::size_t count = cell.baseAttains.size();
+    std::vector<double> statistics{0, 0, 0};
+    for (std::size_t i = 0; i < count; ++i) {
+        const double base = cell.baseAttains[i] ? 1 : 0;
+        const double skill = cell.skillAttains[i] ? 1 : 0;
+        statistics[0] += 100.0 * base / double(count);
+        statistics[1] += 100.0 * skill / double(count);
+        statistics.push_back(skill - base);
+    }
+    statistics[2] = statistics[1] - statistics[0];
+    return statistics;
+}
+
+/// The 95% bootstrap intervals of the means of the cells' statistics (cellStatisticsOf, one entry per cell).
+static LadderIntervals intervalsOf(std::vector<std::vector<double>> cellStatistics, std::size_t thresholds) {
+    LadderIntervals result;
+    if (thresholds == 0) {
+        return result;
+    }
+    std::vector<std::optional<Interval>> intervals = meanBootstrapCis(std::move(cellStatistics), 3 + thresholds);
+    result.baseScore = intervals[0];
+    result.skillScore = intervals[1];
+    result.liftScore = intervals[2];
+    result.liftRates.assign(intervals.begin() + 3, intervals.end());
+    return result;
+}
+
+/// interval: bootstrap S and lift (groupMetrics asks it only for the whole group, not for its sub-contrasts).
 static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const AnalysisSettings& settings,
-                           bool withIntervals = true) {
+                           SummaryInterval interval = SummaryInterval::Computed) {
     Contrast result;
     result.timing = settings.timing;
     result.resolved = resolved.size();
@@ -124,8 +153,7 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
     result.ties.assign(count, 0);
     std::vector<std::vector<double>> baseAttained;
     std::vector<std::vector<double>> skillAttained;
-    // Per cell, the statistics whose means are bootstrapped: S base, S skill, S lift, then lift at each threshold.
-    std::vector<std::vector<double>> cellStatistics;
+    std::vector<std::vector<double>> cellStatistics; // only when the intervals are computed
     for (const Comparison* comparison : resolved) {
         const CellLadder cell = cellLadder(*comparison, settings);
         result.pairedCells += cell.paired ? 1 : 0;
@@ -144,14 +172,9 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
             skill[i] = cell.skillAttains[i] ? 1 : 0;
             result.ties[i] += cell.ties[i] ? 1 : 0;
         }
-        std::vector<double> statistics{0, 0, 0};
-        for (std::size_t i = 0; i < count; ++i) {
-            statistics[0] += 100.0 * base[i] / double(count);
-            statistics[1] += 100.0 * skill[i] / double(count);
-            statistics.push_back(skill[i] - base[i]);
+        if (interval == SummaryInterval::Computed) {
+            cellStatistics.push_back(cellStatisticsOf(cell));
         }
-        statistics[2] = statistics[1] - statistics[0];
-        cellStatistics.push_back(std::move(statistics));
         baseAttained.push_back(std::move(base));
         skillAttained.push_back(std::move(skill));
     }
@@ -166,12 +189,8 @@ static Contrast contrastOf(const std::vector<const Comparison*>& resolved, const
         lift.score = result.skill->score - result.base->score;
         result.lift = lift;
     }
-    if (count > 0 && withIntervals) {
-        std::vector<std::optional<Interval>> intervals = meanBootstrapCis(std::move(cellStatistics), 3 + count);
-        result.intervals.baseScore = intervals[0];
-        result.intervals.skillScore = intervals[1];
-        result.intervals.liftScore = intervals[2];
-        result.intervals.liftRates.assign(intervals.begin() + 3, intervals.end());
+    if (interval == SummaryInterval::Computed) {
+        result.intervals = intervalsOf(std::move(cellStatistics), count);
     }
     return result;
 }
@@ -213,34 +232,50 @@ static Coverage coverageOf(const ComparisonView& comparisons) {
     return result;
 }
 
-static GroupMetrics groupMetricsOf(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+static ComparisonView resolvedOf(const ComparisonView& comparisons) {
+    return resolvedWhere(comparisons, [](const Comparison&) { return true; });
+}
+
+static GroupMetrics groupMetricsOf(const ComparisonView& comparisons, const AnalysisSettings& settings,
+                                   SummaryInterval interval) {
+    constexpr SummaryInterval none = SummaryInterval::Deferred; // the sub-contrasts never get intervals
     GroupMetrics result;
     result.comparisons = comparisons.size();
     result.coverage = coverageOf(comparisons);
-    result.all = contrastOf(resolvedWhere(comparisons, [](const Comparison&) { return true; }), settings);
+    result.all = contrastOf(resolvedOf(comparisons), settings, interval);
     result.withSkill = contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.sourceWroteSkill(); }),
-                                  settings, false);
+                                  settings, none);
     result.sourcePassed =
-        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.source->passed; }), settings, false);
+        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return c.source->passed; }), settings, none);
     result.sourceFailed =
-        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return !c.source->passed; }), settings, false);
+        contrastOf(resolvedWhere(comparisons, [](const Comparison& c) { return !c.source->passed; }), settings, none);
     return result;
 }
 
 Contrast contrast(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return contrastOf(resolvedWhere(viewOf(comparisons), [](const Comparison&) { return true; }), settings);
+    return contrastOf(resolvedOf(viewOf(comparisons)), settings);
 }
 
 Coverage coverage(const std::vector<Comparison>& comparisons) {
     return coverageOf(viewOf(comparisons));
 }
 
-GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings) {
-    return groupMetricsOf(viewOf(comparisons), settings);
+GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings,
+                          SummaryInterval interval) {
+    return groupMetricsOf(viewOf(comparisons), settings, interval);
 }
 
-GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings) {
-    return groupMetricsOf(comparisons, settings);
+GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings,
+                          SummaryInterval interval) {
+    return groupMetricsOf(comparisons, settings, interval);
+}
+
+LadderIntervals ladderIntervals(const ComparisonView& comparisons, const AnalysisSettings& settings) {
+    std::vector<std::vector<double>> cellStatistics;
+    for (const Comparison* comparison : resolvedOf(comparisons)) {
+        cellStatistics.push_back(cellStatisticsOf(cellLadder(*comparison, settings)));
+    }
+    return intervalsOf(std::move(cellStatistics), settings.thresholds.size());
 }
 
 std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>& comparisons,
@@ -252,7 +287,7 @@ std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>
     }
     std::map<std::string, GroupMetrics> result;
     for (const auto& [key, members] : groups) {
-        result.emplace(key, groupMetricsOf(members, settings));
+        result.emplace(key, groupMetricsOf(members, settings, SummaryInterval::Computed));
     }
     return result;
 }

@@ -98,7 +98,7 @@ struct Coverage {
 struct GroupMetrics {
     std::size_t comparisons = 0; // cell-replicates in the group, resolved or not
     Coverage coverage;
-    Contrast all;          // with its intervals; the sub-contrasts below leave them empty (one bootstrap a group)
+    Contrast all;          // with its intervals (unless deferred); the sub-contrasts below leave them empty
     Contrast withSkill;    // only comparisons whose source handed over a skill
     Contrast sourcePassed; // by_source_verdict: passed
     Contrast sourceFailed; // by_source_verdict: failed
@@ -118,8 +118,16 @@ Contrast contrast(const std::vector<Comparison>& comparisons, const AnalysisSett
 
 Coverage coverage(const std::vector<Comparison>& comparisons);
 
-GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {});
-GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
+/// interval: whether `all` gets its bootstrap intervals, or leaves them empty for a caller that computes them later
+/// with ladderIntervals (SummaryInterval).
+GroupMetrics groupMetrics(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {},
+                          SummaryInterval interval = SummaryInterval::Computed);
+GroupMetrics groupMetrics(const ComparisonView& comparisons, const AnalysisSettings& settings = {},
+                          SummaryInterval interval = SummaryInterval::Computed);
+
+/// The intervals of groupMetrics(comparisons, settings).all, computed alone (the same bootstrap over the same cells):
+/// for a caller that deferred them.
+LadderIntervals ladderIntervals(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
 
 /// groupMetrics per key, e.g. by direction or family; keys are sorted.
 std::map<std::string, GroupMetrics> groupMetricsBy(const std::vector<Comparison>& comparisons,

@@ -34,6 +34,11 @@ struct Interval {
     double high = 0;
 };
 
+/// Whether a summary computes its bootstrap intervals, its costly part, or leaves them unset for a caller that computes
+/// them later (the workbench's overview, whose numbers show before their intervals): transferSummary's ΔGM interval,
+/// groupMetrics' S and lift intervals, directionMatrix's both.
+enum class SummaryInterval { Computed, Deferred };
+
 /// Resamples of the percentile bootstraps below, and their confidence level (the grader's, mkbgrader/parent/stats.py).
 inline constexpr int kBootstrapResamples = 1000;
 inline constexpr double kBootstrapConfidence = 0.95;

@@ -106,9 +106,8 @@ std::optional<double> deltaGeometricMean(const ComparisonView& comparisons, cons
 std::optional<Interval> deltaGeometricMeanCi(const std::vector<Comparison>& comparisons,
                                              const AnalysisSettings& settings = {});
 std::optional<Interval> deltaGeometricMeanCi(const ComparisonView& comparisons, const AnalysisSettings& settings = {});
-/// Whether transferSummary computes ΔGM's bootstrap interval, its costly part, or leaves it unset for a caller that
-/// computes it later with deltaGeometricMeanCi (the workbench's overview, whose rows show before their intervals).
-enum class SummaryInterval { Computed, Deferred };
+/// interval: whether ΔGM's bootstrap interval is computed, or left unset for a caller that computes it later with
+/// deltaGeometricMeanCi (SummaryInterval).
 TransferSummary transferSummary(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings = {},
                                 SummaryInterval interval = SummaryInterval::Computed);
 TransferSummary transferSummary(const ComparisonView& comparisons, const AnalysisSettings& settings = {},

@@ -50,8 +50,8 @@ double valueOf(const DirectionCell& cell, DirectionMatrixChart::Measure measure)
     return none;
 }
 
-/// The label inside a cell: the measure's value, then what it rests on.
-QString labelOf(const DirectionCell& cell, DirectionMatrixChart::Measure measure) {
+/// The label inside a cell: the measure's value, then what it rests on ("[…]" for a lift interval still pending).
+QString labelOf(const DirectionCell& cell, DirectionMatrixChart::Measure measure, bool intervalsPending) {
     switch (cell.state) {
     case DirectionCellState::Diagonal:
         return QStringLiteral("—");
@@ -77,7 +77,8 @@ QString labelOf(const DirectionCell& cell, DirectionMatrixChart::Measure measure
     }
     const QString lift = cell.lift() ? signedScore(*cell.lift()) : QStringLiteral("—");
     const QString interval =
-        cell.liftCi()
+        intervalsPending ? QStringLiteral("[…]")
+        : cell.liftCi()
             ? QStringLiteral("[%1, %2]").arg(signedScore(cell.liftCi()->low), signedScore(cell.liftCi()->high))
             : QObject::tr("no CI");
     return QObject::tr("%1\n%2\nT %3 · H %4 of %5")
@@ -87,10 +88,24 @@ QString labelOf(const DirectionCell& cell, DirectionMatrixChart::Measure measure
         .arg(outcomes.total);
 }
 
-QString toolTipOf(const DirectionCell& cell) {
+/// The report's cell text (report::directionCellText), or while the lift interval is pending the lift and outcomes
+/// with the interval said to be coming (the report's text would call it missing).
+QString cellTextOf(const DirectionCell& cell, bool intervalsPending) {
+    if (!intervalsPending || cell.state != DirectionCellState::Measured) {
+        return text(report::directionCellText(cell));
+    }
+    const analysis::OutcomeCounts& outcomes = cell.transfer.outcomes;
+    return QObject::tr("%1 (95% CI being computed); helped %2, harmed %3 of %4")
+        .arg(cell.lift() ? signedScore(*cell.lift()) : QStringLiteral("—"))
+        .arg(outcomes.helped)
+        .arg(outcomes.harmed)
+        .arg(outcomes.total);
+}
+
+QString toolTipOf(const DirectionCell& cell, bool intervalsPending) {
     QString tip = QObject::tr("%1 → %2 (%3)\n%4")
                       .arg(text(cell.sourceDsl), text(cell.targetDsl), text(cell.direction()),
-                           text(report::directionCellText(cell)));
+                           cellTextOf(cell, intervalsPending));
     if (cell.state == DirectionCellState::Measured) {
         const analysis::OutcomeCounts& outcomes = cell.transfer.outcomes;
         if (cell.ladder.base && cell.ladder.skill) {
@@ -198,11 +213,12 @@ QString DirectionMatrixChart::measureId(Measure measure) {
 
 void DirectionMatrixChart::setMeasure(Measure measure) {
     measure_ = measure;
-    setMatrix(analysis::DirectionMatrix(matrix_));
+    setMatrix(analysis::DirectionMatrix(matrix_), intervalsPending_);
 }
 
-void DirectionMatrixChart::setMatrix(const analysis::DirectionMatrix& matrix) {
+void DirectionMatrixChart::setMatrix(const analysis::DirectionMatrix& matrix, bool intervalsPending) {
     given_ = matrix;
+    givenPending_ = intervalsPending;
     analysis::AnalysisSettings settings;
     settings.timing = matrix.timing;
     setComparisons({}, settings);
@@ -212,9 +228,11 @@ void DirectionMatrixChart::draw(const std::vector<analysis::Comparison>& compari
                                 const analysis::AnalysisSettings& settings) {
     if (given_) {
         matrix_ = std::move(*given_);
+        intervalsPending_ = givenPending_;
         given_.reset();
     } else {
         matrix_ = analysis::directionMatrix(comparisons, settings);
+        intervalsPending_ = false;
     }
     drawMatrix();
 }
@@ -288,7 +306,7 @@ void DirectionMatrixChart::drawMatrix() {
             label->position->setCoords(key, row);
             label->setPositionAlignment(Qt::AlignCenter);
             label->setTextAlignment(Qt::AlignCenter);
-            label->setText(labelOf(cell, measure_));
+            label->setText(labelOf(cell, measure_, intervalsPending_));
             if (noise) {
                 label->setColor(Qt::white);
                 label->setProperty("mkbOwnInk", true); // keeps its colour under every style: it sits on a fill
@@ -305,7 +323,7 @@ void DirectionMatrixChart::drawMatrix() {
                      row - 0.5,
                      row + 0.5,
                      1.0,
-                     toolTipOf(cell),
+                     toolTipOf(cell, intervalsPending_),
                      {{}, cell.state == DirectionCellState::NoData ? QString() : text(cell.direction()), {}, {}}});
         }
     }

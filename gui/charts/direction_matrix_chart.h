@@ -28,10 +28,14 @@ public:
     Measure measure() const { return measure_; }
     /// Redraws the last matrix in another measure (it holds every measure: nothing is computed again).
     void setMeasure(Measure measure);
-    /// Draws a matrix computed elsewhere (the overview's, computed with the data off the GUI thread).
-    void setMatrix(const analysis::DirectionMatrix& matrix);
+    /// Draws a matrix computed elsewhere (the overview's, computed with the data off the GUI thread). intervalsPending:
+    /// its lift intervals are still being computed, so a cell says so instead of "no CI", and none is drawn within
+    /// noise yet (the overview sets the matrix again when they arrive).
+    void setMatrix(const analysis::DirectionMatrix& matrix, bool intervalsPending = false);
     /// The matrix drawn last: its cells are the heat map's, row-major.
     const analysis::DirectionMatrix& matrix() const { return matrix_; }
+    /// Whether the matrix drawn last had its lift intervals still pending (setMatrix).
+    bool intervalsPending() const { return intervalsPending_; }
     /// The colour scale beside the map (its range is the measure's).
     QCPColorScale* colorScale() const { return scale_; }
 
@@ -48,6 +52,8 @@ private:
     Measure measure_;
     analysis::DirectionMatrix matrix_;
     std::optional<analysis::DirectionMatrix> given_; // set by setMatrix for the draw it starts
+    bool givenPending_ = false;                      // setMatrix's intervalsPending, for that draw
+    bool intervalsPending_ = false;
     QCPColorScale* scale_ = nullptr;
 };
 

@@ -35,9 +35,13 @@ QString score(const std::optional<double>& value, bool signedValue = false) {
     return signedValue ? QString::asprintf("%+.1f", *value) : QString::number(*value, 'f', 1);
 }
 
-/// S or lift with its 95% CI: "78.3 [70.0, 85.0]", "+1.7 [−3.3, +6.7]"; the point alone without an interval.
+/// S or lift with its 95% CI: "78.3 [70.0, 85.0]", "+1.7 [−3.3, +6.7]"; "78.3 […]" while the interval is computed;
+/// the point alone without an interval.
 QString scoreWithInterval(const std::optional<double>& value, const std::optional<analysis::Interval>& interval,
-                          bool signedValue = false) {
+                          bool pending, bool signedValue = false) {
+    if (value && pending) {
+        return score(value, signedValue) + QStringLiteral(" […]");
+    }
     if (!value || !interval) {
         return score(value, signedValue);
     }
@@ -66,10 +70,13 @@ void OverviewModel::setIntervals(const std::vector<OverviewRow>& rows) {
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         rows_[i].deltaGeometricMeanCi = rows[i].deltaGeometricMeanCi;
-        rows_[i].deltaGeometricMeanCiPending = rows[i].deltaGeometricMeanCiPending;
+        rows_[i].baseScoreCi = rows[i].baseScoreCi;
+        rows_[i].skillScoreCi = rows[i].skillScoreCi;
+        rows_[i].liftCi = rows[i].liftCi;
+        rows_[i].intervalsPending = rows[i].intervalsPending;
     }
-    if (!rows_.empty()) {
-        emit dataChanged(index(0, DeltaGmColumn), index(int(rows_.size()) - 1, DeltaGmColumn));
+    if (!rows_.empty()) { // ΔGM to the lift: the columns with intervals (and H between them)
+        emit dataChanged(index(0, DeltaGmColumn), index(int(rows_.size()) - 1, LiftColumn));
     }
 }
 
@@ -83,7 +90,9 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue(index.column() >= ComparisonsColumn ? Qt::AlignRight | Qt::AlignVCenter
                                                                        : Qt::AlignLeft | Qt::AlignVCenter);
     }
-    if (role == Qt::ToolTipRole && index.column() == DeltaGmColumn && row.deltaGeometricMeanCiPending) {
+    const bool intervalColumn = index.column() == DeltaGmColumn || index.column() == BaseScoreColumn ||
+                                index.column() == SkillScoreColumn || index.column() == LiftColumn;
+    if (role == Qt::ToolTipRole && intervalColumn && row.intervalsPending) {
         return tr("The 95% bootstrap interval is being computed");
     }
     if (role == Qt::ToolTipRole) { // a column narrower than its text cuts it: the tooltip holds it whole
@@ -93,13 +102,13 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
                 .arg(withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi, false));
         case BaseScoreColumn:
             return tr("S base %1 (95% bootstrap CI over the group's cells)")
-                .arg(scoreWithInterval(row.baseScore, row.baseScoreCi));
+                .arg(scoreWithInterval(row.baseScore, row.baseScoreCi, false));
         case SkillScoreColumn:
             return tr("S skill %1 (95% bootstrap CI over the group's cells)")
-                .arg(scoreWithInterval(row.skillScore, row.skillScoreCi));
+                .arg(scoreWithInterval(row.skillScore, row.skillScoreCi, false));
         case LiftColumn:
             return tr("Lift %1 (95% bootstrap CI over the group's cells)%2")
-                .arg(scoreWithInterval(row.lift, row.liftCi, true),
+                .arg(scoreWithInterval(row.lift, row.liftCi, false, true),
                      row.liftCi && row.liftCi->low <= 0 && row.liftCi->high >= 0 ? tr(": within noise") : QString());
         default:
             return {};
@@ -121,16 +130,18 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case TransferRateColumn:
         return display ? percent(row.transferRate) : numberOf(row.transferRate);
     case DeltaGmColumn:
-        return display ? withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi, row.deltaGeometricMeanCiPending)
+        return display ? withInterval(row.deltaGeometricMean, row.deltaGeometricMeanCi, row.intervalsPending)
                        : numberOf(row.deltaGeometricMean);
     case HarmRateColumn:
         return display ? percent(row.harmRate) : numberOf(row.harmRate);
     case BaseScoreColumn:
-        return display ? scoreWithInterval(row.baseScore, row.baseScoreCi) : numberOf(row.baseScore);
+        return display ? scoreWithInterval(row.baseScore, row.baseScoreCi, row.intervalsPending)
+                       : numberOf(row.baseScore);
     case SkillScoreColumn:
-        return display ? scoreWithInterval(row.skillScore, row.skillScoreCi) : numberOf(row.skillScore);
+        return display ? scoreWithInterval(row.skillScore, row.skillScoreCi, row.intervalsPending)
+                       : numberOf(row.skillScore);
     case LiftColumn:
-        return display ? scoreWithInterval(row.lift, row.liftCi, true) : numberOf(row.lift);
+        return display ? scoreWithInterval(row.lift, row.liftCi, row.intervalsPending, true) : numberOf(row.lift);
     case BasePassColumn:
         return display ? percent(row.basePassRate) : numberOf(row.basePassRate);
     case SkillPassColumn:

@@ -31,8 +31,8 @@ public:
     };
     explicit OverviewModel(QObject* parent = nullptr);
     void setRows(std::vector<OverviewRow> rows);
-    /// Takes in the ΔGM intervals of the same rows (fillIntervals), updating only that column; rows of other groups
-    /// replace the model's instead.
+    /// Takes in the intervals of the same rows (fillIntervals: ΔGM, S base, S skill, lift), updating only the columns
+    /// from ΔGM to the lift; rows of other groups replace the model's instead.
     void setIntervals(const std::vector<OverviewRow>& rows);
     const std::vector<OverviewRow>& rows() const { return rows_; }
 

@@ -23,6 +23,8 @@
 namespace mkb::gui {
 namespace {
 
+const QColor kLiftColor(0x2e, 0x7d, 0x32);
+
 QCustomPlot* makeBarChart(QWidget* parent, const QString& name, const QString& title, const QString& valueLabel) {
     auto* plot = new QCustomPlot(parent);
     plot->setObjectName(name);
@@ -61,9 +63,18 @@ void fillBarChart(QCustomPlot* plot, const std::vector<std::string>& labels,
     plot->replot();
 }
 
+/// The lift chart's title, which says while the intervals are being computed.
+void setLiftChartTitle(QCustomPlot* plot, bool intervalsPending) {
+    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) {
+        title->setText(intervalsPending ? QObject::tr("Lift by family (S skill − S base); 95% intervals: computing…")
+                                        : QObject::tr("Lift by family (S skill − S base)"));
+    }
+}
+
 /// The lift bars: a family whose 95% interval contains 0 in the neutral colour (within noise), the others in the
-/// lift colour; each interval as an error bar. The within-noise bars and the error bars are plottables of their own,
-/// made on the first call.
+/// lift colour; each interval as an error bar. While the intervals are pending every bar is drawn in a paler lift
+/// colour, none within noise and without error bars, and the title says they are being computed. The within-noise
+/// bars and the error bars are plottables of their own, made on the first call.
 void fillLiftChart(QCustomPlot* plot, const FamilyBars& bars, const QColor& color) {
     std::vector<std::optional<double>> clear;
     std::vector<std::optional<double>> noise;
@@ -71,7 +82,8 @@ void fillLiftChart(QCustomPlot* plot, const FamilyBars& bars, const QColor& colo
     double lowest = 0, highest = 0;
     for (std::size_t i = 0; i < bars.families.size(); ++i) {
         const std::optional<double>& lift = bars.lift[i];
-        const analysis::Interval* ci = i < bars.liftCi.size() && bars.liftCi[i] ? &*bars.liftCi[i] : nullptr;
+        const analysis::Interval* ci =
+            !bars.intervalsPending && i < bars.liftCi.size() && bars.liftCi[i] ? &*bars.liftCi[i] : nullptr;
         const bool withinNoise = lift && ci && ci->low <= 0 && ci->high >= 0;
         clear.push_back(withinNoise ? std::nullopt : lift);
         noise.push_back(withinNoise ? lift : std::nullopt);
@@ -84,7 +96,8 @@ void fillLiftChart(QCustomPlot* plot, const FamilyBars& bars, const QColor& colo
             highest = std::max(highest, ci->high);
         }
     }
-    fillBarChart(plot, bars.families, clear, 1.0, color);
+    setLiftChartTitle(plot, bars.intervalsPending);
+    fillBarChart(plot, bars.families, clear, 1.0, bars.intervalsPending ? color.lighter(150) : color);
     auto* noiseBars = plot->findChild<QCPBars*>(QStringLiteral("withinNoiseBars"));
     auto* carrier = plot->findChild<QCPGraph*>(QStringLiteral("liftCiCarrier"));
     auto* errorBars = plot->findChild<QCPErrorBars*>(QStringLiteral("liftErrorBars"));
@@ -198,18 +211,23 @@ void OverviewView::setProjectData(ProjectData* data) {
         connect(data_, &ProjectData::summaryLoaded, this, &OverviewView::refresh); // shown before the trials are in
         connect(data_, &ProjectData::loaded, this, &OverviewView::refresh);
         connect(data_, &ProjectData::settingsChanged, this, &OverviewView::refresh);
-        connect(data_, &ProjectData::overviewIntervalsLoaded, this, [this] {
-            if (boundary_->currentData().toString().isEmpty()) { // a chosen boundary's rows hold their intervals
-                model_->setIntervals(data_->overviewRows());
-            }
-        });
+        connect(data_, &ProjectData::overviewIntervalsLoaded, this, &OverviewView::showIntervals);
     }
     refresh();
 }
 
+void OverviewView::showIntervals() {
+    if (!data_ || !boundary_->currentData().toString().isEmpty()) { // a chosen boundary's numbers hold their intervals
+        return;
+    }
+    model_->setIntervals(data_->overviewRows());
+    fillLiftChart(liftChart_, data_->familyBars(), kLiftColor);
+    matrixChart_->setMatrix(data_->directionMatrix(), data_->intervalsPending());
+}
+
 void OverviewView::refresh() {
-    // ProjectData computes the rows and bars with the data (off the GUI thread): showing them costs no analysis (the
-    // ΔGM intervals fill in when they arrive, overviewIntervalsLoaded).
+    // ProjectData computes the rows, bars and matrix with the data (off the GUI thread): showing them costs no
+    // analysis (their bootstrap intervals fill in when they arrive, overviewIntervalsLoaded).
     static const std::vector<analysis::Comparison> none;
     static const FamilyBars noBars;
     const std::vector<analysis::Comparison>& all = data_ ? data_->comparisons() : none;
@@ -227,13 +245,14 @@ void OverviewView::refresh() {
     const std::vector<analysis::Comparison>& comparisons = boundary.isEmpty() ? all : ofBoundary;
     resizeColumnsUnlessRestored(table_);
     const FamilyBars& bars = !boundary.isEmpty() ? boundaryBars : data_ ? data_->familyBars() : noBars;
-    fillLiftChart(liftChart_, bars, QColor(0x2e, 0x7d, 0x32));
+    fillLiftChart(liftChart_, bars, kLiftColor);
     fillBarChart(harmChart_, bars.families, bars.harmRate, 100.0, QColor(0xc6, 0x28, 0x28));
     if (!boundary.isEmpty() && data_) {
-        matrixChart_->setMatrix(
-            analysis::directionMatrix(ofBoundary, data_->settings(), {}, analysis::SummaryInterval::Deferred));
+        matrixChart_->setMatrix(gui::overviewMatrix(ofBoundary, data_->settings()));
+    } else if (data_) {
+        matrixChart_->setMatrix(data_->directionMatrix(), data_->intervalsPending());
     } else {
-        matrixChart_->setMatrix(data_ ? data_->directionMatrix() : analysis::DirectionMatrix{});
+        matrixChart_->setMatrix(analysis::DirectionMatrix{});
     }
     QString text =
         comparisons.empty()

@@ -40,6 +40,10 @@ signals:
 
 private:
     void refresh();
+    /// Takes in the overview's intervals when they arrive (ProjectData::overviewIntervalsLoaded): the table's interval
+    /// columns, the lift bars' error bars and the matrix's lift intervals; only while every boundary is shown (a
+    /// chosen boundary's numbers hold their intervals).
+    void showIntervals();
     /// Refills the boundary combo with the boundaries present, keeping the chosen one while it is; returns it.
     QString refreshBoundaries();
     void activate(const QModelIndex& proxyIndex);

@@ -46,6 +46,29 @@ Groups groupsOf(const std::vector<analysis::Comparison>& comparisons) {
     return groups;
 }
 
+/// The comparisons by family, sorted so (the family bars' order).
+std::map<std::string_view, analysis::ComparisonView> familiesOf(const std::vector<analysis::Comparison>& comparisons) {
+    std::map<std::string_view, analysis::ComparisonView> byFamily;
+    for (const analysis::Comparison& comparison : comparisons) {
+        byFamily[comparison.family].push_back(&comparison);
+    }
+    return byFamily;
+}
+
+analysis::ComparisonView viewOf(const std::vector<analysis::Comparison>& comparisons) {
+    analysis::ComparisonView view;
+    view.reserve(comparisons.size());
+    for (const analysis::Comparison& comparison : comparisons) {
+        view.push_back(&comparison);
+    }
+    return view;
+}
+
+analysis::SummaryInterval summaryIntervalOf(OverviewIntervals intervals) {
+    return intervals == OverviewIntervals::Computed ? analysis::SummaryInterval::Computed
+                                                    : analysis::SummaryInterval::Deferred;
+}
+
 } // namespace
 
 std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& comparisons,
@@ -57,18 +80,16 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
         OverviewRow row;
         row.model = std::string(key.first);
         row.direction = std::string(key.second);
-        const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings);
+        const analysis::GroupMetrics metrics = analysis::groupMetrics(group, settings, summaryIntervalOf(intervals));
         const analysis::TransferSummary summary =
-            analysis::transferSummary(group, settings,
-                                      intervals == OverviewIntervals::Computed ? analysis::SummaryInterval::Computed
-                                                                               : analysis::SummaryInterval::Deferred);
+            analysis::transferSummary(group, settings, summaryIntervalOf(intervals));
         row.comparisons = metrics.comparisons;
         row.resolved = metrics.all.resolved;
         row.transferRate = summary.outcomes.helpedShare;
         row.harmRate = summary.outcomes.harmedShare;
         row.deltaGeometricMean = summary.deltaGeometricMean;
         row.deltaGeometricMeanCi = summary.deltaGeometricMeanCi;
-        row.deltaGeometricMeanCiPending = intervals == OverviewIntervals::Deferred;
+        row.intervalsPending = intervals == OverviewIntervals::Deferred;
         row.judgedPaired = summary.outcomes.paired;
         row.fellBack = summary.outcomes.fellBack;
         row.withinNoise = summary.outcomes.withinNoise;
@@ -91,23 +112,58 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
     return rows;
 }
 
-std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
-                                                                 const analysis::AnalysisSettings& settings,
-                                                                 const std::atomic<bool>* cancel) {
-    std::vector<std::optional<analysis::Interval>> intervals;
-    for (const auto& [key, group] : groupsOf(comparisons)) {
-        if (cancel != nullptr && cancel->load()) {
-            break;
+analysis::DirectionMatrix overviewMatrix(const std::vector<analysis::Comparison>& comparisons,
+                                         const analysis::AnalysisSettings& settings, OverviewIntervals intervals) {
+    const analysis::ComparisonView all = viewOf(comparisons);
+    // Deferred either way: ΔGM's intervals are not shown, and the lift's are computed as overviewIntervals does.
+    analysis::DirectionMatrix matrix =
+        analysis::directionMatrix(all, settings, {}, analysis::SummaryInterval::Deferred);
+    if (intervals == OverviewIntervals::Computed) {
+        const std::vector<analysis::LadderIntervals> cells = analysis::directionLadderIntervals(all, settings);
+        for (std::size_t i = 0; i < matrix.cells.size() && i < cells.size(); ++i) {
+            matrix.cells[i].ladder.intervals = cells[i];
         }
-        intervals.push_back(analysis::deltaGeometricMeanCi(group, settings));
     }
+    return matrix;
+}
+
+OverviewIntervalSet overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
+                                      const analysis::AnalysisSettings& settings, const std::atomic<bool>* cancel) {
+    const auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
+    OverviewIntervalSet intervals;
+    for (const auto& [key, group] : groupsOf(comparisons)) {
+        if (cancelled()) {
+            return intervals;
+        }
+        intervals.rows.push_back(
+            {analysis::deltaGeometricMeanCi(group, settings), analysis::ladderIntervals(group, settings)});
+    }
+    for (const auto& [family, group] : familiesOf(comparisons)) {
+        if (cancelled()) {
+            return intervals;
+        }
+        intervals.familyLift.push_back(analysis::ladderIntervals(group, settings).liftScore);
+    }
+    intervals.matrixCells = analysis::directionLadderIntervals(viewOf(comparisons), settings, {}, cancel);
     return intervals;
 }
 
-void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::optional<analysis::Interval>>& intervals) {
-    for (std::size_t i = 0; i < rows.size() && i < intervals.size(); ++i) {
-        rows[i].deltaGeometricMeanCi = intervals[i];
-        rows[i].deltaGeometricMeanCiPending = false;
+void fillIntervals(const OverviewIntervalSet& intervals, std::vector<OverviewRow>& rows, FamilyBars& bars,
+                   analysis::DirectionMatrix& matrix) {
+    for (std::size_t i = 0; i < rows.size() && i < intervals.rows.size(); ++i) {
+        OverviewRow& row = rows[i];
+        row.deltaGeometricMeanCi = intervals.rows[i].deltaGeometricMean;
+        row.baseScoreCi = intervals.rows[i].ladder.baseScore;
+        row.skillScoreCi = intervals.rows[i].ladder.skillScore;
+        row.liftCi = intervals.rows[i].ladder.liftScore;
+        row.intervalsPending = false;
+    }
+    if (intervals.familyLift.size() == bars.families.size()) {
+        bars.liftCi = intervals.familyLift;
+        bars.intervalsPending = false;
+    }
+    for (std::size_t i = 0; i < matrix.cells.size() && i < intervals.matrixCells.size(); ++i) {
+        matrix.cells[i].ladder.intervals = intervals.matrixCells[i];
     }
 }
 
@@ -170,16 +226,13 @@ std::string calibrationLine(const report::CalibrationSummary& summary) {
     return line;
 }
 
-FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons,
-                      const analysis::AnalysisSettings& settings) {
+FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings,
+                      OverviewIntervals intervals) {
     FamilyBars bars;
-    std::map<std::string_view, analysis::ComparisonView> byFamily;
-    for (const analysis::Comparison& comparison : comparisons) {
-        byFamily[comparison.family].push_back(&comparison);
-    }
-    for (const auto& [family, group] : byFamily) {
+    bars.intervalsPending = intervals == OverviewIntervals::Deferred;
+    for (const auto& [family, group] : familiesOf(comparisons)) {
         bars.families.emplace_back(family);
-        const analysis::Contrast contrast = analysis::groupMetrics(group, settings).all;
+        const analysis::Contrast contrast = analysis::groupMetrics(group, settings, summaryIntervalOf(intervals)).all;
         bars.lift.push_back(scoreOf(contrast.lift));
         bars.liftCi.push_back(contrast.intervals.liftScore);
         bars.harmRate.push_back(analysis::outcomeCounts(group, settings).harmedShare);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "core/analysis/comparison.h"
+#include "core/analysis/direction_matrix.h"
+#include "core/analysis/ladder.h"
 #include "core/analysis/settings.h"
 #include "core/analysis/stats.h"
 #include "core/report/report_model.h"
@@ -24,8 +26,10 @@ struct OverviewRow {
     std::optional<double> transferRate; // T
     std::optional<double> deltaGeometricMean;
     std::optional<analysis::Interval> deltaGeometricMeanCi; // its 95% bootstrap CI; nullopt below two resolved
-    bool deltaGeometricMeanCiPending = false; // the CI is still being computed (OverviewIntervals::Deferred)
-    std::optional<double> harmRate;           // H
+    // The row's intervals (ΔGM's, S base's, S skill's and the lift's) are still being computed
+    // (OverviewIntervals::Deferred): until then an interval that is nullopt is unknown, not absent.
+    bool intervalsPending = false;
+    std::optional<double> harmRate; // H
     std::optional<double> baseScore;
     std::optional<double> skillScore;
     std::optional<double> lift;
@@ -63,8 +67,9 @@ std::string ladderRuleLine(const std::vector<OverviewRow>& rows, const analysis:
 /// calibration of <device>"; empty when there is nothing to say.
 std::string calibrationLine(const report::CalibrationSummary& summary);
 
-/// Whether overviewRows computes the ΔGM intervals, or leaves them pending for overviewIntervals: a bootstrap of
-/// 1,000 resamples per row is most of the rows' cost, so a window shows the table first and fills the intervals in.
+/// Whether overviewRows and familyBars compute their bootstrap intervals (ΔGM, S and lift), or leave them pending for
+/// overviewIntervals: a bootstrap of 1,000 resamples per group is most of the overview's cost, so a window shows the
+/// numbers first and fills the intervals in.
 enum class OverviewIntervals { Computed, Deferred };
 
 /// One row per (model, direction) present in comparisons, sorted by model then direction.
@@ -72,23 +77,46 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
                                       const analysis::AnalysisSettings& settings,
                                       OverviewIntervals intervals = OverviewIntervals::Computed);
 
-/// The ΔGM interval of each of overviewRows' rows, in their order: analysis::deltaGeometricMeanCi over the row's
-/// group, the interval analysis::transferSummary gives it. A set cancel flag stops it between two rows (the intervals
-/// are then incomplete).
-std::vector<std::optional<analysis::Interval>> overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
-                                                                 const analysis::AnalysisSettings& settings,
-                                                                 const std::atomic<bool>* cancel = nullptr);
-
-/// Fills rows' pending intervals with overviewIntervals' result for the same comparisons and settings.
-void fillIntervals(std::vector<OverviewRow>& rows, const std::vector<std::optional<analysis::Interval>>& intervals);
-
 /// Per-family lift (S skill − S base) and harm rate H, for the overview's bar charts.
 struct FamilyBars {
     std::vector<std::string> families;
     std::vector<std::optional<double>> lift;
     std::vector<std::optional<analysis::Interval>> liftCi; // its 95% bootstrap interval; none for a single cell
     std::vector<std::optional<double>> harmRate;
+    bool intervalsPending = false; // liftCi is still being computed (OverviewIntervals::Deferred)
 };
-FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings);
+FamilyBars familyBars(const std::vector<analysis::Comparison>& comparisons, const analysis::AnalysisSettings& settings,
+                      OverviewIntervals intervals = OverviewIntervals::Computed);
+
+/// The overview's direction matrix: analysis::directionMatrix over comparisons (its DSLs from them) with its ΔGM
+/// intervals left out (the heat map shows the lift and its interval); Deferred leaves the lift intervals pending too.
+analysis::DirectionMatrix overviewMatrix(const std::vector<analysis::Comparison>& comparisons,
+                                         const analysis::AnalysisSettings& settings,
+                                         OverviewIntervals intervals = OverviewIntervals::Computed);
+
+/// What the overview's numbers left pending (OverviewIntervals::Deferred), in their order: per row of overviewRows its
+/// ΔGM interval (analysis::deltaGeometricMeanCi) and its S base, S skill and lift intervals
+/// (analysis::ladderIntervals); per family of familyBars its lift interval; per cell of overviewMatrix (row-major) its
+/// ladder's intervals. Each equals what the Computed path gives.
+struct OverviewIntervalSet {
+    struct Row {
+        std::optional<analysis::Interval> deltaGeometricMean;
+        analysis::LadderIntervals ladder;
+    };
+    std::vector<Row> rows;
+    std::vector<std::optional<analysis::Interval>> familyLift;
+    std::vector<analysis::LadderIntervals> matrixCells;
+};
+
+/// The overview's pending intervals over comparisons for settings. A set cancel flag stops it between two groups (the
+/// set is then incomplete, and fillIntervals must not take it).
+OverviewIntervalSet overviewIntervals(const std::vector<analysis::Comparison>& comparisons,
+                                      const analysis::AnalysisSettings& settings,
+                                      const std::atomic<bool>* cancel = nullptr);
+
+/// Fills the pending intervals of rows, bars and matrix (computed Deferred over the same comparisons and settings as
+/// intervals) and marks them no longer pending.
+void fillIntervals(const OverviewIntervalSet& intervals, std::vector<OverviewRow>& rows, FamilyBars& bars,
+                   analysis::DirectionMatrix& matrix);
 
 } // namespace mkb::gui

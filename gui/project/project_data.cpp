@@ -1,6 +1,7 @@
 // ProjectData: each load opens its own Store in a job (a Store is single-threaded) and hands its results back to the
 // GUI thread in two stages, the comparisons and the overview first, then the trials; a newer load cancels it. The
-// overview's ΔGM intervals are a job of their own once its rows are in; the annotation writes use one writer Store.
+// overview's bootstrap intervals are a job of their own once its numbers are in; the annotation writes use one writer
+// Store.
 #include "gui/project/project_data.h"
 
 #include <QCoreApplication>
@@ -89,11 +90,11 @@ void ProjectData::startLoad() {
             }
             auto summary = std::make_shared<Summary>();
             summary->comparisons = std::move(attempts->comparisons);
-            // The intervals follow from another job (startIntervals): the table shows without waiting for them.
+            // Point estimates only: the bootstrap intervals follow from another job (startIntervals), so the overview
+            // shows without waiting for them.
             summary->overviewRows = gui::overviewRows(summary->comparisons, settings, OverviewIntervals::Deferred);
-            summary->familyBars = gui::familyBars(summary->comparisons, settings);
-            summary->directionMatrix =
-                analysis::directionMatrix(summary->comparisons, settings, {}, analysis::SummaryInterval::Deferred);
+            summary->familyBars = gui::familyBars(summary->comparisons, settings, OverviewIntervals::Deferred);
+            summary->directionMatrix = gui::overviewMatrix(summary->comparisons, settings, OverviewIntervals::Deferred);
             summary->settingsRevision = settingsRevision;
             Result<report::CalibrationSummary> calibration = report::calibrationSummary(**store);
             if (!calibration) {
@@ -218,17 +219,16 @@ void ProjectData::setSettings(const analysis::AnalysisSettings& settings) {
 
 void ProjectData::computeOverview() {
     overviewRows_ = gui::overviewRows(*comparisons_, settings_, OverviewIntervals::Deferred);
-    familyBars_ = gui::familyBars(*comparisons_, settings_);
-    directionMatrix_ = analysis::directionMatrix(*comparisons_, settings_, {}, analysis::SummaryInterval::Deferred);
+    familyBars_ = gui::familyBars(*comparisons_, settings_, OverviewIntervals::Deferred);
+    directionMatrix_ = gui::overviewMatrix(*comparisons_, settings_, OverviewIntervals::Deferred);
     startIntervals();
 }
 
 void ProjectData::startIntervals() {
-    using Intervals = std::vector<std::optional<analysis::Interval>>;
     intervals_.start([comparisons = comparisons_, settings = settings_](
                          const JobControl& job) { return overviewIntervals(*comparisons, settings, job.cancelFlag()); },
-                     [this](Intervals& intervals) {
-                         fillIntervals(overviewRows_, intervals);
+                     [this](OverviewIntervalSet& intervals) {
+                         fillIntervals(intervals, overviewRows_, familyBars_, directionMatrix_);
                          emit overviewIntervalsLoaded();
                      });
 }

@@ -56,15 +56,17 @@ public:
     const TrialRecord* trial(std::int64_t trialId) const;
 
     /// The overview's rows and family bars over comparisons() for settings(): computed with the data (off the GUI
-    /// thread when loading) and again when the settings change, so showing the overview costs no analysis. The rows'
-    /// ΔGM intervals (a bootstrap per row, most of the rows' cost) come after them, from a job of their own
-    /// (overviewIntervalsLoaded); until then a row's deltaGeometricMeanCiPending is true.
+    /// thread when loading) and again when the settings change, so showing the overview costs no analysis. Their
+    /// bootstrap intervals (ΔGM, S and lift: a bootstrap per group, most of the overview's cost) come after them, from
+    /// a job of their own (overviewIntervalsLoaded); until then a row's and the bars' intervalsPending is true.
     const std::vector<OverviewRow>& overviewRows() const { return overviewRows_; }
-    /// Whether the ΔGM intervals of overviewRows() are still being computed.
+    /// Whether the overview's intervals (of overviewRows(), familyBars() and directionMatrix()) are still being
+    /// computed.
     bool intervalsPending() const { return intervals_.isJobRunning(); }
     const FamilyBars& familyBars() const { return familyBars_; }
-    /// The overview's direction matrix over comparisons() for settings() (analysis::directionMatrix, its ΔGM
-    /// intervals left out: the heat map shows the lift and its interval), computed with the rows.
+    /// The overview's direction matrix over comparisons() for settings() (overviewMatrix: its ΔGM intervals left out,
+    /// the heat map shows the lift and its interval), computed with the rows; its lift intervals come with the rows'
+    /// (intervalsPending()).
     const analysis::DirectionMatrix& directionMatrix() const { return directionMatrix_; }
     /// The live calibrations matched to the devices and graders of the live re-timings (report::calibrationSummary),
     /// read with the summary; empty when the data came from setTrials.
@@ -105,8 +107,8 @@ signals:
     /// The first stage of a load arrived: comparisons(), overviewRows() and familyBars() hold the new data, while
     /// trials() still hold the previous load's (loaded() follows when they are in too).
     void summaryLoaded();
-    /// The ΔGM intervals of overviewRows() arrived (after summaryLoaded, setTrials or setSettings); only the
-    /// intervals changed.
+    /// The overview's intervals arrived (after summaryLoaded, setTrials or setSettings): those of overviewRows(),
+    /// familyBars() and directionMatrix(); only the intervals changed.
     void overviewIntervalsLoaded();
     /// A load finished and its data replaced the previous data.
     void loaded();
@@ -123,7 +125,7 @@ private:
     void takeSummary(Summary& summary);
     void takeResult(LoadResult& result);
     void computeOverview();
-    /// Computes the ΔGM intervals of overviewRows_ in a job; a newer start cancels it.
+    /// Computes the intervals of overviewRows_, familyBars_ and directionMatrix_ in a job; a newer start cancels it.
     void startIntervals();
     /// The store tagClaim and deleteAnnotation write to, opened on first use; an error says why it cannot be.
     Result<Store*> writer();

@@ -249,6 +249,39 @@ private slots:
         const DirectionMatrix empty = directionMatrix(std::vector<Comparison>{});
         QVERIFY(empty.dsls.empty() && empty.cells.empty() && empty.pairs().empty());
     }
+
+    // a deferred matrix leaves the lift intervals unset too (its lifts stay), and directionLadderIntervals gives each
+    // cell's, row-major, exactly as the computed matrix holds them
+    void directionMatrix_deferredLiftIntervalsComeFromDirectionLadderIntervals() {
+        const std::vector<Comparison> comparisons = fourDslFixture();
+        ComparisonView view;
+        for (const Comparison& comparison : comparisons) {
+            view.push_back(&comparison);
+        }
+        const DirectionMatrix computed = directionMatrix(view);
+        const DirectionMatrix deferred = directionMatrix(view, {}, {}, SummaryInterval::Deferred);
+        const std::vector<LadderIntervals> later = directionLadderIntervals(view);
+        QCOMPARE(later.size(), computed.cells.size());
+        QCOMPARE(deferred.cells.size(), computed.cells.size());
+        const auto same = [](const std::optional<Interval>& left, const std::optional<Interval>& right) {
+            return left.has_value() == right.has_value() &&
+                   (!left || (left->low == right->low && left->high == right->high));
+        };
+        std::size_t withInterval = 0;
+        for (std::size_t i = 0; i < computed.cells.size(); ++i) {
+            QVERIFY(!deferred.cells[i].liftCi());
+            QCOMPARE(deferred.cells[i].lift(), computed.cells[i].lift());
+            const LadderIntervals& expected = computed.cells[i].ladder.intervals;
+            QVERIFY(same(later[i].baseScore, expected.baseScore));
+            QVERIFY(same(later[i].skillScore, expected.skillScore));
+            QVERIFY(same(later[i].liftScore, expected.liftScore));
+            QCOMPARE(later[i].liftRates.size(), expected.liftRates.size());
+            withInterval += expected.liftScore ? 1 : 0;
+        }
+        QVERIFY(withInterval > 0);
+        std::atomic<bool> cancel{true};
+        QVERIFY(directionLadderIntervals(view, {}, {}, &cancel).empty()); // cancelled before the first cell
+    }
 };
 
 QTEST_APPLESS_MAIN(DirectionMatrixTest)

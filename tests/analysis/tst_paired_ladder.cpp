@@ -214,6 +214,50 @@ private slots:
         QVERIFY(!single.intervals.liftRates[0].has_value());
     }
 
+    // deferred intervals: groupMetrics leaves `all`'s empty and changes nothing else; ladderIntervals gives, alone, the
+    // very bounds the computed path gives (under both rules, with an unresolved comparison left out as the ladder does)
+    void deferredIntervalsComeLaterAndEqualTheComputedOnes() {
+        std::vector<Comparison> cells;
+        for (int problem = 1; problem <= 10; ++problem) {
+            cells.push_back(retimed(cell(passing(1), passing(problem % 3 ? 1.2 : 0.4),
+                                         passingWithin(problem % 4 ? 2.5 : 0.9, 0.8, 2.6), atProblem(problem)),
+                                    timing(problem % 3 ? 1.1 : 0.5, 1.0, 1.2),
+                                    timing(problem % 4 ? 2.4 : 1.0, 2.0, 2.8), timing(2.0, 1.5, 2.5)));
+        }
+        cells.push_back(unresolvedCell(passing(2.0), passing(2.0), atProblem(11)));
+        ComparisonView view;
+        for (const Comparison& comparison : cells) {
+            view.push_back(&comparison);
+        }
+        const auto same = [](const std::optional<Interval>& left, const std::optional<Interval>& right) {
+            return left.has_value() == right.has_value() &&
+                   (!left || (left->low == right->low && left->high == right->high));
+        };
+        for (const TimingRule rule : {TimingRule::Paired, TimingRule::Unpaired}) {
+            const AnalysisSettings settings = withTiming(rule);
+            const GroupMetrics computed = groupMetrics(view, settings);
+            const GroupMetrics deferred = groupMetrics(view, settings, SummaryInterval::Deferred);
+            QVERIFY(computed.all.intervals.liftScore && computed.all.intervals.baseScore);
+            QVERIFY(!deferred.all.intervals.baseScore && !deferred.all.intervals.skillScore);
+            QVERIFY(!deferred.all.intervals.liftScore && deferred.all.intervals.liftRates.empty());
+            QCOMPARE(deferred.all.resolved, computed.all.resolved);
+            QCOMPARE(deferred.all.lift->score, computed.all.lift->score);
+            QCOMPARE(deferred.all.ties, computed.all.ties);
+            QCOMPARE(deferred.all.pairedCells, computed.all.pairedCells);
+            QCOMPARE(deferred.withSkill.lift->score, computed.withSkill.lift->score);
+
+            const LadderIntervals later = ladderIntervals(view, settings);
+            QVERIFY(same(later.baseScore, computed.all.intervals.baseScore));
+            QVERIFY(same(later.skillScore, computed.all.intervals.skillScore));
+            QVERIFY(same(later.liftScore, computed.all.intervals.liftScore));
+            QCOMPARE(later.liftRates.size(), computed.all.intervals.liftRates.size());
+            for (std::size_t i = 0; i < later.liftRates.size(); ++i) {
+                QVERIFY(same(later.liftRates[i], computed.all.intervals.liftRates[i]));
+            }
+        }
+        QVERIFY(!ladderIntervals(ComparisonView{view.front()}).liftScore); // one cell: no interval
+    }
+
     // the resampler keeps each item's statistics together: a constant difference has a collapsed interval even
     // where both statistics vary
     void meanBootstrapKeepsItemsTogether() {

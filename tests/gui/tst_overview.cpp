@@ -1,6 +1,7 @@
 // Overview suite: the model × direction table and family charts from a fixture store, and a click on a row
 // filtering the comparisons browser in the main window.
 #include "gui/charts/chart.h"
+#include "gui/charts/direction_matrix_chart.h"
 #include "gui/comparisons/comparisons_filter.h"
 #include "gui/comparisons/comparisons_model.h"
 #include "gui/comparisons/comparisons_view.h"
@@ -80,7 +81,7 @@ private slots:
     void initTestCase();
     void tableShowsGroupMetrics();
     void modelPassesTheTester();
-    void deltaGmCellFillsInItsIntervalWhenItArrives();
+    void intervalCellsAndChartsFillInWhenTheIntervalsArrive();
     void familyChartsHoldLiftAndHarm();
     void clickingRowFiltersComparisons();
     void calibrationLineNamesTheRetimedDevicesCalibration();
@@ -150,36 +151,64 @@ void OverviewTest::modelPassesTheTester() {
     QCOMPARE(view.model()->rowCount(), 4);
 }
 
-void OverviewTest::deltaGmCellFillsInItsIntervalWhenItArrives() {
+void OverviewTest::intervalCellsAndChartsFillInWhenTheIntervalsArrive() {
     ProjectData data;
     OverviewView view;
     QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.setProjectData(&data); // the view refreshes on summaryLoaded before the lambda below runs
-    const auto deltaGmOf = [&](int row) {
-        return view.model()->index(row, OverviewModel::DeltaGmColumn).data().toString();
+    const auto cellOf = [&](int row, int column) { return view.model()->index(row, column).data().toString(); };
+    const auto errorBarsOf = [&] {
+        auto* errorBars = view.liftChart()->findChild<QCPErrorBars*>(QStringLiteral("liftErrorBars"));
+        return errorBars ? errorBars->dataCount() : -1;
     };
-    QString atSummary, tipAtSummary;
+    const auto titleOf = [&] {
+        auto* title = qobject_cast<QCPTextElement*>(view.liftChart()->plotLayout()->element(0, 0));
+        return title ? title->text() : QString();
+    };
+    QStringList atSummary;
+    QString tipAtSummary, titleAtSummary;
+    int errorBarsAtSummary = -1;
+    bool matrixPendingAtSummary = false;
     connect(&data, &ProjectData::summaryLoaded, this, [&] {
-        atSummary = deltaGmOf(1);
-        tipAtSummary = view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).toString();
+        for (const int column : {OverviewModel::DeltaGmColumn, OverviewModel::BaseScoreColumn,
+                                 OverviewModel::SkillScoreColumn, OverviewModel::LiftColumn}) {
+            atSummary << cellOf(1, column);
+        }
+        tipAtSummary = view.model()->index(1, OverviewModel::LiftColumn).data(Qt::ToolTipRole).toString();
+        titleAtSummary = titleOf();
+        errorBarsAtSummary = errorBarsOf();
+        matrixPendingAtSummary = view.directionMatrix()->intervalsPending();
     });
     QSignalSpy reset(view.model(), &QAbstractItemModel::modelReset);
     data.setStorePath(storePath_);
     QVERIFY(data.waitUntilIdle());
-    QCOMPARE(atSummary, QStringLiteral("+41.4% […]")); // the point first, its interval pending
-    QVERIFY(!tipAtSummary.isEmpty());
-    QCOMPARE(deltaGmOf(1), QStringLiteral("+41.4% [+0.0%, +100.0%]"));
+    // the points first, each interval said to be coming: no interval shown before it is known
+    QCOMPARE(atSummary, (QStringList{QStringLiteral("+41.4% […]"), QStringLiteral("30.0 […]"),
+                                     QStringLiteral("70.0 […]"), QStringLiteral("+40.0 […]")}));
+    QCOMPARE(tipAtSummary, QStringLiteral("The 95% bootstrap interval is being computed"));
+    QVERIFY2(titleAtSummary.contains(QStringLiteral("computing")), qPrintable(titleAtSummary));
+    QCOMPARE(errorBarsAtSummary, 0);
+    QVERIFY(matrixPendingAtSummary);
+    // then the intervals, those the single-stage overview showed
+    QCOMPARE(cellOf(1, OverviewModel::DeltaGmColumn), QStringLiteral("+41.4% [+0.0%, +100.0%]"));
+    QCOMPARE(cellOf(1, OverviewModel::BaseScoreColumn), QStringLiteral("30.0 [0.0, 60.0]"));
+    QCOMPARE(cellOf(1, OverviewModel::SkillScoreColumn), QStringLiteral("70.0 [60.0, 80.0]"));
+    QCOMPARE(cellOf(1, OverviewModel::LiftColumn), QStringLiteral("+40.0 [+0.0, +80.0]"));
+    QCOMPARE(titleOf(), QStringLiteral("Lift by family (S skill − S base)"));
+    QCOMPARE(errorBarsOf(), 2);
+    QVERIFY(!view.directionMatrix()->intervalsPending());
+    QVERIFY(view.directionMatrix()->matrix().find("triton", "cuda")->liftCi());
     // a column narrower than the cell's text cuts it: the tooltip holds it whole
     QCOMPARE(view.model()->index(1, OverviewModel::DeltaGmColumn).data(Qt::ToolTipRole).toString(),
              QStringLiteral("ΔGM +41.4% [+0.0%, +100.0%] (95% bootstrap CI over the group's resolved comparisons)"));
     const int resetsAfterLoad = reset.count();
-    data.reload(); // the same rows again: only their intervals' column changes when the intervals come
+    data.reload(); // the same rows again: only their intervals' columns change when the intervals come
     QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
     QVERIFY(data.waitUntilIdle());
     QVERIFY(reset.count() > resetsAfterLoad);
     QVERIFY(!changed.isEmpty());
     QCOMPARE(changed.last().at(0).value<QModelIndex>().column(), int(OverviewModel::DeltaGmColumn));
-    QCOMPARE(changed.last().at(1).value<QModelIndex>().column(), int(OverviewModel::DeltaGmColumn));
+    QCOMPARE(changed.last().at(1).value<QModelIndex>().column(), int(OverviewModel::LiftColumn));
 }
 
 void OverviewTest::familyChartsHoldLiftAndHarm() {

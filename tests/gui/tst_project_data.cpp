@@ -1,5 +1,6 @@
 // ProjectData suite: loading a fixture store off the GUI thread, superseded loads, failures and clearing, and the
-// overview's ΔGM intervals arriving after its rows.
+// overview's bootstrap intervals (ΔGM, S and lift of the rows, the family bars and the direction matrix) arriving after
+// its numbers.
 #include "gui/project/project_data.h"
 #include "tst_project_data_fixture.h"
 
@@ -14,12 +15,12 @@ using mkb::gui::ProjectData;
 
 namespace {
 
+bool sameInterval(const std::optional<mkb::analysis::Interval>& a, const std::optional<mkb::analysis::Interval>& b) {
+    return a.has_value() == b.has_value() && (!a || (a->low == b->low && a->high == b->high));
+}
+
 /// Every field of two overview rows, the interval bounds exactly: "" when equal, else the first difference.
 QString rowDifference(const OverviewRow& left, const OverviewRow& right) {
-    const auto sameInterval = [](const std::optional<mkb::analysis::Interval>& a,
-                                 const std::optional<mkb::analysis::Interval>& b) {
-        return a.has_value() == b.has_value() && (!a || (a->low == b->low && a->high == b->high));
-    };
     const QString group = QString::fromStdString(left.model + " " + left.direction);
     if (left.model != right.model || left.direction != right.direction) {
         return group + ": another group";
@@ -27,8 +28,12 @@ QString rowDifference(const OverviewRow& left, const OverviewRow& right) {
     if (!sameInterval(left.deltaGeometricMeanCi, right.deltaGeometricMeanCi)) {
         return group + ": ΔGM interval";
     }
-    if (left.deltaGeometricMeanCiPending != right.deltaGeometricMeanCiPending) {
-        return group + ": interval pending";
+    if (!sameInterval(left.baseScoreCi, right.baseScoreCi) || !sameInterval(left.skillScoreCi, right.skillScoreCi) ||
+        !sameInterval(left.liftCi, right.liftCi)) {
+        return group + ": S or lift interval";
+    }
+    if (left.intervalsPending != right.intervalsPending) {
+        return group + ": intervals pending";
     }
     const bool same = left.comparisons == right.comparisons && left.resolved == right.resolved &&
                       left.transferRate == right.transferRate && left.deltaGeometricMean == right.deltaGeometricMean &&
@@ -41,7 +46,10 @@ QString rowDifference(const OverviewRow& left, const OverviewRow& right) {
     return same ? QString() : group + ": a metric other than the interval";
 }
 
-/// "" when data's overview rows equal overviewRows computed at once (intervals included) over its comparisons.
+/// "" when data's overview equals the one computed at once, intervals included, over its comparisons (the single
+/// stage the overview had before its intervals became a job of their own): the rows (overviewRows), the family bars
+/// (familyBars) and the direction matrix's lift intervals (analysis::directionMatrix's, whose groupMetrics computed
+/// them), with no ΔGM interval in the matrix as before; else the first difference.
 QString differenceFromSynchronous(const ProjectData& data) {
     const std::vector<OverviewRow> expected = mkb::gui::overviewRows(data.comparisons(), data.settings());
     if (expected.size() != data.overviewRows().size()) {
@@ -52,7 +60,52 @@ QString differenceFromSynchronous(const ProjectData& data) {
             return difference;
         }
     }
+    const mkb::gui::FamilyBars bars = mkb::gui::familyBars(data.comparisons(), data.settings());
+    if (bars.families != data.familyBars().families || bars.liftCi.size() != data.familyBars().liftCi.size() ||
+        data.familyBars().intervalsPending) {
+        return QStringLiteral("family bars: other families, or intervals pending");
+    }
+    for (std::size_t i = 0; i < bars.liftCi.size(); ++i) {
+        if (!sameInterval(bars.liftCi[i], data.familyBars().liftCi[i]) || bars.lift[i] != data.familyBars().lift[i]) {
+            return QStringLiteral("family bars: %1's lift or interval").arg(QString::fromStdString(bars.families[i]));
+        }
+    }
+    const mkb::analysis::DirectionMatrix matrix = mkb::analysis::directionMatrix(data.comparisons(), data.settings());
+    const mkb::analysis::DirectionMatrix& shown = data.directionMatrix();
+    if (matrix.dsls != shown.dsls || matrix.cells.size() != shown.cells.size()) {
+        return QStringLiteral("direction matrix: other DSLs");
+    }
+    for (std::size_t i = 0; i < matrix.cells.size(); ++i) {
+        const mkb::analysis::LadderIntervals& want = matrix.cells[i].ladder.intervals;
+        const mkb::analysis::LadderIntervals& got = shown.cells[i].ladder.intervals;
+        if (!sameInterval(want.liftScore, got.liftScore) || !sameInterval(want.baseScore, got.baseScore) ||
+            !sameInterval(want.skillScore, got.skillScore) || want.liftRates.size() != got.liftRates.size() ||
+            matrix.cells[i].lift() != shown.cells[i].lift() || shown.cells[i].transfer.deltaGeometricMeanCi) {
+            return QStringLiteral("direction matrix: %1's lift or intervals")
+                .arg(QString::fromStdString(matrix.cells[i].direction()));
+        }
+    }
     return {};
+}
+
+/// Whether data's overview holds its numbers while every interval is unknown yet: marked pending and not set (no
+/// fake interval).
+bool everyIntervalPending(const ProjectData& data) {
+    bool pending = !data.overviewRows().empty() && data.intervalsPending() && data.familyBars().intervalsPending;
+    bool anyPoint = false; // the point estimates are in
+    for (const OverviewRow& row : data.overviewRows()) {
+        pending = pending && row.intervalsPending && !row.deltaGeometricMeanCi && !row.baseScoreCi &&
+                  !row.skillScoreCi && !row.liftCi;
+        anyPoint = anyPoint || (row.lift && row.deltaGeometricMean);
+    }
+    pending = pending && anyPoint;
+    for (const std::optional<mkb::analysis::Interval>& interval : data.familyBars().liftCi) {
+        pending = pending && !interval;
+    }
+    for (const mkb::analysis::DirectionCell& cell : data.directionMatrix().cells) {
+        pending = pending && !cell.ladder.intervals.liftScore && !cell.ladder.intervals.baseScore;
+    }
+    return pending;
 }
 
 } // namespace
@@ -64,7 +117,7 @@ private slots:
     void supersededLoadIsDropped();
     void missingStoreFailsAndKeepsData();
     void emptyPathClears();
-    void overviewIntervalsArriveAfterTheRowsAndEqualTheSynchronousOnes();
+    void overviewIntervalsArriveAfterTheNumbersAndEqualTheSynchronousOnes();
 };
 
 void ProjectDataTest::loadsTrialsAndComparisons() {
@@ -127,38 +180,42 @@ void ProjectDataTest::emptyPathClears() {
     QVERIFY(data.trials().empty());
 }
 
-void ProjectDataTest::overviewIntervalsArriveAfterTheRowsAndEqualTheSynchronousOnes() {
+void ProjectDataTest::overviewIntervalsArriveAfterTheNumbersAndEqualTheSynchronousOnes() {
     QTemporaryDir dir;
     const auto path = std::filesystem::path(dir.filePath("p.sqlite").toStdString());
     mkbguitest::writeTransferFixture(path);
     ProjectData data;
     QSignalSpy intervals(&data, &ProjectData::overviewIntervalsLoaded);
     bool pendingAtSummary = false;
-    connect(&data, &ProjectData::summaryLoaded, this, [&] {
-        pendingAtSummary = !data.overviewRows().empty() && data.intervalsPending();
-        for (const OverviewRow& row : data.overviewRows()) {
-            pendingAtSummary = pendingAtSummary && row.deltaGeometricMeanCiPending && !row.deltaGeometricMeanCi;
-        }
-    });
+    connect(&data, &ProjectData::summaryLoaded, this, [&] { pendingAtSummary = everyIntervalPending(data); });
     data.setStorePath(QString::fromStdString(path.string()));
     QVERIFY(data.waitUntilIdle());
-    QVERIFY2(pendingAtSummary, "the rows arrive before their intervals");
+    QVERIFY2(pendingAtSummary, "the rows, bars and matrix arrive before their intervals, which are marked pending");
     QCOMPARE(intervals.count(), 1);
     QVERIFY(!data.intervalsPending());
     QCOMPARE(differenceFromSynchronous(data), QString());
     std::size_t withInterval = 0;
     for (const OverviewRow& row : data.overviewRows()) {
-        withInterval += row.deltaGeometricMeanCi ? 1 : 0;
+        withInterval += row.deltaGeometricMeanCi && row.liftCi && row.baseScoreCi && row.skillScoreCi ? 1 : 0;
     }
-    QVERIFY2(withInterval > 0, "the fixture has a group with two resolved comparisons, so an interval");
+    QVERIFY2(withInterval > 0, "the fixture has a group with two resolved comparisons, so intervals");
+    std::size_t familyIntervals = 0;
+    for (const std::optional<mkb::analysis::Interval>& interval : data.familyBars().liftCi) {
+        familyIntervals += interval ? 1 : 0;
+    }
+    QVERIFY2(familyIntervals > 0, "a family with two resolved cells has a lift interval");
+    std::size_t matrixIntervals = 0;
+    for (const mkb::analysis::DirectionCell& cell : data.directionMatrix().cells) {
+        matrixIntervals += cell.liftCi() ? 1 : 0;
+    }
+    QVERIFY2(matrixIntervals > 0, "a direction with two resolved cells has a lift interval");
 
-    // New settings: the rows are recomputed at once with their intervals pending; of two quick changes only the
+    // New settings: the numbers are recomputed at once with their intervals pending; of two quick changes only the
     // newest one's intervals are taken in.
     mkb::analysis::AnalysisSettings settings = data.settings();
     settings.clipEffectiveSpeedup = false;
     data.setSettings(settings);
-    QVERIFY(data.intervalsPending());
-    QVERIFY(data.overviewRows().front().deltaGeometricMeanCiPending);
+    QVERIFY(everyIntervalPending(data));
     settings.delta = 0.2;
     data.setSettings(settings);
     QVERIFY(data.waitUntilIdle());
