@@ -47,9 +47,9 @@ std::string printablePrefix(const std::string& text, std::size_t limit) {
     return text.size() > limit ? out + "…" : out;
 }
 
-/// A grade or retime request line with "device_lock": the lock file mkb holds around each grading of the device,
-/// which the server's pre-started child holds while it warms up (DESIGN §11), so its warm-up never runs beside a
-/// timing.
+/// A grade or retime request line with "device_lock": the lock file mkb holds around each grading of the device. The
+/// grader derives the device's timing lock from it, which every timed stage and the pre-started child's warm-up hold
+/// (DESIGN §5.4), so a warm-up never runs beside a timing.
 std::string withDeviceLock(const std::string& requestLine, const std::filesystem::path& lockPath) {
     Json line = Json::parse(requestLine, nullptr, false);
     if (!line.is_object()) {
@@ -294,7 +294,7 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         lock.emplace(std::move(acquired).value());
     }
     const std::string id = "g" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
-    prestartedDsl_ = request.dsl;
+    prestartedDsl_ = request.nextDsl.empty() ? request.dsl : request.nextDsl;
     double timeoutS = request.settings.timeoutS + launch_.deadlineMarginS;
     std::string lastStage;
     StageCallback trackStage = [&](const std::string& stage) {
@@ -304,6 +304,7 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         }
     };
     double began = nowSeconds();
+    lastGradingPrestarted_ = false;
     auto reply = exchange(withDeviceLock(gradeRequestJson(request, id), gpuLockPath(request.device, launch_.lock.dir)),
                           id, timeoutS, trackStage, cancel);
     if (!reply) {
@@ -323,6 +324,7 @@ Verdict GraderProcess::grade(const GradeRequest& request, const StageCallback& o
         return infrastructureVerdict("the grader's verdict message has no \"verdict\" object; update the grader",
                                      lastStage);
     }
+    lastGradingPrestarted_ = message.value("prestarted", false);
     auto verdict = verdictFromJson(message["verdict"].dump());
     if (!verdict) {
         return infrastructureVerdict(verdict.error().message, lastStage);
@@ -380,7 +382,10 @@ Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::a
         lock.emplace(std::move(acquired).value());
     }
     const std::string id = "p" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
-    Json request = {{"type", "probe"}, {"id", id}, {"device", device}};
+    Json request = {{"type", "probe"},
+                    {"id", id},
+                    {"device", device},
+                    {"device_lock", gpuLockPath(device, launch_.lock.dir).string()}};
     auto reply = exchange(request.dump(), id, launch_.probeTimeoutS, {}, cancel);
     if (!reply) {
         return reply.error();

@@ -74,9 +74,12 @@ public:
     const GraderHello& hello() const { return hello_; }
     /// How many times a server process has been spawned by this object.
     int spawnCount() const { return spawnCount_; }
-    /// The DSL of the last grading sent: the server pre-starts its next child for it (docs/design.md §5.4), so a
-    /// grading of the same DSL finds that DSL imported and its device ready. "" before the first grading.
+    /// The DSL the server pre-started its next child for: the last grading's "next" (GradeRequest::nextDsl), else
+    /// its own DSL (docs/design.md §5.4), so a grading of that DSL finds it imported and its device ready. "" before
+    /// the first grading.
     const std::string& prestartedDsl() const { return prestartedDsl_; }
+    /// Whether the last grading ran in a child the server had pre-started (its verdict reply's "prestarted").
+    bool lastGradingPrestarted() const { return lastGradingPrestarted_; }
 
     /// Grades one kernel. Never fails as a call: infrastructure failures come back as a Verdict with
     /// infrastructureError set and a one-line error naming what happened and the server's last stderr line.
@@ -124,6 +127,7 @@ private:
     GraderHello hello_;
     int spawnCount_ = 0;
     std::string prestartedDsl_;
+    bool lastGradingPrestarted_ = false;
     long requestCounter_ = 0;
     double boundS_ = 0; // the bound of the wait in progress, for messages
 };

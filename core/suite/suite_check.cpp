@@ -113,13 +113,21 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         check.problems.push_back(name + ": " + issue);
     }
 
-    auto gradeOnce = [&](const SolutionCheck& solution, const GradeSettings& settings) {
-        return grader.grade(makeGradeRequest(problem, solution.path, solution.dsl, options.descriptors.at(solution.dsl),
-                                             options.device, settings, options.peaksJson),
-                            {}, cancel);
+    // `next`: the DSL graded after this grading ("" when it is the same one), which the grader pre-starts its next
+    // child for as this grading starts, so that child warms up beside it (DESIGN §5.4).
+    auto gradeOnce = [&](const SolutionCheck& solution, const GradeSettings& settings, const std::string& next) {
+        GradeRequest request =
+            makeGradeRequest(problem, solution.path, solution.dsl, options.descriptors.at(solution.dsl), options.device,
+                             settings, options.peaksJson);
+        if (!next.empty() && next != solution.dsl) {
+            request.nextDsl = next;
+            request.nextDslDescriptorJson = options.descriptors.at(next);
+        }
+        return grader.grade(request, {}, cancel);
     };
-    // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20").
-    auto repeatForFlakiness = [&](const SolutionCheck& solution) {
+    // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20"); `next` as gradeOnce's,
+    // for the last of them.
+    auto repeatForFlakiness = [&](const SolutionCheck& solution, const std::string& next) {
         FlakinessCheck flakiness;
         flakiness.dsl = solution.dsl;
         flakiness.gradings = 1;
@@ -140,7 +148,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                 say("flakiness " + solution.dsl + " 2-" + std::to_string(options.gradings) + "/" +
                     std::to_string(options.gradings) + " pooled (" + std::to_string(pooled.correctnessDraws) +
                     " draws)");
-                Verdict verdict = gradeOnce(solution, pooled);
+                Verdict verdict = gradeOnce(solution, pooled, next);
                 creditPooledGradings(verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
                 check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
             }
@@ -151,7 +159,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                 break;
             }
             say("flakiness " + solution.dsl + " " + std::to_string(round + 1) + "/" + std::to_string(options.gradings));
-            Verdict verdict = gradeOnce(solution, correctnessOnly);
+            Verdict verdict = gradeOnce(solution, correctnessOnly, round + 1 == options.gradings ? next : "");
             ++flakiness.gradings;
             check.infrastructureError = check.infrastructureError || verdict.infrastructureError;
             if (correctnessHeld(verdict)) {
@@ -171,8 +179,21 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     const std::vector<std::string> order = checkingOrder(options.dsls, grader.prestartedDsl());
     // --flakiness single: one evaluation holds every grading's correctness draws, then the timing.
     const bool single = options.flakiness == FlakinessMode::Single && options.gradings > 1;
+    // The DSL of the next solution this problem grades after order[i]: "" after the last one, whose DSL the next
+    // problem starts with (checkingOrder).
+    auto gradedAfter = [&](std::size_t i) -> std::string {
+        for (std::size_t j = i + 1; j < order.size(); ++j) {
+            std::error_code ec;
+            if (options.descriptors.count(order[j]) &&
+                std::filesystem::is_regular_file(solutionPath(problem, order[j]), ec)) {
+                return order[j];
+            }
+        }
+        return "";
+    };
     std::map<std::string, SolutionCheck> checked;
-    for (const std::string& dsl : order) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::string& dsl = order[i];
         if (cancel && cancel->load()) {
             break;
         }
@@ -202,7 +223,8 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             } else {
                 say("grade " + dsl);
             }
-            solution.verdict = gradeOnce(solution, settings);
+            solution.verdict = gradeOnce(solution, settings, single ? gradedAfter(i) : "");
+            solution.prestarted = grader.lastGradingPrestarted();
             const Verdict& verdict = *solution.verdict;
             if (!verdict.passed) {
                 solution.problem = name + " [" + dsl + "]: " + solutionFailure(verdict);
@@ -223,7 +245,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.
         if (!single && options.gradings >= 1 && solution.verdict && solution.verdict->passed &&
             !(cancel && cancel->load())) {
-            solution.flakiness = repeatForFlakiness(solution);
+            solution.flakiness = repeatForFlakiness(solution, gradedAfter(i));
         }
         checked.emplace(dsl, std::move(solution));
     }

@@ -53,6 +53,7 @@ struct SolutionCheck {
     std::string problem; // one line when this solution could not be graded or failed ("" when it passed)
     std::optional<Verdict> verdict;
     std::optional<FlakinessCheck> flakiness; // the repeats; none when it did not pass or repeats are off
+    bool prestarted = false; // its grading ran in a child the grader had pre-started (and warmed) for it
 };
 
 /// The order a problem's DSLs are checked in: `dsls`, or reversed when the grader's pre-started child is for the last

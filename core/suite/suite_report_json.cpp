@@ -87,6 +87,7 @@ std::string suiteReportJson(const SuiteCheckReport& report) {
             item["problem"] = solution.problem;
             item["verdict"] = solution.verdict ? verdictObject(*solution.verdict) : Json(nullptr);
             item["flakiness"] = solution.flakiness ? flakinessObject(*solution.flakiness) : Json(nullptr);
+            item["prestarted"] = solution.prestarted;
             solutions.push_back(std::move(item));
         }
         entry["solutions"] = std::move(solutions);

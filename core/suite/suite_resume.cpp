@@ -212,6 +212,7 @@ Result<ProblemCheck> checkFromReport(const EarlierSuiteReport& earlier, const Pr
         solution.present = jsonFlag(item, "present").value_or(false);
         solution.sha256 = jsonText(item, "sha256");
         solution.problem = jsonText(item, "problem");
+        solution.prestarted = jsonFlag(item, "prestarted").value_or(false);
         if (solution.present != std::filesystem::is_regular_file(solution.path) ||
             (solution.present && (solution.sha256.empty() || solutionFileSha256(solution.path) != solution.sha256))) {
             return makeError("the " + solution.dsl + " solution changed");

@@ -136,7 +136,11 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     }
     static long counter = 0;
     const std::string id = requestId("v", ++counter);
-    auto reply = grader.exchange(validateRequestJson(request, id), id, request.settings.timeoutS + 30, {}, cancel);
+    // The eager timing holds the device's timing lock, derived from the device lock (DESIGN §5.4).
+    Json line = Json::parse(validateRequestJson(request, id));
+    line["device_lock"] = gpuLockPath(request.device, GpuLockOptions{}.dir).string();
+    auto reply = grader.exchange(line.dump(-1, ' ', false, Json::error_handler_t::replace), id,
+                                 request.settings.timeoutS + 30, {}, cancel);
     if (!reply) {
         return failedValidation("validation failed in the grader: " + shortGraderMessage(reply.error().message));
     }

@@ -152,6 +152,12 @@ std::string gradeRequestJson(const GradeRequest& request, const std::string& id)
     if (request.slowdown > 0) {
         line["slowdown"] = request.slowdown;
     }
+    if (!request.nextDsl.empty()) {
+        auto nextDescriptor = nlohmann::ordered_json::parse(request.nextDslDescriptorJson, nullptr, false);
+        line["next"] = {
+            {"dsl", request.nextDsl},
+            {"dsl_descriptor", nextDescriptor.is_object() ? nextDescriptor : nlohmann::ordered_json::object()}};
+    }
     return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

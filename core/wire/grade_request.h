@@ -26,6 +26,10 @@ struct GradeRequest {
     // mkb calibrate's A/B control only: grade a copy slowed by this fraction of its own warm-up median (a
     // device-side delay after each call, inside the timed region, as re-timing adds it); 0 = the kernel as it is.
     double slowdown = 0;
+    // The DSL (and its descriptor) of the client's next grading on this device, if it knows it: the grader forks that
+    // grading's child as this one starts, to warm up beside its untimed stages (docs/grader-protocol.md, "next").
+    std::string nextDsl;
+    std::string nextDslDescriptorJson;
 };
 
 /// The one way to build a grade request: the problem's file (made absolute) and its MKB_META (quant and outlier

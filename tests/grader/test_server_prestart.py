@@ -57,15 +57,15 @@ class PrestartTest(unittest.TestCase):
         self.assertEqual(json.loads(server.stdout.readline())["type"], "ready")
         return server
 
-    def grade(self, server: subprocess.Popen, kernel: str, descriptor: dict = None) -> dict:
+    def grade(self, server: subprocess.Popen, kernel: str, descriptor: dict = None, **extra) -> dict:
         request = {"type": "grade", "id": kernel, "problem": gradertest.problem("01_vector_add.py"), "kernel": kernel,
                    "dsl": "cpusim", "dsl_descriptor": descriptor or gradertest.descriptor("cpusim"), "device": "cpu",
-                   "settings": SETTINGS}
+                   "settings": SETTINGS, **extra}
         server.stdin.write(json.dumps(request) + "\n")
         server.stdin.flush()
         while True:
             reply = json.loads(server.stdout.readline())
-            if reply["type"] == "verdict":
+            if reply["type"] in ("verdict", "error"):
                 return reply
 
     def waiting_child(self, server: subprocess.Popen) -> int:
@@ -115,6 +115,41 @@ class PrestartTest(unittest.TestCase):
         self.assertTrue(second["prestarted"])
         self.assertTrue(wait_for(lambda: waiting not in children_of(server.pid)), "the used child was not reaped")
         self.assertNotEqual(self.waiting_child(server), waiting, "a child must serve one grading only")
+        self.stop(server)
+
+    def test_the_child_for_the_next_grading_is_forked_as_a_grading_starts(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            slow = self.kernel(folder, "slow", _SOLUTION.replace("    return out", "    import time\n"
+                                                                  "    time.sleep(0.3)\n    return out"))
+            server = self.start()
+            request = {"type": "grade", "id": "slow", "problem": gradertest.problem("01_vector_add.py"),
+                       "kernel": slow, "dsl": "cpusim", "dsl_descriptor": gradertest.descriptor("cpusim"),
+                       "device": "cpu", "settings": {**SETTINGS, "correctness_draws": 6}}
+            server.stdin.write(json.dumps(request) + "\n")
+            server.stdin.flush()
+            self.assertTrue(wait_for(lambda: len(children_of(server.pid)) == 2, 20),
+                            f"while the first grading runs, the next child waits beside it: {children_of(server.pid)}")
+            while json.loads(server.stdout.readline())["type"] != "verdict":
+                pass
+            self.stop(server)
+
+    def test_the_next_grading_named_in_a_request_is_the_one_pre_started(self) -> None:
+        other = {**gradertest.descriptor("cpusim"), "install_hint": "another"}
+        server = self.start()
+        first = self.grade(server, gradertest.solution("01_vector_add.cpusim.py"),
+                           next={"dsl": "cpusim", "dsl_descriptor": other})
+        self.assertTrue(first["verdict"]["passed"], first["verdict"]["error"])
+        self.waiting_child(server)
+        second = self.grade(server, gradertest.solution("01_vector_add.cpusim.py"), other)
+        self.assertTrue(second["prestarted"], "the child pre-started for the named next grading was not used")
+        third = self.grade(server, gradertest.solution("01_vector_add.cpusim.py"))
+        self.assertFalse(third["prestarted"], "without a next, the child is for the request's own DSL (another here)")
+        for bad, words in (("triton", "next must be an object"), ({"dsl": ""}, "next must be an object"),
+                           ({"dsl": "cpusim", "dsl_descriptor": []}, "next.dsl_descriptor must be a JSON object")):
+            with self.subTest(next=bad):
+                reply = self.grade(server, gradertest.solution("01_vector_add.cpusim.py"), next=bad)
+                self.assertEqual(reply["type"], "error")
+                self.assertIn(words, reply["message"])
         self.stop(server)
 
     def test_a_pre_started_child_that_crashed_is_reaped_and_the_grading_forks_afresh(self) -> None:
@@ -176,8 +211,9 @@ class PrestartTest(unittest.TestCase):
 
 
 class WarmUpLockTest(unittest.TestCase):
-    """On a CUDA device the warm-up holds the device's lock file, and gives up (stays cold) when its request comes
-    first; nothing here touches CUDA: warm_up itself is replaced."""
+    """On a CUDA device the warm-up holds the device's timing lock (not the device lock mkb holds around the grading
+    it runs beside), and gives up (stays cold) when its request comes first; nothing here touches CUDA: warm_up
+    itself is replaced."""
 
     def run_warm_up(self, lock_path: str, arrivals: list) -> tuple[list, list]:
         import fcntl
@@ -188,7 +224,7 @@ class WarmUpLockTest(unittest.TestCase):
 
         def fake_warm_up(device: str, dsls: list) -> None:
             calls.append(device)
-            probe = os.open(lock_path, os.O_RDWR)
+            probe = os.open(lock_path + ".timing", os.O_RDWR)
             try:
                 fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 held_inside.append(False)
@@ -205,19 +241,27 @@ class WarmUpLockTest(unittest.TestCase):
             warmup.warm_up = original
         return calls, held_inside
 
-    def test_the_warm_up_runs_holding_the_device_lock(self) -> None:
+    def test_the_warm_up_runs_holding_the_timing_lock_beside_a_grading_that_holds_the_device_lock(self) -> None:
+        import fcntl
+
         with tempfile.TemporaryDirectory() as folder:
-            calls, held_inside = self.run_warm_up(os.path.join(folder, "mkb-gpu0.lock"), [])
+            lock_path = os.path.join(folder, "mkb-gpu0.lock")
+            grading = os.open(lock_path, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(grading, fcntl.LOCK_EX)  # mkb's current grading, in its correctness draws
+            try:
+                calls, held_inside = self.run_warm_up(lock_path, [])
+            finally:
+                os.close(grading)
             self.assertEqual(calls, ["cuda:0"])
-            self.assertEqual(held_inside, [True], "the warm-up ran without the device's lock")
+            self.assertEqual(held_inside, [True], "the warm-up ran without the device's timing lock")
 
     def test_a_request_that_arrives_while_the_lock_is_busy_leaves_the_child_cold(self) -> None:
         import fcntl
 
         with tempfile.TemporaryDirectory() as folder:
             lock_path = os.path.join(folder, "mkb-gpu0.lock")
-            holder = os.open(lock_path, os.O_RDWR | os.O_CREAT)
-            fcntl.flock(holder, fcntl.LOCK_EX)  # another grading on this device is being timed
+            holder = os.open(lock_path + ".timing", os.O_RDWR | os.O_CREAT)
+            fcntl.flock(holder, fcntl.LOCK_EX)  # a grading on this device is being timed
             try:
                 arrivals = [False, False, True]
                 calls, _ = self.run_warm_up(lock_path, arrivals)

@@ -186,6 +186,21 @@ private slots:
         QVERIFY(problemMetaJson(ProblemMeta{}).empty());
     }
 
+    // "grade request: the next grading's DSL travels only when the client knows it, with its descriptor, so the
+    // grader pre-starts that grading's child beside this one"
+    void nextGradingTravelsOnlyWhenKnown() {
+        GradeRequest request;
+        request.problemPath = "/p/01_x.py";
+        request.kernelPath = "/k/kernel.py";
+        request.dsl = "triton";
+        QVERIFY(!nlohmann::json::parse(gradeRequestJson(request, "plain")).contains("next"));
+        request.nextDsl = "pallas";
+        request.nextDslDescriptorJson = R"({"id": "pallas"})";
+        const auto withNext = nlohmann::json::parse(gradeRequestJson(request, "next"));
+        QCOMPARE(withNext["next"]["dsl"].get<std::string>(), std::string("pallas"));
+        QCOMPARE(withNext["next"]["dsl_descriptor"]["id"].get<std::string>(), std::string("pallas"));
+    }
+
     // "grade request: a slowdown travels only when asked for (mkb calibrate's slowed copy), and the verdict keeps
     // the fraction and the delay it added; a verdict without one reads 0 and writes nothing new"
     void slowdownTravelsOnlyWhenAskedAndTheVerdictKeepsIt() {

@@ -427,6 +427,11 @@ private slots:
             QCOMPARE(flakiness["gradings"].toInt(), 3);
             QCOMPARE(flakiness["correct"].toInt(), 3);
         }
+        // The first grading names the second's DSL as its "next", so the grader pre-started the second's child for
+        // it while the first ran (DESIGN §5.4).
+        QCOMPARE(solutions[0].toObject()["prestarted"].toBool(), false);
+        QVERIFY2(solutions[1].toObject()["prestarted"].toBool(),
+                 "the second DSL's grading found no child pre-started for it");
         QFile tableFile(table);
         QVERIFY(tableFile.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(tableFile.readAll());

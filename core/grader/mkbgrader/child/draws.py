@@ -54,6 +54,18 @@ def promote_to_float64(value: Any) -> Any:
     return value
 
 
+def exact_only(value: Any) -> bool:
+    """True when nothing in `value` is floating (no float or complex tensor, no Python float or complex): every leaf
+    of it is compared exactly, against the reference alone (compare.compare_outputs), never against an anchor."""
+    if isinstance(value, torch.Tensor):
+        return not (value.is_floating_point() or value.is_complex())
+    if isinstance(value, (list, tuple)):
+        return all(exact_only(v) for v in value)
+    if isinstance(value, dict):
+        return all(exact_only(v) for v in value.values())
+    return not isinstance(value, (float, complex))
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         return [value]

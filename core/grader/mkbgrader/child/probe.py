@@ -6,6 +6,8 @@ from typing import Callable, Optional
 
 import torch
 
+from mkbgrader.child import timing_lock
+
 
 def _best_ms(run: Callable[[], object], repeats: int) -> float:
     best = float("inf")
@@ -76,9 +78,12 @@ def probe_device(device: str) -> dict:
             "memory_gib": props.total_memory / (1 << 30)}
 
 
-def probe_work(device: str, send: Callable[[dict], None]) -> None:
-    """The probe child's whole job (the server names it in its ChildTask): the peaks, or the error in one line."""
+def probe_work(device: str, device_lock: str, send: Callable[[dict], None]) -> None:
+    """The probe child's whole job (the server names it in its ChildTask): the peaks, measured holding the device's
+    timing lock (no pre-started child warms up beside them), or the error in one line."""
     try:
-        send({"t": "probe", "device": probe_device(device)})
+        with timing_lock.held(device_lock):
+            peaks = probe_device(device)
+        send({"t": "probe", "device": peaks})
     except Exception as error:
         send({"t": "error", "message": f"{type(error).__name__}: {error}"})

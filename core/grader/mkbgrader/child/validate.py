@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from mkbgrader.child import compare, draws, memory, timing
+from mkbgrader.child import compare, draws, memory, timing, timing_lock
 from mkbgrader.child.loading import load_module, one_line, set_reference_numerics
 from mkbgrader.parent import quant
 from mkbgrader.parent.settings import Settings
@@ -399,28 +399,34 @@ def sensitivity_phase(request: dict, seeds: dict, start: int, send: Send) -> Non
     send({"t": "final"})
 
 
+def _time_eager(runner: _Runner, settings: Settings) -> list[float]:
+    clock = timing.Clock(runner.device)
+    for _ in range(settings.warmup_draws):
+        runner.call(runner.draw(draws.fresh_seed(), "warm-up"), "warm-up")
+    samples: list[float] = []
+    for _ in range(settings.timing_draws):
+        inputs = runner.draw(draws.fresh_seed(), "timing")
+        try:
+            with torch.no_grad():
+                elapsed, output = clock.time_call(lambda: runner.reference(*inputs))
+        except BaseException as error:
+            if memory.is_out_of_memory(error):
+                raise _NoRoom(f"{memory.out_of_memory_words(error, runner.budget)} while the reference ran "
+                              "(timing)")
+            raise RuntimeError(f"reference failed (timing): {one_line(error)}")
+        samples.append(elapsed)
+        del inputs, output
+    return samples
+
+
 def eager_phase(request: dict, settings: Settings, send: Send) -> None:
     """Eager timing of the reference on fresh inputs, one draw alive at a time, in a child of its own."""
     runner = _Runner(request, send)
     try:
         runner.open(announce=False, expandable=False)
         runner.enter("eager_timing")
-        clock = timing.Clock(runner.device)
-        for _ in range(settings.warmup_draws):
-            runner.call(runner.draw(draws.fresh_seed(), "warm-up"), "warm-up")
-        samples: list[float] = []
-        for _ in range(settings.timing_draws):
-            inputs = runner.draw(draws.fresh_seed(), "timing")
-            try:
-                with torch.no_grad():
-                    elapsed, output = clock.time_call(lambda: runner.reference(*inputs))
-            except BaseException as error:
-                if memory.is_out_of_memory(error):
-                    raise _NoRoom(f"{memory.out_of_memory_words(error, runner.budget)} while the reference ran "
-                                  "(timing)")
-                raise RuntimeError(f"reference failed (timing): {one_line(error)}")
-            samples.append(elapsed)
-            del inputs, output
+        with timing_lock.held(request.get("device_lock")):  # no pre-started child warms up beside these timings
+            samples = _time_eager(runner, settings)
         send({"t": "eager", "samples": samples})
     except _NoRoom as error:
         return runner.fail(f"cannot time the eager reference: {error}")

@@ -5,46 +5,30 @@ code; the server never touches CUDA."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 from typing import Callable, Sequence
 
 import torch
 
 from mkbgrader.child import evaluate  # noqa: F401 (normally preloaded by the server; a child of a bare server needs it)
-from mkbgrader.child import timing
+from mkbgrader.child import timing, timing_lock
 from mkbgrader.child.dsls import adapter_for
 from mkbgrader.parent.sandbox import freeze_heap
 
 
 def warm_up_under_lock(device: str, dsls: Sequence[tuple[str, dict]], lock_path: str,
                        task_waiting: Callable[[float], bool]) -> None:
-    """The CUDA part of a warm-up runs holding the device's lock file (the one mkb holds around each grading), so it
-    never runs beside another grader's timed kernel on this device. When the child's own request arrives first, the
-    grading that sent it holds the lock already: the child then stays cold rather than wait for itself."""
+    """The CUDA part of a warm-up runs holding the device's timing lock (child/timing_lock.py; `lock_path` is the
+    device lock mkb holds around each grading), so it may run beside the current grading's correctness draws but
+    never beside a timed kernel. When the child's own request arrives before the lock is free, the child stays cold
+    rather than make its own grading wait."""
     if not lock_path or not device.startswith("cuda"):
         warm_up(device, dsls)
         return
-    try:
-        handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    except OSError:
-        freeze_heap()
-        return  # no lock to be had: better cold than beside someone's timing
-    try:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if task_waiting(0.05):
-                    freeze_heap()
-                    return
-        try:
+    with timing_lock.held_unless_waited_for(lock_path, task_waiting) as locked:
+        if locked:
             warm_up(device, dsls)
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        os.close(handle)
+            return
+    freeze_heap()  # no lock to be had, or the work is here: better cold than beside someone's timing
 
 
 def warm_up(device: str, dsls: Sequence[tuple[str, dict]]) -> None:

@@ -1,8 +1,10 @@
 """The JSON-lines server (docs/grader-protocol.md): requests on stdin, replies on a private copy of stdout.
 
 fd 1 is pointed at stderr right after start-up, so nothing but protocol replies can reach the real stdout.
-After each grading the server forks the next evaluation child ahead of time (`WarmChild`), for the device and DSL
-of that grading, so the next one finds its CUDA context and DSL ready; the server itself never touches CUDA.
+As each grading starts, the server forks the next evaluation child ahead of time (`WarmChild`), for the device and
+the DSL of the request's "next" (or its own), so the next grading finds its CUDA context and DSL ready. That child
+warms up beside this grading's untimed stages, holding the device's timing lock, which every timed stage holds too
+(child/timing_lock.py); the server itself never touches CUDA.
 """
 
 from __future__ import annotations
@@ -20,6 +22,20 @@ from mkbgrader.fingerprint import grader_fingerprint
 from mkbgrader.parent.grade import grade, requested_slowdown
 from mkbgrader.parent.settings import EAGER_TARGET_MS, parse_settings
 from mkbgrader.parent.validate import validate
+
+
+def next_grading(request: dict) -> Optional[list[tuple[str, dict]]]:
+    """The request's optional "next": the DSL (and descriptor) of the client's next grading on this device, which the
+    child pre-started beside this grading prepares. None when absent; ValueError naming the field when malformed."""
+    if "next" not in request:
+        return None
+    hint = request["next"]
+    if not isinstance(hint, dict) or not isinstance(hint.get("dsl"), str) or not hint["dsl"]:
+        raise ValueError('next must be an object with a non-empty string "dsl" (and an optional "dsl_descriptor")')
+    descriptor = hint.get("dsl_descriptor", {})
+    if not isinstance(descriptor, dict):
+        raise ValueError("next.dsl_descriptor must be a JSON object")
+    return [(hint["dsl"], descriptor)]
 
 
 def _reply_channel() -> TextIO:
@@ -75,8 +91,9 @@ class WarmChild:
                 child.discard()
 
     def prestart(self, device: str, dsls: Sequence[tuple[str, dict]], lock_path: str = "") -> None:
-        """Forks the next child, which prepares `dsls`; on a CUDA device its warm-up waits for `lock_path`, the device
-        lock mkb holds around each grading (the request's "device_lock"), so it never runs beside a timed kernel."""
+        """Forks the next child, which prepares `dsls`; on a CUDA device its warm-up waits for the timing lock of
+        `lock_path`, the device lock mkb holds around each grading (the request's "device_lock"), so it never runs
+        beside a timed kernel (child/timing_lock.py)."""
         if not self.enabled or self.child is not None:
             return
         self.child = sandbox.Prestarted(self.key(device, dsls),
@@ -158,7 +175,13 @@ class Server:
             self.reply({"type": "stage", "id": request_id, "stage": stage})
 
         dsls = [(request["dsl"], request.get("dsl_descriptor") or {})]
+        try:
+            next_dsls = next_grading(request) or dsls
+        except ValueError as error:
+            self.error(request_id, str(error))
+            return
         offer = sandbox.offering(self.warm.take(device, dsls))
+        self.prestart_beside(request, device, next_dsls)
         try:
             with offer:
                 result = grade(request, settings, on_stage)
@@ -167,7 +190,11 @@ class Server:
                                   True)
         self.warm.keep(offer.child)
         self.reply({"type": "verdict", "id": request_id, "verdict": result, "prestarted": offer.used})
-        # The next child is forked only now: its CUDA set-up never runs beside a candidate being timed.
+
+    def prestart_beside(self, request: dict, device: str, dsls: Sequence[tuple[str, dict]]) -> None:
+        """Forks the next child as this request starts, for `dsls` (the request's "next" or its own): it warms up
+        beside this request's untimed stages, holding the device's timing lock, which every timed stage holds too
+        (child/timing_lock.py)."""
         lock_path = request.get("device_lock")
         self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
 
@@ -187,6 +214,7 @@ class Server:
         device = str(request.get("device") or "cpu")
         dsls = retime_request.request_dsls(request)
         offer = sandbox.offering(self.warm.take(device, dsls))
+        self.prestart_beside(request, device, dsls)
         try:
             with offer:
                 result = retime.retime(request, on_stage)
@@ -197,8 +225,6 @@ class Server:
                       "eager_median_s": None, "kernels": [], "pairs": [], "seconds": 0.0}
         self.warm.keep(offer.child)
         self.reply({"type": "retime", "id": request_id, "retime": result, "prestarted": offer.used})
-        lock_path = request.get("device_lock")
-        self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
 
     def validate(self, request: dict) -> None:
         """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code
@@ -244,7 +270,9 @@ class Server:
             self.error(request_id, "probe needs a CUDA device such as \"cuda:0\"")
             return
 
-        outcome = sandbox.run_in_child(ChildTask("probe", "probe_work", (device,)), timeout_s)
+        lock_path = request.get("device_lock")
+        lock_path = lock_path if isinstance(lock_path, str) else ""
+        outcome = sandbox.run_in_child(ChildTask("probe", "probe_work", (device, lock_path)), timeout_s)
         result: Optional[dict] = next((m["device"] for m in outcome.messages if m.get("t") == "probe"), None)
         if result is None:
             failure = next((m.get("message") for m in outcome.messages if m.get("t") == "error"), None)
