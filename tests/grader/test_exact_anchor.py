@@ -27,22 +27,9 @@ def make_inputs(device="cpu"):
     return [torch.randn(8, 32, device=device)]
 '''
 
-_SOLUTION = '''
-import cpusim
-import torch
-
-
-@cpusim.kernel
-def row_max(row, x, values, indices):
-    values[row], indices[row] = x[row].max(dim=0)
-
-
-def solve(x):
-    values = torch.empty(x.shape[0], dtype=x.dtype)
-    indices = torch.empty(x.shape[0], dtype=torch.int64)
-    row_max[(x.shape[0],)](x, values, indices)
-    return {returned}
-'''
+# The fixture's solution, returning what the problem's variant returns.
+with open(gradertest.solution("03_argmax_rows.cpusim.py"), encoding="utf-8") as _handle:
+    _SOLUTION = _handle.read()
 
 _RUN = r'''
 import json, sys
@@ -69,7 +56,7 @@ class ExactAnchorTest(unittest.TestCase):
             with open(problem, "w", encoding="utf-8") as handle:
                 handle.write(_PROBLEM.format(returned=returned))
             with open(kernel, "w", encoding="utf-8") as handle:
-                handle.write(_SOLUTION.format(returned=returned))
+                handle.write(_SOLUTION.replace("return (values, indices)", "return " + returned))
             request = {"problem": problem, "kernel": kernel, "dsl": "cpusim",
                        "dsl_descriptor": gradertest.descriptor("cpusim"), "device": "cpu"}
             environment = {**os.environ, "PYTHONPATH": gradertest.GRADER, "PYTHONDONTWRITEBYTECODE": "1"}

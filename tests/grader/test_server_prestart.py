@@ -152,6 +152,21 @@ class PrestartTest(unittest.TestCase):
                 self.assertIn(words, reply["message"])
         self.stop(server)
 
+    def test_a_grading_without_room_says_a_child_was_warming_beside_it(self) -> None:
+        # MKB_GRADER_MEMORY_BYTES makes the float64 anchor "not fit" on the CPU, as a nearly full GPU would.
+        for env, beside in (({}, True), ({"MKB_GRADER_PRESTART": "0"}, False)):
+            with self.subTest(env=env):
+                server = self.start(MKB_GRADER_MEMORY_BYTES="64", **env)
+                reply = self.grade(server, gradertest.solution("01_vector_add.cpusim.py"))
+                error = reply["verdict"]["error"]
+                self.assertTrue(error.startswith("cannot grade:"), error)
+                self.assertTrue(reply["verdict"]["infrastructure_error"])
+                self.assertEqual("a child pre-started for the next grading was running beside this one" in error,
+                                 beside, error)
+                if beside:
+                    self.assertIn("MKB_GRADER_PRESTART=0 leaves the whole device to each grading", error)
+                self.stop(server)
+
     def test_a_pre_started_child_that_crashed_is_reaped_and_the_grading_forks_afresh(self) -> None:
         server = self.start()
         self.grade(server, gradertest.solution("01_vector_add.cpusim.py"))
@@ -211,11 +226,11 @@ class PrestartTest(unittest.TestCase):
 
 
 class WarmUpLockTest(unittest.TestCase):
-    """On a CUDA device the warm-up holds the device's timing lock (not the device lock mkb holds around the grading
+    """The warm-up holds the device's timing lock (not the device lock mkb holds around the grading
     it runs beside), and gives up (stays cold) when its request comes first; nothing here touches CUDA: warm_up
     itself is replaced."""
 
-    def run_warm_up(self, lock_path: str, arrivals: list) -> tuple[list, list]:
+    def run_warm_up(self, lock_path: str, arrivals: list, device: str = "cuda:0") -> tuple[list, list]:
         import fcntl
 
         from mkbgrader.child import warmup
@@ -236,7 +251,7 @@ class WarmUpLockTest(unittest.TestCase):
 
         original, warmup.warm_up = warmup.warm_up, fake_warm_up
         try:
-            warmup.warm_up_under_lock("cuda:0", [("triton", {})], lock_path, lambda seconds: arrivals.pop(0))
+            warmup.warm_up_under_lock(device, [("triton", {})], lock_path, lambda seconds: arrivals.pop(0))
         finally:
             warmup.warm_up = original
         return calls, held_inside
@@ -254,6 +269,12 @@ class WarmUpLockTest(unittest.TestCase):
                 os.close(grading)
             self.assertEqual(calls, ["cuda:0"])
             self.assertEqual(held_inside, [True], "the warm-up ran without the device's timing lock")
+
+    def test_on_the_cpu_too_the_warm_up_holds_the_timing_lock(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            calls, held_inside = self.run_warm_up(os.path.join(folder, "mkb-cpu.lock"), [], device="cpu")
+            self.assertEqual(calls, ["cpu"])
+            self.assertEqual(held_inside, [True], "a warm-up on the CPU ran without the timing lock")
 
     def test_a_request_that_arrives_while_the_lock_is_busy_leaves_the_child_cold(self) -> None:
         import fcntl

@@ -25,7 +25,16 @@ const char* const kFullVerdict =
     "\"outliers_correct\":null,\"quant\":{\"cosine\":0.99,\"relative_l1\":0.01,\"rmse\":0.02,\"passed\":true},"
     "\"roofline\":null,\"eval_seconds\":3.5,\"extra_field\":[1,2],\"outlier_mismatch\":\"outlier draw 1: "
     "output 0 is NaN\",\"recheck_correct\":null,\"log\":\"debug: hello\\nReady.\"}";
+
+GradeRequest tritonRequest() {
+    GradeRequest request;
+    request.problemPath = "/p/01_x.py";
+    request.kernelPath = "/k/kernel.py";
+    request.dsl = "triton";
+    return request;
 }
+
+} // namespace
 
 class GradingRecordsTest : public QObject {
     Q_OBJECT
@@ -151,10 +160,7 @@ private slots:
 
     void requestCarriesDefaultsAndDescriptor() {
         // "grade request: settings take DESIGN §5.1 defaults; descriptor, peaks and meta are embedded as objects"
-        GradeRequest request;
-        request.problemPath = "/p/01_x.py";
-        request.kernelPath = "/k/kernel.py";
-        request.dsl = "triton";
+        GradeRequest request = tritonRequest();
         request.dslDescriptorJson = "{\"id\":\"triton\",\"compliance\":{\"adapter\":\"triton\"}}";
         request.peaksJson = "{\"copy_gbps\":4000,\"tflops\":{\"bfloat16\":800}}";
         ProblemMeta meta;
@@ -189,10 +195,7 @@ private slots:
     // "grade request: the next grading's DSL travels only when the client knows it, with its descriptor, so the
     // grader pre-starts that grading's child beside this one"
     void nextGradingTravelsOnlyWhenKnown() {
-        GradeRequest request;
-        request.problemPath = "/p/01_x.py";
-        request.kernelPath = "/k/kernel.py";
-        request.dsl = "triton";
+        GradeRequest request = tritonRequest();
         QVERIFY(!nlohmann::json::parse(gradeRequestJson(request, "plain")).contains("next"));
         request.nextDsl = "pallas";
         request.nextDslDescriptorJson = R"({"id": "pallas"})";
@@ -204,10 +207,7 @@ private slots:
     // "grade request: a slowdown travels only when asked for (mkb calibrate's slowed copy), and the verdict keeps
     // the fraction and the delay it added; a verdict without one reads 0 and writes nothing new"
     void slowdownTravelsOnlyWhenAskedAndTheVerdictKeepsIt() {
-        GradeRequest request;
-        request.problemPath = "/p/01_x.py";
-        request.kernelPath = "/k/kernel.py";
-        request.dsl = "triton";
+        GradeRequest request = tritonRequest();
         QVERIFY(!nlohmann::json::parse(gradeRequestJson(request, "plain")).contains("slowdown"));
         request.slowdown = 0.1;
         QCOMPARE(nlohmann::json::parse(gradeRequestJson(request, "slow"))["slowdown"].get<double>(), 0.1);

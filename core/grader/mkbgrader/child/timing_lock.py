@@ -36,16 +36,15 @@ def _open(path: str) -> Optional[int]:
 
 
 @contextlib.contextmanager
-def held(device_lock: Optional[str], max_wait_s: float = MAX_WAIT_S) -> Iterator[bool]:
-    """Holds the timing lock for the block; yields whether it is held (False: no device lock, a lock file that cannot
-    be opened, or a holder that did not let go within max_wait_s)."""
+def _holding(device_lock: Optional[str], keep_waiting: Callable[[], bool]) -> Iterator[bool]:
+    """Holds the timing lock for the block once it is free, trying again while keep_waiting() says so (it does the
+    waiting between tries); yields whether it is held."""
     path = path_for(device_lock)
     handle = _open(path) if path else None
     if handle is None:
         yield False
         return
     try:
-        deadline = time.monotonic() + max_wait_s
         locked = False
         while True:
             try:
@@ -53,9 +52,8 @@ def held(device_lock: Optional[str], max_wait_s: float = MAX_WAIT_S) -> Iterator
                 locked = True
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                if not keep_waiting():
                     break
-                time.sleep(0.01)
         try:
             yield locked
         finally:
@@ -65,30 +63,21 @@ def held(device_lock: Optional[str], max_wait_s: float = MAX_WAIT_S) -> Iterator
         os.close(handle)
 
 
-@contextlib.contextmanager
-def held_unless_waited_for(device_lock: Optional[str], task_waiting: Callable[[float], bool]) -> Iterator[bool]:
+def held(device_lock: Optional[str], max_wait_s: float = MAX_WAIT_S) -> contextlib.AbstractContextManager[bool]:
+    """Holds the timing lock for the block; yields whether it is held (False: no device lock, a lock file that cannot
+    be opened, or a holder that did not let go within max_wait_s)."""
+    deadline = time.monotonic() + max_wait_s
+
+    def keep_waiting() -> bool:
+        time.sleep(0.01)
+        return time.monotonic() < deadline
+
+    return _holding(device_lock, keep_waiting)
+
+
+def held_unless_waited_for(device_lock: Optional[str],
+                           task_waiting: Callable[[float], bool]) -> contextlib.AbstractContextManager[bool]:
     """For a pre-started child's warm-up: waits for the timing lock while polling whether the child's own work has
     arrived; yields True holding it, or False (not held) once the work is there or no lock can be had, and the
     warm-up then leaves the child cold rather than make its own grading wait."""
-    path = path_for(device_lock)
-    handle = _open(path) if path else None
-    if handle is None:
-        yield False
-        return
-    try:
-        locked = False
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                locked = True
-                break
-            except BlockingIOError:
-                if task_waiting(0.02):
-                    break
-        try:
-            yield locked
-        finally:
-            if locked:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        os.close(handle)
+    return _holding(device_lock, lambda: not task_waiting(0.02))

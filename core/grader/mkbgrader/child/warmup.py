@@ -17,11 +17,11 @@ from mkbgrader.parent.sandbox import freeze_heap
 
 def warm_up_under_lock(device: str, dsls: Sequence[tuple[str, dict]], lock_path: str,
                        task_waiting: Callable[[float], bool]) -> None:
-    """The CUDA part of a warm-up runs holding the device's timing lock (child/timing_lock.py; `lock_path` is the
-    device lock mkb holds around each grading), so it may run beside the current grading's correctness draws but
-    never beside a timed kernel. When the child's own request arrives before the lock is free, the child stays cold
-    rather than make its own grading wait."""
-    if not lock_path or not device.startswith("cuda"):
+    """A warm-up runs holding the device's timing lock (child/timing_lock.py; `lock_path` is the device lock mkb
+    holds around each grading), so it may run beside the current grading's correctness draws but never beside a
+    timed kernel, on a GPU or on the CPU alike. When the child's own request arrives before the lock is free, the
+    child stays cold rather than make its own grading wait."""
+    if not lock_path:
         warm_up(device, dsls)
         return
     with timing_lock.held_unless_waited_for(lock_path, task_waiting) as locked:

@@ -24,6 +24,12 @@ from mkbgrader.parent.settings import EAGER_TARGET_MS, parse_settings
 from mkbgrader.parent.validate import validate
 
 
+# Added to a grading that found no room while a child pre-started for the next grading ran beside it: on a GPU that
+# child holds its CUDA context and libraries (up to about 1 GiB) from its warm-up on.
+NO_ROOM_BESIDE = ("; a child pre-started for the next grading was running beside this one (on a GPU it holds up to "
+                  "about 1 GiB): MKB_GRADER_PRESTART=0 leaves the whole device to each grading")
+
+
 def next_grading(request: dict) -> Optional[list[tuple[str, dict]]]:
     """The request's optional "next": the DSL (and descriptor) of the client's next grading on this device, which the
     child pre-started beside this grading prepares. None when absent; ValueError naming the field when malformed."""
@@ -90,14 +96,15 @@ class WarmChild:
             else:
                 child.discard()
 
-    def prestart(self, device: str, dsls: Sequence[tuple[str, dict]], lock_path: str = "") -> None:
-        """Forks the next child, which prepares `dsls`; on a CUDA device its warm-up waits for the timing lock of
-        `lock_path`, the device lock mkb holds around each grading (the request's "device_lock"), so it never runs
-        beside a timed kernel (child/timing_lock.py)."""
+    def prestart(self, device: str, dsls: Sequence[tuple[str, dict]], lock_path: str = "") -> bool:
+        """Forks the next child, which prepares `dsls`; its warm-up waits for the timing lock of `lock_path`, the
+        device lock mkb holds around each grading (the request's "device_lock"), so it never runs beside a timed
+        kernel (child/timing_lock.py)."""
         if not self.enabled or self.child is not None:
-            return
+            return False
         self.child = sandbox.Prestarted(self.key(device, dsls),
                                         ChildTask("warmup", "warm_up_under_lock", (device, list(dsls), lock_path)))
+        return True
 
     def reap(self) -> None:
         if self.child is not None:
@@ -181,22 +188,24 @@ class Server:
             self.error(request_id, str(error))
             return
         offer = sandbox.offering(self.warm.take(device, dsls))
-        self.prestart_beside(request, device, next_dsls)
+        beside = self.prestart_beside(request, device, next_dsls)
         try:
             with offer:
                 result = grade(request, settings, on_stage)
         except Exception as error:  # a grader bug must become an infrastructure verdict, not a dead server
             result = verdict.fail(verdict.empty_verdict(), "load", f"grader error: {type(error).__name__}: {error}",
                                   True)
+        if beside and result.get("infrastructure_error") and str(result.get("error", "")).startswith("cannot grade:"):
+            result["error"] += NO_ROOM_BESIDE
         self.warm.keep(offer.child)
         self.reply({"type": "verdict", "id": request_id, "verdict": result, "prestarted": offer.used})
 
-    def prestart_beside(self, request: dict, device: str, dsls: Sequence[tuple[str, dict]]) -> None:
+    def prestart_beside(self, request: dict, device: str, dsls: Sequence[tuple[str, dict]]) -> bool:
         """Forks the next child as this request starts, for `dsls` (the request's "next" or its own): it warms up
         beside this request's untimed stages, holding the device's timing lock, which every timed stage holds too
-        (child/timing_lock.py)."""
+        (child/timing_lock.py). True when it forked one."""
         lock_path = request.get("device_lock")
-        self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
+        return self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
 
     def retime(self, request: dict) -> None:
         """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
