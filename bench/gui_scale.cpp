@@ -340,8 +340,9 @@ int main(int argc, char** argv) {
     window.showView(mkb::gui::MainWindow::View::Overview);
     window.show();
     settle();
-    // The overview shows at the load's first stage (comparisons and overview rows, before the trials are in); its
-    // ΔGM intervals fill in from a worker of their own.
+    // The overview shows at the load's first stage (comparisons, overview rows, family bars and direction matrix as
+    // point estimates, before the trials are in); its bootstrap intervals (ΔGM, S, lift) fill in from a worker of
+    // their own.
     double overviewShown = -1;
     double intervalsShown = -1;
     QObject::connect(window.projectData(), &mkb::gui::ProjectData::summaryLoaded, &window, [&] {
@@ -381,8 +382,10 @@ int main(int argc, char** argv) {
         auto summary = mkb::io::loadAttempts(**store, mkb::io::AttemptLoadOptions{});
         breakdownSummary = msSince(timer);
         timer.restart();
+        // As ProjectData's first stage makes them: point estimates, every interval left to the intervals job.
         (void)mkb::gui::overviewRows(summary->comparisons, {}, mkb::gui::OverviewIntervals::Deferred);
-        (void)mkb::gui::familyBars(summary->comparisons, {});
+        (void)mkb::gui::familyBars(summary->comparisons, {}, mkb::gui::OverviewIntervals::Deferred);
+        (void)mkb::gui::overviewMatrix(summary->comparisons, {}, mkb::gui::OverviewIntervals::Deferred);
         breakdownOverview = msSince(timer);
         timer.restart();
         (void)mkb::gui::overviewIntervals(summary->comparisons, {});
@@ -416,7 +419,7 @@ int main(int argc, char** argv) {
     std::printf("  loadProject returned       %8.0f ms (GUI thread blocked only this long)\n", openReturned);
     std::printf("  overview shown             %8.0f ms (first stage: comparisons and overview rows, worker thread)\n",
                 overviewShown);
-    std::printf("  ΔGM intervals in           %8.0f ms (the overview's bootstrap intervals, a worker of their own)\n",
+    std::printf("  intervals in               %8.0f ms (the overview's bootstrap intervals: ΔGM, S, lift; a worker)\n",
                 intervalsShown);
     std::printf("  trials in, views filled    %8.0f ms (second stage: the trials for problems, inspector, browser)\n",
                 dataLoaded);
@@ -424,7 +427,8 @@ int main(int argc, char** argv) {
     std::printf("  naive (per-trial queries)  %8.0f ms   ratio naive/ours (overview shown) %.1fx\n", naiveOverview,
                 naiveOverview / std::max(1.0, overviewShown));
     std::printf(
-        "  breakdown: Store::open %.0f ms, attempts + comparisons %.0f ms, overview rows %.0f ms, ΔGM intervals "
+        "  breakdown: Store::open %.0f ms, attempts + comparisons %.0f ms, overview rows, bars and matrix %.0f ms, "
+        "intervals "
         "%.0f ms | lean trials %.0f ms, lastGradings %.0f ms, setTrials and views refreshing %.0f ms\n",
         breakdownOpen, breakdownSummary, breakdownOverview, breakdownIntervals, breakdownLoad, breakdownGradings,
         breakdownViews);
