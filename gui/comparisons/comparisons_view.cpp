@@ -28,6 +28,10 @@
 namespace mkb::gui {
 
 ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
+    saveTimer_ = new QTimer(this);
+    saveTimer_->setSingleShot(true);
+    saveTimer_->setInterval(400);
+    connect(saveTimer_, &QTimer::timeout, this, &ComparisonsView::writePendingFilters);
     setObjectName(QStringLiteral("comparisonsView"));
     model_ = new ComparisonsModel(this);
     filter_ = new ComparisonsFilter(this);
@@ -209,7 +213,12 @@ QString ComparisonsView::settingsGroupFor(const QString& storePath) {
     return QStringLiteral("projects/%1/comparisonsFilter").arg(QString::fromLatin1(hash));
 }
 
+ComparisonsView::~ComparisonsView() {
+    writePendingFilters();
+}
+
 void ComparisonsView::setProjectKey(const QString& storePath) {
+    writePendingFilters();   // the project being left keeps its last filters
     projectKey_ = QString(); // no saving while restoring
     QVariantMap state;
     if (!storePath.isEmpty()) {
@@ -220,10 +229,19 @@ void ComparisonsView::setProjectKey(const QString& storePath) {
     projectKey_ = storePath;
 }
 
-void ComparisonsView::saveFilters() const {
-    if (projectKey_.isEmpty()) {
+void ComparisonsView::saveFilters() {
+    if (!projectKey_.isEmpty()) {
+        savePending_ = true;
+        saveTimer_->start();
+    }
+}
+
+void ComparisonsView::writePendingFilters() {
+    if (!savePending_) {
         return;
     }
+    savePending_ = false;
+    saveTimer_->stop();
     QSettings settings;
     settings.setValue(settingsGroupFor(projectKey_), filter_->state());
 }

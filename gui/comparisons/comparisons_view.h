@@ -6,6 +6,7 @@
 #include "core/io/kbx_transitions.h"
 
 #include <QMap>
+#include <QTimer>
 #include <QWidget>
 
 class QCheckBox;
@@ -28,6 +29,7 @@ class ComparisonsView : public QWidget {
     Q_OBJECT
 public:
     explicit ComparisonsView(QWidget* parent = nullptr);
+    ~ComparisonsView() override; // writes filters saved within the last moments
 
     /// Shows data's comparisons and follows its reloads; data must outlive the view.
     void setProjectData(ProjectData* data);
@@ -68,9 +70,14 @@ private:
     void refresh();
     void refillCombos();
     void syncControlsFromFilter();
-    void saveFilters() const;
+    /// Saves the filters a moment after the last change (a burst of keystrokes writes the settings file once); a
+    /// save still pending is written when the project changes and when the view goes.
+    void saveFilters();
+    void writePendingFilters();
     void activateRow(const QModelIndex& proxyIndex);
 
+    QTimer* saveTimer_ = nullptr;
+    bool savePending_ = false; // a change saveTimer_ has yet to write, under projectKey_
     ProjectData* data_ = nullptr;
     ComparisonsModel* model_ = nullptr;
     ComparisonsFilter* filter_ = nullptr;

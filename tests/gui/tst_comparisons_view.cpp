@@ -29,6 +29,7 @@ private slots:
     void pairedRatioSortsNumerically();
     void copyAndEnter();
     void filtersPersistPerProject();
+    void aBurstOfKeystrokesIsSavedOnceItSettles();
 
 private:
     QTemporaryDir dir_;
@@ -181,6 +182,21 @@ void ComparisonsViewTest::filtersPersistPerProject() {
     again.setProjectKey(other);
     QCOMPARE(again.filter()->columnFilter(ComparisonsModel::OutcomeColumn), QStringLiteral("helped"));
     QVERIFY(again.filter()->columnFilter(ComparisonsModel::FamilyColumn).isEmpty());
+}
+
+void ComparisonsViewTest::aBurstOfKeystrokesIsSavedOnceItSettles() {
+    // "browser: the filters are written a moment after the last keystroke, not at every one"
+    ComparisonsView view;
+    view.setProjectData(&data_);
+    view.setProjectKey(storePath_);
+    const QString group = ComparisonsView::settingsGroupFor(storePath_);
+    QSettings().remove(group);
+    for (const QString& typed : {QStringLiteral("a"), QStringLiteral("al"), QStringLiteral("alp")}) {
+        view.searchField()->setText(typed);
+    }
+    QVERIFY2(!QSettings().contains(group), "the filters were written while the typing went on");
+    QTRY_VERIFY_WITH_TIMEOUT(QSettings().contains(group), 3000);
+    QCOMPARE(QSettings().value(group).toMap(), view.filter()->state());
 }
 
 QTEST_MAIN(ComparisonsViewTest)
