@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -32,6 +33,9 @@ ComparisonsView::ComparisonsView(QWidget* parent) : QWidget(parent) {
     saveTimer_->setSingleShot(true);
     saveTimer_->setInterval(400);
     connect(saveTimer_, &QTimer::timeout, this, &ComparisonsView::writePendingFilters);
+    if (QCoreApplication* application = QCoreApplication::instance()) { // quitting within the delay keeps them too
+        connect(application, &QCoreApplication::aboutToQuit, this, &ComparisonsView::writePendingFilters);
+    }
     setObjectName(QStringLiteral("comparisonsView"));
     model_ = new ComparisonsModel(this);
     filter_ = new ComparisonsFilter(this);
