@@ -500,4 +500,13 @@ RetimingAttachment attachRetimings(std::vector<Comparison>& comparisons, const s
     return attachment;
 }
 
+ComparisonView viewOf(const std::vector<Comparison>& comparisons) {
+    ComparisonView view;
+    view.reserve(comparisons.size());
+    for (const Comparison& comparison : comparisons) {
+        view.push_back(&comparison);
+    }
+    return view;
+}
+
 } // namespace mkb::analysis

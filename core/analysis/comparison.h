@@ -98,6 +98,9 @@ struct Comparison {
 /// Comparisons picked out of a larger vector (a group, a filter) without copying them.
 using ComparisonView = std::vector<const Comparison*>;
 
+/// All of `comparisons`, as a view (pointers into the vector, in its order).
+ComparisonView viewOf(const std::vector<Comparison>& comparisons);
+
 /// Parses "<a>2<b>_skill" into {a, b}; targetDsl (the trial's dsl) settles DSL ids that contain a '2'; without it, or
 /// when it does not fit, mkb::parseArm decides. nullopt when the arm is not a valid skill arm.
 std::optional<std::pair<std::string, std::string>> parseSkillArm(const std::string& arm,

@@ -131,12 +131,7 @@ std::vector<LadderIntervals> directionLadderIntervals(const ComparisonView& comp
 
 DirectionMatrix directionMatrix(const std::vector<Comparison>& comparisons, const AnalysisSettings& settings,
                                 std::vector<std::string> dsls, SummaryInterval interval) {
-    ComparisonView view;
-    view.reserve(comparisons.size());
-    for (const Comparison& comparison : comparisons) {
-        view.push_back(&comparison);
-    }
-    return directionMatrix(view, settings, std::move(dsls), interval);
+    return directionMatrix(viewOf(comparisons), settings, std::move(dsls), interval);
 }
 
 } // namespace mkb::analysis

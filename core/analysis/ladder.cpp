@@ -206,15 +206,6 @@ static ComparisonView resolvedWhere(const ComparisonView& comparisons,
     return selected;
 }
 
-static ComparisonView viewOf(const std::vector<Comparison>& comparisons) {
-    ComparisonView view;
-    view.reserve(comparisons.size());
-    for (const Comparison& comparison : comparisons) {
-        view.push_back(&comparison);
-    }
-    return view;
-}
-
 static Coverage coverageOf(const ComparisonView& comparisons) {
     Coverage result;
     std::size_t sourcePassed = 0;

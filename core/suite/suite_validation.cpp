@@ -112,6 +112,8 @@ std::string validateRequestJson(const ValidateRequest& request, const std::strin
     line["problem"] = request.problemPath.string();
     line["device"] = request.device;
     line["eager_target_ms"] = request.eagerTargetMs;
+    // The eager timing holds the device's timing lock, which the grader derives from the device lock (DESIGN §5.4).
+    line["device_lock"] = gpuLockPath(request.device, GpuLockOptions{}.dir).string();
     line["settings"] = {{"warmup_draws", request.settings.warmupDraws},
                         {"timing_draws", request.settings.timingDraws},
                         {"timeout_s", request.settings.timeoutS}};
@@ -136,11 +138,7 @@ ProblemValidation validateProblem(GraderProcess& grader, const ValidateRequest& 
     }
     static long counter = 0;
     const std::string id = requestId("v", ++counter);
-    // The eager timing holds the device's timing lock, derived from the device lock (DESIGN §5.4).
-    Json line = Json::parse(validateRequestJson(request, id));
-    line["device_lock"] = gpuLockPath(request.device, GpuLockOptions{}.dir).string();
-    auto reply = grader.exchange(line.dump(-1, ' ', false, Json::error_handler_t::replace), id,
-                                 request.settings.timeoutS + 30, {}, cancel);
+    auto reply = grader.exchange(validateRequestJson(request, id), id, request.settings.timeoutS + 30, {}, cancel);
     if (!reply) {
         return failedValidation("validation failed in the grader: " + shortGraderMessage(reply.error().message));
     }

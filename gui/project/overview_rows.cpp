@@ -55,15 +55,6 @@ std::map<std::string_view, analysis::ComparisonView> familiesOf(const std::vecto
     return byFamily;
 }
 
-analysis::ComparisonView viewOf(const std::vector<analysis::Comparison>& comparisons) {
-    analysis::ComparisonView view;
-    view.reserve(comparisons.size());
-    for (const analysis::Comparison& comparison : comparisons) {
-        view.push_back(&comparison);
-    }
-    return view;
-}
-
 analysis::SummaryInterval summaryIntervalOf(OverviewIntervals intervals) {
     return intervals == OverviewIntervals::Computed ? analysis::SummaryInterval::Computed
                                                     : analysis::SummaryInterval::Deferred;
@@ -114,7 +105,7 @@ std::vector<OverviewRow> overviewRows(const std::vector<analysis::Comparison>& c
 
 analysis::DirectionMatrix overviewMatrix(const std::vector<analysis::Comparison>& comparisons,
                                          const analysis::AnalysisSettings& settings, OverviewIntervals intervals) {
-    const analysis::ComparisonView all = viewOf(comparisons);
+    const analysis::ComparisonView all = analysis::viewOf(comparisons);
     // Deferred either way: ΔGM's intervals are not shown, and the lift's are computed as overviewIntervals does.
     analysis::DirectionMatrix matrix =
         analysis::directionMatrix(all, settings, {}, analysis::SummaryInterval::Deferred);
@@ -144,7 +135,7 @@ OverviewIntervalSet overviewIntervals(const std::vector<analysis::Comparison>& c
         }
         intervals.familyLift.push_back(analysis::ladderIntervals(group, settings).liftScore);
     }
-    intervals.matrixCells = analysis::directionLadderIntervals(viewOf(comparisons), settings, {}, cancel);
+    intervals.matrixCells = analysis::directionLadderIntervals(analysis::viewOf(comparisons), settings, {}, cancel);
     return intervals;
 }
 

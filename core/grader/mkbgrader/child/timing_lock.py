@@ -1,6 +1,6 @@
 """The device's timing lock (docs/design.md §5.4): a child holds it around every stage that times on the device (an
 evaluation's warm-up, timing and re-check, a validation's eager timing, a re-timing, the peak probe), and a
-pre-started child holds it around its CUDA warm-up. So the next grading's child can warm up beside this grading's
+pre-started child holds it around its warm-up. So the next grading's child can warm up beside this grading's
 untimed stages (correctness draws, compiling), and never beside a timed kernel.
 
 Its file is the device lock's path (the request's "device_lock", which mkb holds around each whole grading and so

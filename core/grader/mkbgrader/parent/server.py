@@ -44,6 +44,12 @@ def next_grading(request: dict) -> Optional[list[tuple[str, dict]]]:
     return [(hint["dsl"], descriptor)]
 
 
+def device_lock_of(request: dict) -> str:
+    """The request's "device_lock" path, "" when it has none (a value that is not a string counts as absent)."""
+    lock_path = request.get("device_lock")
+    return lock_path if isinstance(lock_path, str) else ""
+
+
 def _reply_channel() -> TextIO:
     sys.stdout.flush()
     private = os.dup(1)
@@ -204,8 +210,7 @@ class Server:
         """Forks the next child as this request starts, for `dsls` (the request's "next" or its own): it warms up
         beside this request's untimed stages, holding the device's timing lock, which every timed stage holds too
         (child/timing_lock.py). True when it forked one."""
-        lock_path = request.get("device_lock")
-        return self.warm.prestart(device, dsls, lock_path if isinstance(lock_path, str) else "")
+        return self.warm.prestart(device, dsls, device_lock_of(request))
 
     def retime(self, request: dict) -> None:
         """Paired re-timing (docs/grader-protocol.md): 2 to 4 kernels and eager, interleaved in one sandboxed child."""
@@ -279,9 +284,7 @@ class Server:
             self.error(request_id, "probe needs a CUDA device such as \"cuda:0\"")
             return
 
-        lock_path = request.get("device_lock")
-        lock_path = lock_path if isinstance(lock_path, str) else ""
-        outcome = sandbox.run_in_child(ChildTask("probe", "probe_work", (device, lock_path)), timeout_s)
+        outcome = sandbox.run_in_child(ChildTask("probe", "probe_work", (device, device_lock_of(request))), timeout_s)
         result: Optional[dict] = next((m["device"] for m in outcome.messages if m.get("t") == "probe"), None)
         if result is None:
             failure = next((m.get("message") for m in outcome.messages if m.get("t") == "error"), None)
