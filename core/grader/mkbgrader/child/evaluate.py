@@ -263,7 +263,7 @@ class Evaluation:
                                 f"problem's {what} ran", True)
         return StageFailure(f"the problem's {what} failed: {one_line(error)}", True)
 
-    def _reference_pair(self, inputs: list, written: Optional[list] = None) -> tuple[Any, Any]:
+    def reference_pair(self, inputs: list, written: Optional[list] = None) -> tuple[Any, Any]:
         """The reference, then its float64 anchor once the memory for the anchor's inputs is known to be there; when
         every output is compared exactly (draws.exact_only), the reference stands in for the anchor, unread.
 
@@ -298,7 +298,7 @@ class Evaluation:
             written.extend(zip(kept, [anchor_inputs[i] for i in self.inplace]))
         return reference, anchor
 
-    def _inplace_leaves(self, candidate_written: list, written: list) -> list[dict]:
+    def inplace_leaves(self, candidate_written: list, written: list) -> list[dict]:
         """The declared in-place outputs compared as outputs: each input the candidate wrote against what the
         reference and its anchor wrote at the same position (a problem without them gets none)."""
         leaves: list[dict] = []
@@ -329,9 +329,9 @@ class Evaluation:
         candidate_written = [given[i] for i in self.inplace]
         del given  # the candidate's copy is spent: the anchor needs the room
         written: list = []
-        reference, anchor = self._reference_pair(inputs, written if self.inplace else None)
+        reference, anchor = self.reference_pair(inputs, written if self.inplace else None)
         leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
-        leaves += self._inplace_leaves(candidate_written, written)
+        leaves += self.inplace_leaves(candidate_written, written)
         self.send({"t": "draw", "phase": phase, "index": index, "leaves": leaves, "mutation": mutation,
                    "launches": launches})
         if mutation and phase == "correctness":
@@ -429,12 +429,12 @@ class Evaluation:
                     gpu_ms.append(measured)
                 memory.release(self.device)
             written: list = []
-            reference, anchor = self._reference_pair(memory.moved(kept, self.device), written if self.inplace else None)
+            reference, anchor = self.reference_pair(memory.moved(kept, self.device), written if self.inplace else None)
             candidate_written: list = []
             if self.inplace:
                 output, candidate_written = output[0], memory.moved(output[1], self.device)
             leaves = compare.compare_outputs(output, reference, anchor, quantized=self.quant_thresholds is not None)
-            leaves += self._inplace_leaves(candidate_written, written)
+            leaves += self.inplace_leaves(candidate_written, written)
             self.send({"t": "draw", "phase": "recheck", "index": index, "leaves": leaves, "mutation": "",
                        "launches": 1})
         self.send({"t": "gpu_times", "gpu_ms": gpu_ms, "source": self.gpu_timer.source if gpu_ms else "none"})

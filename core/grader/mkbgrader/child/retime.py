@@ -9,18 +9,14 @@ from __future__ import annotations
 import random
 import statistics
 import sys
-import threading
 import time
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import torch
 
 from mkbgrader.child import draws, memory, timing_lock
-from mkbgrader.child.compliance_runtime import ComplianceViolation
-from mkbgrader.child.delay import DeviceDelay
-from mkbgrader.child.dsls import Adapter, adapter_for
-from mkbgrader.child.evaluate import GRADER_MODULES, Evaluation
-from mkbgrader.child.loading import StageFailure, one_line
+from mkbgrader.child.kernel_slots import KernelSlots, Slot
+from mkbgrader.child.loading import StageFailure
 from mkbgrader.parent import retime_stats, stats
 from mkbgrader.parent.retime_request import KernelSpec
 from mkbgrader.parent.retime_stats import EAGER, converged
@@ -67,88 +63,21 @@ def round_order(k: int, m: int, labelling: list[int]) -> list[int]:
     return [labelling[i] for i in rotation(k, m)]
 
 
-class DslLaunches:
-    """What one DSL adapter sees as the guard: every launch goes through the shared guard, but only launches of the
-    DSL of the kernel being called count for that call's no_launch rule."""
-
-    def __init__(self, owner: "RetimeEvaluation", guard: Any, adapter_name: str) -> None:
-        self.owner = owner
-        self.guard = guard
-        self.adapter_name = adapter_name
-
-    def launch(self, args: Any, run: Callable[[], Any]) -> Any:
-        result = self.guard.launch(args, run)
-        if self.owner.current_adapter != self.adapter_name:
-            self.guard.launches -= 1  # another DSL's launch does not count for this kernel
-        return result
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.guard, name)
-
-
-class Slot:
-    """One kernel of the request in the child: its spec, its DSL's adapter, its solve and its warm-up times."""
-
-    def __init__(self, spec: KernelSpec, adapter_name: str, own_stream: bool) -> None:
-        self.spec = spec
-        self.adapter_name = adapter_name
-        self.own_stream = own_stream  # its DSL launches on a stream of its own (delay.DeviceDelay)
-        self.solve: Any = None
-        self.timed_solve: Any = None  # solve plus the slowdown delay, when one is asked for
-        self.warmup_s: list[float] = []
-
-
-class RetimeEvaluation(Evaluation):
+class RetimeEvaluation(KernelSlots):
     """The re-timing child: grading's loading, guard, clocks and correctness draw, then the rounds."""
+
+    module_name = "mkb_retime_kernel"
 
     def __init__(self, request: dict, kernels: list[KernelSpec], settings: Settings, retime_settings: RetimeSettings,
                  seed: Optional[int], send: Callable[[dict], None]) -> None:
-        super().__init__(request, settings, self._send_labelled)
-        self.outer_send = send
-        self.specs = kernels
+        super().__init__(request, kernels, settings, send)
         self.retime_settings = retime_settings
         self.seed_source = random.Random(seed) if seed is not None else None
         self.trace = bool(request.get("trace"))
-        self.current_label = ""
-        self.current_adapter = ""
         self.labelling: list[int] = []  # the current Williams block's labelling (block_labelling)
-
-    def _send_labelled(self, message: dict) -> None:
-        if self.current_label and "label" not in message:
-            message = {**message, "label": self.current_label}
-        self.outer_send(message)
 
     def _next_seed(self) -> int:
         return self.seed_source.getrandbits(63) if self.seed_source is not None else draws.fresh_seed()
-
-    def run(self) -> None:
-        try:
-            self._run()
-        except ComplianceViolation as violation:
-            self.send({"t": "error", "stage": self.stage, "rule": violation.rule, "message": violation.detail,
-                       "infrastructure": False})
-        except StageFailure as failure:
-            self.send({"t": "error", "stage": self.stage, "message": str(failure),
-                       "infrastructure": failure.infrastructure})
-        except BaseException as error:  # the grader's own bug, or a kernel's exception escaping a guard
-            if getattr(self, "solve_ran", False) and memory.breaks_context(error):
-                self.send({"t": "error", "stage": self.stage, "infrastructure": False,
-                           "message": self.broken_by_candidate("the grader", error)})
-            else:
-                self.send({"t": "error", "stage": self.stage, "message": "grader error: " + one_line(error),
-                           "infrastructure": not self.current_label})
-        self.current_label = ""
-        self.send({"t": "final"})
-
-    def _use(self, slot: Optional[Slot]) -> None:
-        label = slot.spec.label if slot else ""
-        if label != self.current_label:  # who runs next, so a crash that leaves no message can be attributed
-            self.outer_send({"t": "calling", "label": label})
-        self.current_label = label
-        self.current_adapter = slot.adapter_name if slot else ""
-        if slot is not None:
-            self.solve = slot.solve
-            self.dsl = slot.adapter_name
 
     def _run(self) -> None:
         self.enter("load")
@@ -160,7 +89,7 @@ class RetimeEvaluation(Evaluation):
             self.send({"t": "device", "name": "cpu"})
         problem = self.load_problem()
         self.enter("import")
-        slots = self._import_kernels(problem)
+        slots = self.import_kernels(problem, (stats, retime_stats, sys.modules[__name__]))
         self._check_kernels(slots)
         functions: list[Optional[Slot]] = list(slots) + [None]  # None is eager
         with timing_lock.held(self.request.get("device_lock")):  # no pre-started child warms up beside the rounds
@@ -170,45 +99,15 @@ class RetimeEvaluation(Evaluation):
                 self._time_on_gpu(slots)
         self.enter("done")
 
-    def _import_kernels(self, problem: Any) -> list[Slot]:
-        """Prepares each kernel's DSL once, puts one guard over all of them (each adapter's launches counted for its
-        own kernels), takes the clocks and the delay before any kernel is imported, then imports every kernel."""
-        adapters: dict[str, Adapter] = {}
-        slots: list[Slot] = []
-        for spec in self.specs:
-            self.current_label = spec.label
-            adapter = adapter_for(spec.dsl, spec.descriptor)
-            if adapter.name not in adapters:
-                missing = adapter.prepare()
-                if missing:
-                    raise StageFailure(missing, False)
-                adapters[adapter.name] = adapter
-            slots.append(Slot(spec, adapter.name, adapter.own_stream))
-        self.current_label = ""
-        self.start_guard(problem)
-        watched: list[tuple[Any, str]] = []
-        for name, adapter in adapters.items():
-            watched.extend(adapter.observe(DslLaunches(self, self.guard, name)))
-        self.watch_grader(GRADER_MODULES + (stats, retime_stats, sys.modules[__name__]), watched)
-        self.start_clocks()
-        self.delay = DeviceDelay(self.device)
-        self.threads_before = threading.active_count()
-        for index, slot in enumerate(slots):
-            self._use(slot)
-            slot.solve = self.import_kernel(slot.spec.kernel, f"mkb_retime_kernel_{index}")
-            slot.timed_solve = slot.solve
-        self._use(None)
-        return slots
-
     def _check_kernels(self, slots: list[Slot]) -> None:
         """One correctness draw per kernel, with the output-dependence and boundary probe; a kernel that fails it
         ends the re-timing."""
         self.enter("correctness")
         for slot in slots:
-            self._use(slot)
+            self.use(slot)
             if not self.check_draw("correctness", 0, outlier_seed=None, probe_dependence=True):
                 raise StageFailure("its correctness draw failed (see the draw's mismatch)")
-        self._use(None)
+        self.use(None)
         freeze_heap()  # the first calls compiled the kernels (sandbox.freeze_heap says why)
         memory.release(self.device)  # the correctness draws' tensors go back before the rounds allocate
 
@@ -246,14 +145,14 @@ class RetimeEvaluation(Evaluation):
             if time.monotonic() - started >= limits.max_seconds and done < limits.max_rounds:
                 reason = "time_limit"
                 break
-        self._use(None)
+        self.use(None)
         self.send({"t": "stopped", "reason": reason})
 
     def _time_on_gpu(self, slots: list[Slot]) -> None:
         """GPU_CALLS profiled calls per kernel (CUDA only), for each kernel's GPU time."""
         self.enter("gpu_time")
         for slot in slots:
-            self._use(slot)
+            self.use(slot)
             samples = []
             for _ in range(GPU_CALLS):
                 inputs = self.draw(self._next_seed())
@@ -261,7 +160,7 @@ class RetimeEvaluation(Evaluation):
                 if gpu_ms is not None:
                     samples.append(gpu_ms * 1e-3)
             self.send({"t": "gpu", "label": slot.spec.label, "samples_s": samples, "source": self.gpu_timer.source})
-        self._use(None)
+        self.use(None)
 
     def _round(self, functions: list[Optional[Slot]], k: int, seed: int, warmup: bool) -> dict[str, float]:
         """One round: every function once, on its own fresh inputs from this round's seed, in round_order(k) order.
@@ -285,18 +184,18 @@ class RetimeEvaluation(Evaluation):
                 first = next(iter(t for t in inputs if isinstance(t, torch.Tensor)), None)
                 sums[label] = float(first.double().sum()) if first is not None else 0.0
             if slot is None:
-                self._use(None)
+                self.use(None)
                 with torch.no_grad():
                     elapsed, _ = self.clock.time_call(lambda: self.reference(*inputs))
             else:
-                self._use(slot)
+                self.use(slot)
                 self.solve = slot.solve if warmup else slot.timed_solve
                 elapsed, _ = self.timed_solve(inputs)
                 if warmup:
                     slot.warmup_s.append(elapsed * 1e-3)
             result[label] = elapsed * 1e-3
             del inputs  # before the next clone: never three copies of a several-GB input set at once
-        self._use(None)
+        self.use(None)
         if not warmup:
             message = {"t": "round", "k": k, "seed": seed, "order": [s.spec.label if s else EAGER for s in order],
                        "times_s": [result[s.spec.label if s else EAGER] for s in order]}

@@ -12,9 +12,9 @@ from typing import Any
 CHILD_PACKAGE = "mkbgrader.child"
 
 # What a long-lived server loads before it says ready: torch._dynamo first (see preload), then the child modules
-# that grading, re-timing, validation and warm-up run, then the DSL packages that are installed.
-SERVER_PRELOADS = ("mkbgrader.child.evaluate", "mkbgrader.child.retime", "mkbgrader.child.validate",
-                   "mkbgrader.child.warmup", "triton", "triton.language", "cupy", "mkb_cuda",
+# that grading, re-timing, pooled draws, validation and warm-up run, then the DSL packages that are installed.
+SERVER_PRELOADS = ("mkbgrader.child.evaluate", "mkbgrader.child.retime", "mkbgrader.child.pool",
+                   "mkbgrader.child.validate", "mkbgrader.child.warmup", "triton", "triton.language", "cupy", "mkb_cuda",
                    # numba-cuda and JAX import without touching CUDA (numba's driver and JAX's backends start on first
                    # use, in the child, after the adapters' set-up); importing them costs each child 1 to 2 s.
                    "numba", "numba.cuda", "jax", "jax.experimental.pallas")

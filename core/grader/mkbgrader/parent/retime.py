@@ -9,17 +9,16 @@ child's raw per-round times (retime_stats.py).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import statistics
 import time
 from typing import Callable, Optional
 
-from mkbgrader.parent import compliance_static, judging, quant, sandbox
+from mkbgrader.parent import judging, quant, sandbox
 from mkbgrader.parent.child_task import ChildTask, preload
 from mkbgrader.fingerprint import grader_fingerprint
-from mkbgrader.parent.retime_request import KernelSpec, child_timeout, parse_request
+from mkbgrader.parent.retime_request import KernelSpec, child_timeout, parse_request, read_kernel_files
 from mkbgrader.parent.retime_stats import EAGER, converged, pair_names, pair_stats
 from mkbgrader.parent.settings import RetimeSettings, Settings
 from mkbgrader.parent.verdict import finite_or_none
@@ -58,22 +57,11 @@ def retime(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> d
         return finish(_failed(result, f"problem file {request['problem']} does not exist", infrastructure=True))
     if on_stage:
         on_stage("static_check")
-    for spec, entry in zip(kernels, result["kernels"]):
-        try:
-            with open(spec.kernel, "rb") as handle:
-                raw = handle.read(settings.max_kernel_bytes + 1)
-        except OSError as error:
-            return finish(_failed(result, f"kernel '{spec.label}': cannot read {spec.kernel}: {error.strerror}",
-                                  spec.label))
-        entry["sha256"] = hashlib.sha256(raw).hexdigest() if len(raw) <= settings.max_kernel_bytes else ""
-        if len(raw) > settings.max_kernel_bytes:
-            return finish(_failed(result, f"kernel '{spec.label}': kernel.py is over the limit of "
-                                  f"{settings.max_kernel_bytes} bytes", spec.label))
-        finding = compliance_static.check_source(raw.decode("utf-8", "replace"), spec.descriptor,
-                                                 settings.max_kernel_bytes)
-        if finding is not None:
-            rule = "" if finding.rule == "syntax" else f"compliance: {finding.rule}: "
-            return finish(_failed(result, f"kernel '{spec.label}': {rule}{finding.detail}", spec.label))
+    hashes, failure = read_kernel_files(kernels, settings)
+    for entry, digest in zip(result["kernels"], hashes):
+        entry["sha256"] = digest
+    if failure is not None:
+        return finish(_failed(result, f"kernel '{failure[0]}': {failure[1]}", failure[0]))
 
     # Picklable, so a pre-started child can take it.
     work = ChildTask("retime", "retime", (request, kernels, settings, retime_settings, seed))

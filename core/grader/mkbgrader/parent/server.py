@@ -16,7 +16,7 @@ import sys
 from typing import Any, Optional, Sequence, TextIO
 
 from mkbgrader import PROTOCOL_VERSION
-from mkbgrader.parent import child_task, retime, retime_request, sandbox, verdict
+from mkbgrader.parent import child_task, pool, retime, retime_request, sandbox, verdict
 from mkbgrader.parent.child_task import ChildTask
 from mkbgrader.fingerprint import grader_fingerprint
 from mkbgrader.parent.grade import grade, requested_slowdown
@@ -159,9 +159,11 @@ class Server:
             self.validate(request)
         elif kind == "retime":
             self.retime(request)
+        elif kind == "pool":
+            self.pool(request)
         else:
-            self.error(request_id, f"unknown request type {kind!r}; expected grade, retime, validate, probe or "
-                       "shutdown")
+            self.error(request_id, f"unknown request type {kind!r}; expected grade, retime, pool, validate, probe "
+                       "or shutdown")
         return True
 
     def grade(self, request: dict) -> None:
@@ -239,6 +241,27 @@ class Server:
                       "eager_median_s": None, "kernels": [], "pairs": [], "seconds": 0.0}
         self.warm.keep(offer.child)
         self.reply({"type": "retime", "id": request_id, "retime": result, "prestarted": offer.used})
+
+    def pool(self, request: dict) -> None:
+        """Pooled correctness draws (docs/grader-protocol.md): 1 to 8 kernels of one problem on shared draws, each
+        draw's reference and anchor computed once. It takes no pre-started child and leaves the one waiting alone:
+        that child is for the next grading."""
+        request_id = request.get("id")
+        try:
+            pool.parse_request(request)
+        except ValueError as error:
+            self.error(request_id, str(error))
+            return
+
+        def on_stage(stage: str) -> None:
+            self.reply({"type": "stage", "id": request_id, "stage": stage})
+
+        try:
+            result = pool.pool(request, on_stage)
+        except Exception as error:  # a grader bug must become an error reply, not a dead server
+            self.error(request_id, f"grader error while pooling draws: {type(error).__name__}: {error}")
+            return
+        self.reply({"type": "pool", "id": request_id, "pool": result})
 
     def validate(self, request: dict) -> None:
         """Problem validation (docs/grader-protocol.md): determinism, sensitivity, eager time; the problem's code

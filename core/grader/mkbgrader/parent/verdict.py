@@ -70,8 +70,11 @@ def _worst_quant(leaves: list[dict], current: Optional[dict]) -> Optional[dict]:
     return current
 
 
-def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta: Optional[dict]) -> dict:
-    """The verdict for one evaluation; every judgement on numbers happens here, outside the child."""
+def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta: Optional[dict],
+          correctness_only: bool = False) -> dict:
+    """The verdict for one evaluation; every judgement on numbers happens here, outside the child. With
+    `correctness_only` (the pooled correctness draws, which time nothing) a kernel whose draws all held is correct,
+    with no error, but not passed: passing takes a timing."""
     verdict = empty_verdict()
     verdict["eval_seconds"] = round(outcome.seconds, 3)
     verdict["log"] = outcome.log[-4096:] if len(outcome.log) > 4096 else outcome.log
@@ -189,6 +192,9 @@ def build(outcome: ChildOutcome, settings: Settings, peaks: Optional[dict], meta
     if not verdict["correct"]:
         return finite_or_none(fail(verdict, "correctness" if verdict["recheck_correct"] is not False else "recheck",
                                     "incorrect: " + verdict["mismatch"]))
+    if correctness_only:
+        verdict["stage"] = "done"
+        return finite_or_none(verdict)
     if verdict["kernel_median_ms"] is None:
         return finite_or_none(fail(verdict, verdict["stage"], "timing did not complete"))
     verdict["passed"] = True
