@@ -6,6 +6,7 @@
 #include "core/util/paths.h"
 #include "core/util/text.h"
 #include "core/wire/grade_request.h"
+#include "core/wire/pool_request.h"
 #include "core/wire/retime_request.h"
 #include "core/wire/verdict_json.h"
 
@@ -265,7 +266,7 @@ Result<GraderReply> GraderProcess::exchange(const std::string& requestLine, cons
             }
             continue;
         }
-        if (kind == "verdict" || kind == "probe_result" || kind == "validation" || kind == "retime" ||
+        if (kind == "verdict" || kind == "probe_result" || kind == "validation" || kind == "retime" || kind == "pool" ||
             kind == "error") {
             if (!ours && kind == "error" && (messageId == message.end() || messageId->is_null())) {
                 reply.line = *line; // the server could not even read our id
@@ -370,6 +371,38 @@ Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const
                          std::to_string(hello_.protocol) + " without re-timing)");
     }
     return retimingResultFromJson(message["retime"].dump());
+}
+
+Result<PoolResult> GraderProcess::pool(const PoolRequest& request, const StageCallback& onStage,
+                                       const std::atomic<bool>* cancel) {
+    if (request.kernels.empty() || request.kernels.size() > 8) {
+        return makeError("a pool takes 1 to 8 kernels, not " + std::to_string(request.kernels.size()));
+    }
+    std::optional<GpuLock> lock;
+    if (launch_.lockDevice) {
+        auto acquired = GpuLock::acquire(request.device, launch_.lock, cancel);
+        if (!acquired) {
+            return acquired.error();
+        }
+        lock.emplace(std::move(acquired).value());
+    }
+    const std::string id = "c" + std::to_string(::getpid()) + "-" + std::to_string(++requestCounter_);
+    auto reply = exchange(withDeviceLock(poolRequestJson(request, id), gpuLockPath(request.device, launch_.lock.dir)),
+                          id, request.settings.timeoutS + launch_.deadlineMarginS, onStage, cancel);
+    if (!reply) {
+        return makeError("pooled draws on " + request.device + " failed: " + reply.error().message);
+    }
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
+    if (message.value("type", "") == "error") {
+        std::string text = message.contains("message") && message["message"].is_string()
+                               ? message["message"].get<std::string>()
+                               : message.dump();
+        return makeError("the grader refused the pool request: " + printablePrefix(text, 300));
+    }
+    if (!message.contains("pool") || !message["pool"].is_object()) {
+        return makeError("the grader's pool reply has no \"pool\" object; update the grader");
+    }
+    return poolResultFromJson(message["pool"].dump());
 }
 
 Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::atomic<bool>* cancel) {

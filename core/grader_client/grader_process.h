@@ -21,6 +21,8 @@
 namespace mkb {
 
 struct GradeRequest;
+struct PoolRequest;
+struct PoolResult;
 struct RetimeRequest;
 
 /// How the grader server is started and bounded. The defaults run `python3 -m mkbgrader serve`.
@@ -95,6 +97,13 @@ public:
     /// The C++ bound of one retime request: the grader's own child bound (settings.timeoutS for load, import,
     /// correctness and warm-up, plus retime.maxSeconds of rounds, plus 60 s) plus deadlineMarginS.
     double retimeDeadlineS(const RetimeRequest& request) const;
+
+    /// Checks 1 to 8 kernels of one problem on shared correctness draws in one sandboxed child, each draw's reference
+    /// and anchor computed once (docs/grader-protocol.md "Pooled correctness draws"), holding the device's GpuLock.
+    /// The wait is bounded by the settings' timeout plus deadlineMarginS. An error means no result came back (the
+    /// server died, went silent, refused the request, or predates pools); the caller then checks each kernel alone.
+    Result<PoolResult> pool(const PoolRequest& request, const StageCallback& onStage = {},
+                            const std::atomic<bool>* cancel = nullptr);
 
     /// Asks the server to measure a device's peaks.
     Result<DeviceProbe> probe(const std::string& device, const std::atomic<bool>* cancel = nullptr);

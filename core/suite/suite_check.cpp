@@ -5,6 +5,7 @@
 #include "core/catalog/catalog.h"
 #include "core/util/sha256.h"
 #include "core/util/text.h"
+#include "core/wire/pool_request.h"
 
 #include <algorithm>
 #include <chrono>
@@ -127,7 +128,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     };
     // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20"); `next` as gradeOnce's,
     // for the last of them.
-    auto repeatForFlakiness = [&](const SolutionCheck& solution, const std::string& next) {
+    auto repeatForFlakiness = [&](const SolutionCheck& solution, const std::string& next, bool pooledRepeats) {
         FlakinessCheck flakiness;
         flakiness.dsl = solution.dsl;
         flakiness.gradings = 1;
@@ -137,9 +138,9 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         correctnessOnly.timingDraws = 0;
         correctnessOnly.recheckDraws = 0;
         correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
-        flakiness.pooled = options.flakiness == FlakinessMode::Pooled;
+        flakiness.pooled = pooledRepeats;
         flakiness.drawsPerGrading = options.settings.correctnessDraws;
-        if (options.flakiness == FlakinessMode::Pooled) {
+        if (pooledRepeats) {
             if (options.gradings > 1 && !(cancel && cancel->load())) {
                 const int repeats = options.gradings - 1;
                 GradeSettings pooled = correctnessOnly;
@@ -191,6 +192,69 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         }
         return "";
     };
+    // The gradings-1 repeats of every passing solution in one pool, each draw's reference and anchor computed once; a
+    // solution the pool did not finish (it timed out, died, or another solution broke the CUDA context) is repeated
+    // alone, so no solution's record depends on another's failure.
+    auto shareRepeats = [&](std::map<std::string, SolutionCheck>& solutions) {
+        const int repeats = options.gradings - 1;
+        GradeSettings pooled = options.settings;
+        pooled.warmupDraws = 0;
+        pooled.timingDraws = 0;
+        pooled.recheckDraws = 0;
+        pooled.outliers = false;
+        pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
+        PoolRequest request = makePoolRequest(problem, options.device, pooled);
+        for (const auto& [dsl, solution] : solutions) {
+            if (solution.verdict && solution.verdict->passed) {
+                request.kernels.push_back(
+                    {dsl, std::filesystem::absolute(solution.path), dsl, options.descriptors.at(dsl), 0});
+            }
+        }
+        if (request.kernels.empty()) {
+            return;
+        }
+        // The bound the solutions' own repeats would have had in all.
+        request.settings.timeoutS = options.settings.timeoutS * repeats * static_cast<double>(request.kernels.size());
+        say("flakiness 2-" + std::to_string(options.gradings) + "/" + std::to_string(options.gradings) + " shared by " +
+            std::to_string(request.kernels.size()) + " solutions (" + std::to_string(pooled.correctnessDraws) +
+            " draws)");
+        Result<PoolResult> result = grader.pool(request, {}, cancel);
+        for (const RetimeKernel& kernel : request.kernels) {
+            SolutionCheck& solution = solutions.at(kernel.label);
+            const PooledKernel* entry = nullptr;
+            if (result) {
+                for (const PooledKernel& candidate : result->kernels) {
+                    entry = candidate.label == kernel.label ? &candidate : entry;
+                }
+            }
+            if (entry == nullptr || !entry->complete || !entry->verdict) {
+                say("flakiness " + kernel.label + " alone (" +
+                    (result ? (result->error.empty() ? std::string("not finished in the pool") : result->error)
+                            : result.error().message) +
+                    ")");
+                solution.flakiness = repeatForFlakiness(solution, "", true);
+                continue;
+            }
+            FlakinessCheck flakiness;
+            flakiness.dsl = kernel.label;
+            flakiness.gradings = 1;
+            flakiness.held = correctnessHeld(*solution.verdict) ? 1 : 0;
+            flakiness.pooled = true;
+            flakiness.sharedDraws = true;
+            flakiness.drawsPerGrading = options.settings.correctnessDraws;
+            creditPooledGradings(*entry->verdict, repeats, options.settings.correctnessDraws, 2, flakiness);
+            check.infrastructureError = check.infrastructureError || entry->verdict->infrastructureError;
+            solution.flakiness = flakiness;
+        }
+    };
+    // A slow reference: the repeats' draws are shared across the solutions (kShareDrawsFromEagerMs), in one pool after
+    // every solution's own grading.
+    const int shipped = static_cast<int>(std::count_if(order.begin(), order.end(), [&](const std::string& dsl) {
+        std::error_code ec;
+        return options.descriptors.count(dsl) && std::filesystem::is_regular_file(solutionPath(problem, dsl), ec);
+    }));
+    const bool shareDraws = single && shipped >= 2 && check.validation.eagerMedianMs &&
+                            *check.validation.eagerMedianMs >= kShareDrawsFromEagerMs;
     std::map<std::string, SolutionCheck> checked;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const std::string& dsl = order[i];
@@ -216,7 +280,9 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             }
         } else {
             GradeSettings settings = options.settings;
-            if (single) {
+            if (shareDraws) {
+                say("grade " + dsl + " (its own draws and timing; the other gradings' draws shared)");
+            } else if (single) {
                 settings.correctnessDraws = options.gradings * options.settings.correctnessDraws;
                 settings.timeoutS = options.settings.timeoutS * options.gradings;
                 say("grade " + dsl + " (" + std::to_string(options.gradings) + " gradings' draws, then timing)");
@@ -232,7 +298,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
             }
             // The draws say how often it held once all of them ran; a failure before that (import, compliance, a
             // crash, the bound) is the solution's line alone, as in a full grading.
-            if (single && verdict.compliant && !verdict.infrastructureError && !verdict.timedOut &&
+            if (single && !shareDraws && verdict.compliant && !verdict.infrastructureError && !verdict.timedOut &&
                 verdict.totalDraws == settings.correctnessDraws) {
                 FlakinessCheck flakiness;
                 flakiness.dsl = dsl;
@@ -245,9 +311,13 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.
         if (!single && options.gradings >= 1 && solution.verdict && solution.verdict->passed &&
             !(cancel && cancel->load())) {
-            solution.flakiness = repeatForFlakiness(solution, gradedAfter(i));
+            solution.flakiness =
+                repeatForFlakiness(solution, gradedAfter(i), options.flakiness == FlakinessMode::Pooled);
         }
         checked.emplace(dsl, std::move(solution));
+    }
+    if (shareDraws && options.gradings > 1 && !(cancel && cancel->load())) {
+        shareRepeats(checked);
     }
     // Solutions and their issue lines in options.dsls' order, whatever order they were checked in.
     for (const std::string& dsl : options.dsls) {

@@ -42,7 +42,16 @@ struct FlakinessCheck {
     std::vector<std::string> failures; // the first few failures, one line each
     bool pooled = false;               // the repeats' draws ran in one evaluation (FlakinessMode Pooled or Single)
     int drawsPerGrading = 0;           // correctness draws that make up one grading
+    // The repeats' draws were shared with the problem's other solutions (FlakinessMode Single on a slow reference):
+    // each draw's reference and anchor computed once for all of them (kShareDrawsFromEagerMs).
+    bool sharedDraws = false;
 };
+
+/// --flakiness single shares the repeats' draws across a problem's solutions when its eager reference takes at least
+/// this long (validation's median): each solution's full grading keeps its own draws and its timing, and the other
+/// gradings' draws run in one pool for all of them, each draw's reference and float64 anchor computed once. Below it,
+/// the reference is cheap and a pool child (every DSL imported and warmed) costs more than it saves.
+inline constexpr double kShareDrawsFromEagerMs = 20.0;
 
 /// One shipped solution of one DSL, graded once with full timing, then (when it passed) repeated for flakiness.
 struct SolutionCheck {
@@ -104,7 +113,8 @@ struct SuiteCheckOptions {
 };
 
 /// Checks one problem through the session: validate, then for each DSL grade its solution once and, when it passed,
-/// repeat it gradings-1 times correctness-only (FlakinessMode Single: one evaluation holds both), in checkingOrder.
+/// repeat it gradings-1 times correctness-only (FlakinessMode Single: one evaluation holds both, or the repeats are
+/// shared across the solutions, kShareDrawsFromEagerMs), in checkingOrder.
 /// `progress` hears short status words.
 ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const SuiteCheckOptions& options,
                           const std::function<void(const std::string&)>& progress = {},

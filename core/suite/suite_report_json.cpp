@@ -23,9 +23,13 @@ Json verdictObject(const Verdict& verdict) {
 }
 
 Json flakinessObject(const FlakinessCheck& flakiness) {
-    return {{"dsl", flakiness.dsl},       {"gradings", flakiness.gradings},
-            {"correct", flakiness.held},  {"failures", flakiness.failures},
-            {"pooled", flakiness.pooled}, {"draws_per_grading", flakiness.drawsPerGrading}};
+    Json object = {{"dsl", flakiness.dsl},       {"gradings", flakiness.gradings},
+                   {"correct", flakiness.held},  {"failures", flakiness.failures},
+                   {"pooled", flakiness.pooled}, {"draws_per_grading", flakiness.drawsPerGrading}};
+    if (flakiness.sharedDraws) {
+        object["shared_draws"] = true;
+    }
+    return object;
 }
 
 } // namespace

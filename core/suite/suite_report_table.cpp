@@ -49,7 +49,11 @@ std::string flakinessMethod(const SuiteCheckReport& report) {
     if (report.flakiness == FlakinessMode::Single) {
         return "each solution graded in one evaluation: " + std::to_string(report.gradings) + " x " + draws +
                " correctness draws, each with a fresh seed, then the timing; a grading counts as correct when all of "
-               "its draws held";
+               "its draws held. Where the eager reference takes " +
+               std::to_string(static_cast<int>(kShareDrawsFromEagerMs)) +
+               " ms or more, each solution's evaluation holds its own " + draws +
+               " draws and the timing, and the other " + std::to_string(report.gradings - 1) + " x " + draws +
+               " draws are shared by the problem's solutions in one evaluation, each draw's reference computed once";
     }
     std::string first = "each passing solution's full grading, then ";
     std::string repeats = std::to_string(report.gradings - 1);

@@ -64,7 +64,10 @@ std::string problemLine(const ProblemCheck& check, int gradings) {
         if (const auto& flakiness = solution.flakiness) {
             repeats += (repeats.empty() ? "; flakiness " : ", ") + std::to_string(flakiness->held) + "/" +
                        std::to_string(flakiness->gradings) + " (" + flakiness->dsl +
-                       (flakiness->pooled ? ", pooled" : "") + ")";
+                       (flakiness->sharedDraws ? ", shared"
+                        : flakiness->pooled    ? ", pooled"
+                                               : "") +
+                       ")";
         }
     }
     if (!repeats.empty()) {

@@ -53,6 +53,7 @@ FlakinessCheck flakinessFromJson(const Json& object) {
     repeat.failures = jsonTexts(object, "failures");
     repeat.pooled = jsonFlag(object, "pooled").value_or(false);
     repeat.drawsPerGrading = jsonWhole(object, "draws_per_grading").value_or(0);
+    repeat.sharedDraws = jsonFlag(object, "shared_draws").value_or(false);
     return repeat;
 }
 

@@ -98,28 +98,37 @@ RetimeRequest makeRetimeRequest(const Problem& problem, const std::string& devic
     return request;
 }
 
-std::string retimeRequestJson(const RetimeRequest& request, const std::string& id) {
+nlohmann::ordered_json severalKernelsJson(const char* type, const std::string& id,
+                                          const std::filesystem::path& problemPath, const std::string& problemMetaJson,
+                                          const std::string& device, const std::vector<RetimeKernel>& kernels,
+                                          const GradeSettings& settings) {
     Json line;
-    line["type"] = "retime";
+    line["type"] = type;
     line["id"] = id;
-    line["problem"] = request.problemPath.string();
-    if (!request.problemMetaJson.empty()) {
-        Json meta = Json::parse(request.problemMetaJson, nullptr, false);
+    line["problem"] = problemPath.string();
+    if (!problemMetaJson.empty()) {
+        Json meta = Json::parse(problemMetaJson, nullptr, false);
         if (!meta.is_discarded() && meta.is_object()) {
             line["problem_meta"] = meta;
         }
     }
-    line["device"] = request.device;
-    Json kernels = Json::array();
-    for (const RetimeKernel& kernel : request.kernels) {
-        kernels.push_back({{"label", kernel.label},
-                           {"kernel", kernel.kernelPath.string()},
-                           {"dsl", kernel.dsl},
-                           {"dsl_descriptor", objectOrEmpty(kernel.dslDescriptorJson)},
-                           {"slowdown", kernel.slowdown}});
+    line["device"] = device;
+    Json list = Json::array();
+    for (const RetimeKernel& kernel : kernels) {
+        list.push_back({{"label", kernel.label},
+                        {"kernel", kernel.kernelPath.string()},
+                        {"dsl", kernel.dsl},
+                        {"dsl_descriptor", objectOrEmpty(kernel.dslDescriptorJson)},
+                        {"slowdown", kernel.slowdown}});
     }
-    line["kernels"] = kernels;
-    line["settings"] = gradeSettingsJson(request.settings);
+    line["kernels"] = list;
+    line["settings"] = gradeSettingsJson(settings);
+    return line;
+}
+
+std::string retimeRequestJson(const RetimeRequest& request, const std::string& id) {
+    Json line = severalKernelsJson("retime", id, request.problemPath, request.problemMetaJson, request.device,
+                                   request.kernels, request.settings);
     line["retime"] = {{"min_rounds", request.retime.minRounds},
                       {"max_rounds", request.retime.maxRounds},
                       {"max_seconds", request.retime.maxSeconds},

@@ -48,6 +48,13 @@ struct RetimeRequest {
 RetimeRequest makeRetimeRequest(const Problem& problem, const std::string& device, const GradeSettings& settings,
                                 const RetimeSettings& retime);
 
+/// What every several-kernel request line carries (retime, pool): type, id, problem, problem_meta, device, kernels and
+/// settings.
+nlohmann::ordered_json severalKernelsJson(const char* type, const std::string& id,
+                                          const std::filesystem::path& problemPath, const std::string& problemMetaJson,
+                                          const std::string& device, const std::vector<RetimeKernel>& kernels,
+                                          const GradeSettings& settings);
+
 /// The request line (no trailing newline) for the grader protocol: {"type":"retime", ...}.
 std::string retimeRequestJson(const RetimeRequest& request, const std::string& id);
 

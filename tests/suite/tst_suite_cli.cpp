@@ -452,6 +452,69 @@ private slots:
                  qPrintable(other.out + other.err));
     }
 
+    void singleFlakinessSharesTheRepeatsOfASlowReference() {
+        // "suite check --flakiness single on a problem whose eager reference takes 20 ms or more: each solution's
+        // grading holds its own 5 draws and its timing; the other gradings' draws are shared by the solutions in one
+        // pool; the line, the JSON and the table say so"
+        const QString json = temp.path() + "/shared.json";
+        const QString table = temp.path() + "/shared.md";
+        QStringList args = twinArgs("single", json, table);
+        args[3] = src("tests/suite/fixtures/slow_suite");
+        args[args.indexOf("checks/01*")] = "checks/05*";
+        CliRun run = runMkb(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, shared), 3/3 (cpusim_twin, shared)"), qPrintable(run.out));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        const QJsonObject problem = root["problems"].toArray()[0].toObject();
+        QVERIFY(problem["validation"].toObject()["eager_median_ms"].toDouble() >= mkb::kShareDrawsFromEagerMs);
+        for (const QJsonValue& solution : problem["solutions"].toArray()) {
+            const QJsonObject verdict = solution.toObject()["verdict"].toObject();
+            QCOMPARE(verdict["passed"].toBool(), true);
+            QCOMPARE(verdict["total_draws"].toInt(), 5); // its own grading's draws; the other 10 were shared
+            const QJsonObject flakiness = solution.toObject()["flakiness"].toObject();
+            QCOMPARE(flakiness["gradings"].toInt(), 3);
+            QCOMPARE(flakiness["correct"].toInt(), 3);
+            QCOMPARE(flakiness["shared_draws"].toBool(), true);
+        }
+        QFile tableFile(table);
+        QVERIFY(tableFile.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(tableFile.readAll());
+        QVERIFY2(
+            text.contains("Where the eager reference takes 20 ms or more, each solution's evaluation holds its own "
+                          "5 draws and the timing, and the other 2 x 5 draws are shared"),
+            qPrintable(text));
+
+        // Resumed, the shared record is read back as it was written.
+        QStringList resumed = args;
+        resumed.replace(resumed.indexOf(json), temp.path() + "/shared-again.json");
+        resumed << "--resume" << json;
+        CliRun again = runMkb(resumed);
+        QVERIFY2(again.exitCode == 0 && again.out.contains("3/3 (cpusim_twin, shared)"),
+                 qPrintable(again.out + again.err));
+    }
+
+    void aPoolThatDiesLeavesEachSolutionRepeatedAlone() {
+        // "suite check: when the shared pool does not finish (a solution dies in it), every solution it did not finish
+        // is repeated alone, and the records are those of its own repeats"
+        const QString json = temp.path() + "/fallback.json";
+        QStringList args = twinArgs("single", json, temp.path() + "/fallback.md");
+        args[3] = src("tests/suite/fixtures/slow_suite");
+        args[args.indexOf("checks/01*")] = "checks/05*";
+        CliRun run = runMkb(args, QString::fromStdString(mkbtest::testPython()), {{"MKB_TEST_DIE_IN_POOL", "1"}});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains("; flakiness 3/3 (cpusim, pooled), 3/3 (cpusim_twin, pooled)"), qPrintable(run.out));
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        for (const QJsonValue& solution : root["problems"].toArray()[0].toObject()["solutions"].toArray()) {
+            const QJsonObject flakiness = solution.toObject()["flakiness"].toObject();
+            QCOMPARE(flakiness["correct"].toInt(), 3);
+            QVERIFY(!flakiness.contains("shared_draws"));
+        }
+    }
+
     void aProblemStartsWithTheDslTheGraderIsWarmFor() {
         // "suite check: a problem's DSLs are checked in reverse when the grader's pre-started child is for the last
         // one, so consecutive problems alternate and each starts where the one before ended"
