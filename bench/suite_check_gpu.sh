@@ -67,9 +67,10 @@ if [ -s "$work/shipped" ]; then
   done <"$work/shipped"
 fi
 
-# Every report this host or the repository holds; the first that holds a problem is used.
+# Every report this host or the repository holds (the committed records in bench/results too, so a check cut short
+# on one session goes on in the next); the first that still holds a problem under this grader is used.
 resume=()
-for report in "$work"/first-*.json "$work/suite.json" docs/suite.json; do
+for report in "$work"/first-*.json "$work/suite.json" bench/results/suite-*.json docs/suite.json; do
   [ -s "$report" ] && resume+=(--resume "$report")
 done
 
