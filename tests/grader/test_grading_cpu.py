@@ -5,6 +5,7 @@ import unittest
 
 import gradertest
 from gradertest import grade, hostile, problem, solution
+from mkbgrader.parent.verdict import STAGES
 
 ADD = problem("01_vector_add.py")
 GOOD = solution("01_vector_add.cpusim.py")
@@ -54,6 +55,14 @@ class CpuGradingTest(unittest.TestCase):
                 self.assertGreater(verdict["kernel_median_ms"], 0)
                 self.assertTrue(verdict["recheck_correct"])
                 self.assertGreater(verdict["roofline"]["bytes"], 0)
+                # What each stage cost: the parent's static check, then the child's stages in the order it went
+                # through them (outliers only where allowed).
+                stages = list(verdict["stage_s"])
+                self.assertEqual(stages[0], "static_check")
+                self.assertEqual(stages[1:], [s for s in STAGES if s in stages[1:]])
+                self.assertLessEqual({"static_check", "load", "import", "correctness", "warmup", "timing", "recheck",
+                                      "roofline", "done"}, set(stages))
+                self.assertTrue(all(seconds >= 0 for seconds in verdict["stage_s"].values()), verdict["stage_s"])
 
     def test_launch_on_private_copies_is_not_called_unused(self) -> None:
         for _ in range(3):

@@ -75,6 +75,7 @@ class PoolServerTest(unittest.TestCase):
         result = reply["pool"]
         self.assertTrue(result["ok"], result)
         self.assertEqual(result["draws"], 4)
+        self.assertEqual(list(result["stage_s"]), ["load", "import", "correctness", "done"])
         for label, entry in self.entries(reply).items():
             self.assertTrue(entry["complete"], label)
             self.assertEqual(len(entry["sha256"]), 64)

@@ -76,12 +76,8 @@ class KernelSlots(Evaluation):
     def run(self) -> None:
         try:
             self._run()
-        except ComplianceViolation as violation:
-            self.send({"t": "error", "stage": self.stage, "rule": violation.rule, "message": violation.detail,
-                       "infrastructure": False})
-        except StageFailure as failure:
-            self.send({"t": "error", "stage": self.stage, "message": str(failure),
-                       "infrastructure": failure.infrastructure})
+        except (ComplianceViolation, StageFailure) as failure:
+            self.send_failure(failure)
         except BaseException as error:  # the grader's own bug, or a kernel's exception escaping a guard
             if getattr(self, "solve_ran", False) and memory.breaks_context(error):
                 self.send({"t": "error", "stage": self.stage, "infrastructure": False,
@@ -94,6 +90,15 @@ class KernelSlots(Evaluation):
 
     def _run(self) -> None:
         raise NotImplementedError
+
+    def send_failure(self, failure: BaseException) -> None:
+        """A runtime rule broken or a stage failed, as the error message of the kernel that runs (its label)."""
+        if isinstance(failure, ComplianceViolation):
+            self.send({"t": "error", "stage": self.stage, "rule": failure.rule, "message": failure.detail,
+                       "infrastructure": False})
+        else:
+            self.send({"t": "error", "stage": self.stage, "message": str(failure),
+                       "infrastructure": bool(getattr(failure, "infrastructure", False))})
 
     def use(self, slot: Optional[Slot]) -> None:
         """Makes `slot` the kernel that runs next (None: the grader or eager): its solve and DSL, and its label on

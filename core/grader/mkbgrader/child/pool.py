@@ -75,12 +75,8 @@ class PoolEvaluation(KernelSlots):
             if mutation:
                 raise StageFailure(f"draw {index + 1}: {mutation}")
             return True
-        except ComplianceViolation as violation:
-            self.send({"t": "error", "stage": self.stage, "rule": violation.rule, "message": violation.detail,
-                       "infrastructure": False})
-        except StageFailure as failure:
-            self.send({"t": "error", "stage": self.stage, "message": str(failure),
-                       "infrastructure": failure.infrastructure})
+        except (ComplianceViolation, StageFailure) as failure:
+            self.send_failure(failure)
         self._require_working_device()
         return False
 

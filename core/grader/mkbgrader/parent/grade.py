@@ -11,6 +11,7 @@ from typing import Callable, Optional
 from mkbgrader.parent import compliance_static, sandbox, verdict
 from mkbgrader.parent.child_task import ChildTask, preload
 from mkbgrader.parent.settings import Settings
+from mkbgrader.parent.stage_clock import StageClock
 
 
 def requested_slowdown(request: dict) -> float:
@@ -63,16 +64,16 @@ def _grade(request: dict, settings: Settings, on_stage: Optional[Callable[[str],
         return verdict.static_failure(finding.rule, finding.detail, round(time.monotonic() - started, 3))
 
     work = ChildTask("evaluate", "evaluate", (request, settings))  # picklable: a pre-started child can run it
+    outcome_started = time.monotonic()
 
-    def on_message(message: dict) -> None:
-        if on_stage and message.get("t") == "stage":
-            on_stage(str(message.get("stage")))
-
+    clock = StageClock(on_stage)
     device = str(request.get("device") or "cpu")
     memory_limit = sandbox.cpu_memory_limit() if device == "cpu" else None
-    outcome = sandbox.run_in_child(work, settings.timeout_s, settings.log_cap_bytes, on_message, memory_limit)
+    outcome = sandbox.run_in_child(work, settings.timeout_s, settings.log_cap_bytes, clock, memory_limit)
     meta = dict(request.get("problem_meta") or {})
     for message in outcome.messages:
         if message.get("t") == "meta" and isinstance(message.get("meta"), dict):
             meta = {**message["meta"], **meta}
-    return verdict.build(outcome, settings, request.get("peaks"), meta)
+    result = verdict.build(outcome, settings, request.get("peaks"), meta)
+    result["stage_s"] = {"static_check": round(outcome_started - started, 3), **clock.seconds()}
+    return result

@@ -24,6 +24,7 @@ from mkbgrader.parent import sandbox, verdict
 from mkbgrader.parent.child_task import ChildTask, preload
 from mkbgrader.parent.retime_request import KernelSpec, check_problem_and_device, parse_kernels, read_kernel_files
 from mkbgrader.parent.settings import Settings, parse_settings
+from mkbgrader.parent.stage_clock import StageClock
 
 MAX_KERNELS = 8
 
@@ -68,14 +69,12 @@ def pool(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> dic
     if not runnable:
         return finish()
 
-    def on_message(message: dict) -> None:
-        if on_stage and message.get("t") == "stage":
-            on_stage(str(message.get("stage")))
-
+    clock = StageClock(on_stage)
     device = str(request.get("device") or "cpu")
     memory_limit = sandbox.cpu_memory_limit() if device == "cpu" else None
     work = ChildTask("pool", "pool", (request, runnable, settings))
-    outcome = sandbox.run_in_child(work, settings.timeout_s, settings.log_cap_bytes, on_message, memory_limit)
+    outcome = sandbox.run_in_child(work, settings.timeout_s, settings.log_cap_bytes, clock, memory_limit)
+    result["stage_s"] = clock.seconds()
     meta = dict(request.get("problem_meta") or {})
     for message in outcome.messages:
         if message.get("t") == "meta" and isinstance(message.get("meta"), dict):

@@ -21,6 +21,7 @@ from mkbgrader.fingerprint import grader_fingerprint
 from mkbgrader.parent.retime_request import KernelSpec, child_timeout, parse_request, read_kernel_files
 from mkbgrader.parent.retime_stats import EAGER, converged, pair_names, pair_stats
 from mkbgrader.parent.settings import RetimeSettings, Settings
+from mkbgrader.parent.stage_clock import StageClock
 from mkbgrader.parent.verdict import finite_or_none
 
 
@@ -65,20 +66,12 @@ def retime(request: dict, on_stage: Optional[Callable[[str], None]] = None) -> d
 
     # Picklable, so a pre-started child can take it.
     work = ChildTask("retime", "retime", (request, kernels, settings, retime_settings, seed))
-    stage_marks: list[tuple[str, float]] = []  # (stage, when the child entered it): the cost of each stage
-
-    def on_message(message: dict) -> None:
-        if message.get("t") == "stage":
-            stage_marks.append((str(message.get("stage")), time.monotonic()))
-            if on_stage:
-                on_stage(str(message.get("stage")))
-
+    clock = StageClock(on_stage)  # the cost of each stage
     memory_limit = sandbox.cpu_memory_limit() if device == "cpu" else None
     bound = child_timeout(settings, retime_settings)
-    outcome = sandbox.run_in_child(work, bound, settings.log_cap_bytes, on_message, memory_limit)
+    outcome = sandbox.run_in_child(work, bound, settings.log_cap_bytes, clock, memory_limit)
     built = build(outcome, kernels, settings, retime_settings, result, bound, bool(request.get("trace")))
-    ends = [when for _, when in stage_marks[1:]] + [time.monotonic()]
-    built["stage_s"] = {stage: round(end - when, 3) for (stage, when), end in zip(stage_marks, ends)}
+    built["stage_s"] = clock.seconds()
     return finish(built)
 
 

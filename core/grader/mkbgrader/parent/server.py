@@ -13,7 +13,7 @@ import json
 import os
 import signal
 import sys
-from typing import Any, Optional, Sequence, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
 from mkbgrader import PROTOCOL_VERSION
 from mkbgrader.parent import child_task, pool, retime, retime_request, sandbox, verdict
@@ -131,6 +131,10 @@ class Server:
         self.replies.write(json.dumps(message, allow_nan=False) + "\n")
         self.replies.flush()
 
+    def stage_replies(self, request_id: Any) -> Callable[[str], None]:
+        """What tells the client each stage of its request as the child enters it."""
+        return lambda stage: self.reply({"type": "stage", "id": request_id, "stage": stage})
+
     def error(self, request_id: Any, message: str) -> None:
         self.reply({"type": "error", "id": request_id, "message": message})
 
@@ -186,9 +190,7 @@ class Server:
             self.error(request_id, str(error))
             return
 
-        def on_stage(stage: str) -> None:
-            self.reply({"type": "stage", "id": request_id, "stage": stage})
-
+        on_stage = self.stage_replies(request_id)
         dsls = [(request["dsl"], request.get("dsl_descriptor") or {})]
         try:
             next_dsls = next_grading(request) or dsls
@@ -223,9 +225,7 @@ class Server:
             self.error(request_id, str(error))
             return
 
-        def on_stage(stage: str) -> None:
-            self.reply({"type": "stage", "id": request_id, "stage": stage})
-
+        on_stage = self.stage_replies(request_id)
         # A re-timing's child is pre-started like a grading's, for the device and all of its kernels' DSLs.
         device = str(request.get("device") or "cpu")
         dsls = retime_request.request_dsls(request)
@@ -253,9 +253,7 @@ class Server:
             self.error(request_id, str(error))
             return
 
-        def on_stage(stage: str) -> None:
-            self.reply({"type": "stage", "id": request_id, "stage": stage})
-
+        on_stage = self.stage_replies(request_id)
         try:
             result = pool.pool(request, on_stage)
         except Exception as error:  # a grader bug must become an error reply, not a dead server
@@ -290,9 +288,7 @@ class Server:
             self.error(request_id, str(error))
             return
 
-        def on_stage(stage: str) -> None:
-            self.reply({"type": "stage", "id": request_id, "stage": stage})
-
+        on_stage = self.stage_replies(request_id)
         try:
             report = validate(request, settings, on_stage)
         except Exception as error:  # a grader bug must become an error reply, not a dead server
