@@ -48,6 +48,22 @@ std::string printablePrefix(const std::string& text, std::size_t limit) {
     return text.size() > limit ? out + "…" : out;
 }
 
+/// The `kind` object of the reply to a `kind` request ("retime", "pool"), or the error: the server's refusal (an
+/// "error" reply, its message quoted) or a reply without that object (a grader older than the request).
+Result<Json> replyPart(const std::string& line, const std::string& kind) {
+    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(line));
+    if (message.value("type", "") == "error") {
+        std::string text = message.contains("message") && message["message"].is_string()
+                               ? message["message"].get<std::string>()
+                               : message.dump();
+        return makeError("the grader refused the " + kind + " request: " + printablePrefix(text, 300));
+    }
+    if (!message.contains(kind) || !message[kind].is_object()) {
+        return makeError("the grader's " + kind + " reply has no \"" + kind + "\" object; update the grader");
+    }
+    return message[kind];
+}
+
 /// A grade or retime request line with "device_lock": the lock file mkb holds around each grading of the device. The
 /// grader derives the device's timing lock from it, which every timed stage and the pre-started child's warm-up hold
 /// (DESIGN §5.4), so a warm-up never runs beside a timing.
@@ -359,18 +375,11 @@ Result<RetimingResult> GraderProcess::retime(const RetimeRequest& request, const
     if (!reply) {
         return makeError("re-timing on " + request.device + " failed: " + reply.error().message);
     }
-    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
-    if (message.value("type", "") == "error") {
-        std::string text = message.contains("message") && message["message"].is_string()
-                               ? message["message"].get<std::string>()
-                               : message.dump();
-        return makeError("the grader refused the retime request: " + printablePrefix(text, 300));
+    auto part = replyPart(reply->line, "retime");
+    if (!part) {
+        return part.error();
     }
-    if (!message.contains("retime") || !message["retime"].is_object()) {
-        return makeError("the grader's retime reply has no \"retime\" object; update the grader (it speaks protocol " +
-                         std::to_string(hello_.protocol) + " without re-timing)");
-    }
-    return retimingResultFromJson(message["retime"].dump());
+    return retimingResultFromJson(part->dump());
 }
 
 Result<PoolResult> GraderProcess::pool(const PoolRequest& request, const StageCallback& onStage,
@@ -392,17 +401,11 @@ Result<PoolResult> GraderProcess::pool(const PoolRequest& request, const StageCa
     if (!reply) {
         return makeError("pooled draws on " + request.device + " failed: " + reply.error().message);
     }
-    Json message = parseJsonInputOrDiscarded<Json>(withNonFiniteAsNull(reply->line));
-    if (message.value("type", "") == "error") {
-        std::string text = message.contains("message") && message["message"].is_string()
-                               ? message["message"].get<std::string>()
-                               : message.dump();
-        return makeError("the grader refused the pool request: " + printablePrefix(text, 300));
+    auto part = replyPart(reply->line, "pool");
+    if (!part) {
+        return part.error();
     }
-    if (!message.contains("pool") || !message["pool"].is_object()) {
-        return makeError("the grader's pool reply has no \"pool\" object; update the grader");
-    }
-    return poolResultFromJson(message["pool"].dump());
+    return poolResultFromJson(part->dump());
 }
 
 Result<DeviceProbe> GraderProcess::probe(const std::string& device, const std::atomic<bool>* cancel) {

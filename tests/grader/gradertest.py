@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -44,3 +45,21 @@ def grade(problem_path: str, kernel_path: str, dsl: str = "cpusim", device: str 
     request = {"problem": problem_path, "kernel": kernel_path, "dsl": dsl, "dsl_descriptor": descriptor(dsl),
                "device": device}
     return run_grade(request, parse_settings({**FAST, **overrides}))
+
+
+def start_server(extra_env: dict | None = None) -> tuple[subprocess.Popen, dict]:
+    """A real grader server (`python -m mkbgrader serve`) on pipes, and its ready line once it said it."""
+    env = {**os.environ, "PYTHONPATH": GRADER, "PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})}
+    server = subprocess.Popen([sys.executable, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    ready = json.loads(server.stdout.readline())
+    assert ready["type"] == "ready", ready
+    return server, ready
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """Asks the server to shut down and waits for it."""
+    server.stdin.write('{"type":"shutdown"}\n')
+    server.stdin.close()
+    server.wait(timeout=30)
+    server.stdout.close()

@@ -4,7 +4,6 @@ kernel, each kernel judged alone, a failing kernel leaving the pool, a dying one
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
@@ -27,19 +26,11 @@ class PoolServerTest(unittest.TestCase):
     def setUpClass(cls) -> None:
         cls.scratch = tempfile.TemporaryDirectory()
         cls.log = os.path.join(cls.scratch.name, "references.log")
-        env = {**os.environ, "PYTHONPATH": gradertest.GRADER, "PYTHONDONTWRITEBYTECODE": "1",
-               "MKB_TEST_REFERENCE_LOG": cls.log}
-        cls.server = subprocess.Popen([sys.executable, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        ready = json.loads(cls.server.stdout.readline())
-        assert ready["type"] == "ready", ready
+        cls.server, _ = gradertest.start_server({"MKB_TEST_REFERENCE_LOG": cls.log})
 
     @classmethod
     def tearDownClass(cls) -> None:
-        cls.server.stdin.write('{"type":"shutdown"}\n')
-        cls.server.stdin.close()
-        cls.server.wait(timeout=30)
-        cls.server.stdout.close()
+        gradertest.stop_server(cls.server)
         cls.scratch.cleanup()
 
     def setUp(self) -> None:

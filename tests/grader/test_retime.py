@@ -4,7 +4,6 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
@@ -27,19 +26,12 @@ class RetimeServerTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        env = {**os.environ, "PYTHONPATH": gradertest.GRADER, "PYTHONDONTWRITEBYTECODE": "1"}
-        cls.server = subprocess.Popen([sys.executable, "-m", "mkbgrader", "serve"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        ready = json.loads(cls.server.stdout.readline())
-        assert ready["type"] == "ready", ready
+        cls.server, ready = gradertest.start_server()
         cls.fingerprint = ready["grader_fingerprint"]
 
     @classmethod
     def tearDownClass(cls) -> None:
-        cls.server.stdin.write('{"type":"shutdown"}\n')
-        cls.server.stdin.close()
-        cls.server.wait(timeout=30)
-        cls.server.stdout.close()
+        gradertest.stop_server(cls.server)
 
     def ask(self, kernels: list, retime_settings: dict, **extra: object) -> tuple[dict, list[str]]:
         """Sends one retime request; returns the final reply and the stages heard."""
