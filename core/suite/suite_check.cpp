@@ -126,6 +126,13 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         }
         return grader.grade(request, {}, cancel);
     };
+    // The settings of a correctness-only repeat: the full grading's, without warm-up, timing, re-check or outlier draws
+    // (outlier draws never decide correctness; they only cost time).
+    GradeSettings correctnessOnly = options.settings;
+    correctnessOnly.warmupDraws = 0;
+    correctnessOnly.timingDraws = 0;
+    correctnessOnly.recheckDraws = 0;
+    correctnessOnly.outliers = false;
     // gradings-1 correctness-only repeats of a solution whose full grading passed ("20/20"); `next` as gradeOnce's,
     // for the last of them.
     auto repeatForFlakiness = [&](const SolutionCheck& solution, const std::string& next, bool pooledRepeats) {
@@ -133,11 +140,6 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         flakiness.dsl = solution.dsl;
         flakiness.gradings = 1;
         flakiness.held = correctnessHeld(*solution.verdict) ? 1 : 0;
-        GradeSettings correctnessOnly = options.settings;
-        correctnessOnly.warmupDraws = 0;
-        correctnessOnly.timingDraws = 0;
-        correctnessOnly.recheckDraws = 0;
-        correctnessOnly.outliers = false; // outlier draws never decide correctness; they only cost time
         flakiness.pooled = pooledRepeats;
         flakiness.drawsPerGrading = options.settings.correctnessDraws;
         if (pooledRepeats) {
@@ -182,11 +184,14 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     const bool single = options.flakiness == FlakinessMode::Single && options.gradings > 1;
     // The DSL of the next solution this problem grades after order[i]: "" after the last one, whose DSL the next
     // problem starts with (checkingOrder).
+    // Whether the problem ships a solution in `dsl` that this check can grade (its descriptor loaded).
+    auto gradable = [&](const std::string& dsl) {
+        std::error_code ec;
+        return options.descriptors.count(dsl) && std::filesystem::is_regular_file(solutionPath(problem, dsl), ec);
+    };
     auto gradedAfter = [&](std::size_t i) -> std::string {
         for (std::size_t j = i + 1; j < order.size(); ++j) {
-            std::error_code ec;
-            if (options.descriptors.count(order[j]) &&
-                std::filesystem::is_regular_file(solutionPath(problem, order[j]), ec)) {
+            if (gradable(order[j])) {
                 return order[j];
             }
         }
@@ -197,11 +202,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     // alone, so no solution's record depends on another's failure.
     auto shareRepeats = [&](std::map<std::string, SolutionCheck>& solutions) {
         const int repeats = options.gradings - 1;
-        GradeSettings pooled = options.settings;
-        pooled.warmupDraws = 0;
-        pooled.timingDraws = 0;
-        pooled.recheckDraws = 0;
-        pooled.outliers = false;
+        GradeSettings pooled = correctnessOnly;
         pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
         PoolRequest request = makePoolRequest(problem, options.device, pooled);
         for (const auto& [dsl, solution] : solutions) {
@@ -249,10 +250,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     };
     // A slow reference: the repeats' draws are shared across the solutions (kShareDrawsFromEagerMs), in one pool after
     // every solution's own grading.
-    const int shipped = static_cast<int>(std::count_if(order.begin(), order.end(), [&](const std::string& dsl) {
-        std::error_code ec;
-        return options.descriptors.count(dsl) && std::filesystem::is_regular_file(solutionPath(problem, dsl), ec);
-    }));
+    const auto shipped = std::count_if(order.begin(), order.end(), gradable);
     const bool shareDraws = single && shipped >= 2 && check.validation.eagerMedianMs &&
                             *check.validation.eagerMedianMs >= kShareDrawsFromEagerMs;
     std::map<std::string, SolutionCheck> checked;
