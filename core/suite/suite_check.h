@@ -50,8 +50,11 @@ struct FlakinessCheck {
 /// --flakiness single shares the repeats' draws across a problem's solutions when its eager reference takes at least
 /// this long (validation's median): each solution's full grading keeps its own draws and its timing, and the other
 /// gradings' draws run in one pool for all of them, each draw's reference and float64 anchor computed once. Below it,
-/// the reference is cheap and a pool child (every DSL imported and warmed) costs more than it saves.
-inline constexpr double kShareDrawsFromEagerMs = 20.0;
+/// the reference is cheap and a pool child (a process that imports and compiles every solution again, some 3-4 s on
+/// an H100) costs more than it saves. At 5 ms the two break even, by estimate: a draw's reference and its float64
+/// anchor (usually slower than the reference) are saved for three of four solutions' 95 draws, 285 x 2 x 5 ms.
+/// bench/README.md (seventeenth batch) measures the problems on either side.
+inline constexpr double kShareDrawsFromEagerMs = 5.0;
 
 /// One shipped solution of one DSL, graded once with full timing, then (when it passed) repeated for flakiness.
 struct SolutionCheck {

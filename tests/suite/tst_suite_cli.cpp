@@ -453,7 +453,7 @@ private slots:
     }
 
     void singleFlakinessSharesTheRepeatsOfASlowReference() {
-        // "suite check --flakiness single on a problem whose eager reference takes 20 ms or more: each solution's
+        // "suite check --flakiness single on a problem whose eager reference takes 5 ms or more: each solution's
         // grading holds its own 5 draws and its timing; the other gradings' draws are shared by the solutions in one
         // pool; the line, the JSON and the table say so"
         const QString json = temp.path() + "/shared.json";
@@ -482,7 +482,7 @@ private slots:
         QVERIFY(tableFile.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(tableFile.readAll());
         QVERIFY2(
-            text.contains("Where the eager reference takes 20 ms or more, each solution's evaluation holds its own "
+            text.contains("Where the eager reference takes 5 ms or more, each solution's evaluation holds its own "
                           "5 draws and the timing, and the other 2 x 5 draws are shared"),
             qPrintable(text));
 

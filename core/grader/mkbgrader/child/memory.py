@@ -57,13 +57,23 @@ def configure_allocator(device: str) -> None:
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
 
 
+# Below this share of the device's memory free, release() hands the allocator's unused blocks back to the device.
+CROWDED_FREE_SHARE = 0.25
+
+
 def release(device: str) -> None:
-    """Drops unreachable tensors and hands the caching allocator's unused blocks back to the device."""
+    """Drops unreachable tensors; when the device is crowded, also hands the caching allocator's unused blocks back
+    to it (for the other processes on the device: a pre-started child, a DSL's own allocator). Otherwise the blocks
+    stay cached for the next draw, which allocates the same sizes: handing them back and allocating them again each
+    draw cost more than the draw's comparison on a light problem. The room checks (Budget) count cached blocks as
+    free, and torch frees them itself before an allocation fails."""
     gc.collect()
     if device.startswith("cuda"):
         try:
-            torch.cuda.synchronize()
-            torch.cuda.empty_cache()
+            free, total = torch.cuda.mem_get_info()
+            if free < CROWDED_FREE_SHARE * total:
+                torch.cuda.synchronize()
+                torch.cuda.empty_cache()
         except RuntimeError:  # a broken context: the next real call reports it
             pass
 
@@ -117,6 +127,12 @@ class Budget:
 
     def shortfall(self, needed: int, held: int = 0, what: str = "it") -> str:
         """"" when `needed` bytes fit; otherwise why not, in words ("it needs 58.1 GiB and 40.2 GiB are free")."""
+        if self.cap is None and self.device.startswith("cuda"):
+            try:  # what the device has free alone is enough: the allocator's statistics need not be read
+                if needed <= torch.cuda.mem_get_info()[0]:
+                    return ""
+            except (RuntimeError, AttributeError):
+                pass
         free = self.free_bytes(held)
         if free is None or needed <= free:
             return ""
