@@ -8,6 +8,12 @@ import torch
 # 1/sqrt(128 + 64) (qk_nope_head_dim + qk_rope_head_dim); the output is the attention-weighted latent (first 512
 # dims), before the absorbed V up-projection. Tensor parallelism 8 leaves 128 / 8 = 16 heads per GPU; a decode step
 # of 32 sequences with up to 4096 cached tokens each, bf16. Cache rows at or past seq_lens[b] hold stale data.
+# pallas stays below eager here (0.46x [0.44, 0.53] on an H100, 2026-12-06): JAX's per-call host work around the
+# jitted pallas_call and its 3 DLPack imports takes 0.91 ms outside the device, more than eager's 0.77 ms for
+# everything. Its kernel (one program per head, so 16 programs read each sequence's cache) also takes 0.77 ms of
+# device time against Triton's 0.14 ms; but a Triton-grade kernel with every input packed into one import (a copy of
+# the 151 MB cache, about 0.1 ms) at the cheapest Pallas round trip measured in the suite (problem 18: 0.49 ms outside
+# the device) would still come to about eager's time (inferred).
 BATCH = 32
 HEADS = 16
 KV_LORA_RANK = 512

@@ -8,6 +8,13 @@ import torch
 # reference's clone does, and that copy (268 MB each way) bounds both: torch's clone of a contiguous tensor is one
 # device-to-device memcpy at the copy's full bandwidth, so a solution's copy kernel cannot beat eager here; the
 # shipped ones run at 0.82-0.89x of eager on an H200 with their copies at 0.91-0.93 of the measured peak bandwidth.
+# numba stays below eager here (0.41x [0.39, 0.46] on an H100, 2026-12-06): its copies and scatter take 0.205 ms of
+# device time (Triton's 0.192 ms), and its three numba launches add 0.49 ms outside the device. A numba launch is slow
+# to leave the host: the one-launch numba solutions of problems 31 and 04 spend 0.24 and 0.34 ms outside the device
+# (Triton's 0.09 and 0.14 ms), and even torch's clones followed by one numba launch (problem 16's form, 0.19 ms outside
+# the device) would take about 0.38 ms here, against eager's 0.29 ms (inferred).
+# bench/results/suite-4dsl-h100-r3.md (grader 10bf8b0753e6, another H100): numba 0.66x [0.64, 0.68], 0.20 ms on the
+# device and 0.20 ms outside it, against eager's 0.27 ms.
 NUM_TOKENS = 4096
 KV_HEADS = 8
 HEAD_DIM = 128

@@ -12,6 +12,11 @@ import torch.nn.functional as F
 # would need about 35 TFLOP/s, over half the H100's SIMT peak, to keep up; its solution, which reads each weight once as
 # raw bf16 bits and keeps all 32 tokens' sums in registers, reaches about 16 TFLOP/s (the one before it, which widened
 # the weights with torch every call, 0.04x).
+# pallas stays below eager here (0.38x [0.37, 0.39] on an H100, 2026-12-06): its two tensor-core kernels take 0.175 ms
+# of device time (Triton's 0.155 ms), while JAX's per-call host work around the jitted call and its 3 DLPack imports
+# takes 0.70 ms outside the device, twice eager's 0.33 ms for everything; the cheapest Pallas round trip measured in
+# the suite (problem 18: one import, one export) spends 0.49 ms there, so no Pallas solution can reach eager
+# (inferred).
 NUM_TOKENS = 32
 HIDDEN = 3584
 INTERMEDIATE = 18944

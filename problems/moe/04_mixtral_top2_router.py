@@ -7,6 +7,13 @@ import torch
 # renormalised to sum to 1 and written into a dense [tokens, experts] matrix (zeros for unchosen experts).
 # Ties: make_inputs redraws any token whose 2nd and 3rd largest logits lie within TIE_MARGIN (judged in float64),
 # so every fp32 evaluation of the gate GEMM, whatever its summation order, chooses the same two experts.
+# pallas stays below eager here (0.42x [0.41, 0.43] on an H100, 2026-12-06): eager takes 0.38 ms in all, while JAX's
+# per-call host work around the jitted pallas_call and its 2 DLPack imports takes 0.74 ms outside the device (its
+# kernel: 0.165 ms of device time, Triton's 0.115 ms). The cheapest Pallas round trip measured in the suite (problem
+# 18: one import, one export) already spends 0.49 ms outside the device, so no Pallas kernel can reach eager
+# (inferred).
+# bench/results/suite-4dsl-h100-r3.md (grader 10bf8b0753e6, another H100): 0.42x [0.40, 0.44], 0.15 ms on the device
+# and 0.50 ms outside it, against eager's 0.27 ms.
 NUM_TOKENS = 8192
 HIDDEN = 4096
 NUM_EXPERTS = 8

@@ -6,6 +6,13 @@ import torch
 # tokens. Activations are quantised per token (one scale per row), weights per output channel (one scale per
 # row of the weight); the int8 product is accumulated exactly, as int32 tensor cores do, then dequantised by
 # both scales.
+# pallas stays below eager here (0.65x [0.64, 0.66] on an H100, 2026-12-06): its int8 tensor-core kernel takes 0.014 ms
+# of device time (Triton's 0.012 ms); the other 0.82 ms is JAX's per-call host work around the jitted pallas_call and
+# its 4 DLPack imports, more than eager's 0.54 ms for everything. Packed into one import, at the cheapest Pallas round
+# trip measured in the suite (problem 18: 0.49 ms outside the device), a Pallas solution would come to about eager's
+# time, not clearly below it (inferred).
+# bench/results/suite-4dsl-h100-r3.md (grader 10bf8b0753e6, another H100): 0.62x [0.60, 0.64], 0.011 ms on the device
+# and 0.84 ms outside it, against eager's 0.53 ms.
 NUM_TOKENS = 128
 IN_FEATURES = 4096
 OUT_FEATURES = 4096

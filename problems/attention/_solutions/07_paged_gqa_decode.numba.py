@@ -1,80 +1,287 @@
-"""numba-cuda solution for 07_paged_gqa_decode: one block per (sequence, query head); each key is found through the
-block table (page = block_table[b, s // 16], slot s % 16); bfloat16 tensors are cast to float32 with torch first."""
+"""numba-cuda solution for 07_paged_gqa_decode: split-sequence flash decoding over the paged cache in one kernel
+launch, the bf16 pages read as 64-bit words and widened in the kernel.
+
+One block of 128 threads per (128-row slice = 8 pages, sequence and KV head) runs the KV head's 8 query heads over
+its slice, so each cached row comes from memory once for all 8 heads (an earlier solution widened both 67 MB page
+pools to float32 with torch every call, then ran one block per (sequence, query head): every row was read again by
+the 8 heads' blocks, one row per thread, uncoalesced, with one global load per FMA in the weighted sum). Each warp
+owns 2 pages of the slice; it looks both page ids up in the block table first, then reads a whole 256-byte row with
+one 64-bit load per lane (4 bf16 dims a lane), a page's 16 rows loaded before any is used. Scores: each lane dots
+its 4 dims with the 8 queries (kept in registers), and a reduce-scatter over the warp (9 shuffles) leaves each
+head's score in 4 lanes. The slice's softmax is one warp per 2 heads. Weighted sum: each lane accumulates its 4
+dims for the 8 heads, and the 4 warps' sums are added through shared memory. The slice's unnormalised output, max
+and sum go to a float32 workspace; the last block of a (sequence, KV head) to finish (an atomic counter in the same
+zeroed workspace) merges that group's slices into a float32 result in the workspace, which torch casts to bf16. A
+call is one numba launch (numba's launch costs far more host time than the kernel runs). A bf16 is the top half of
+a float32, so a word's four values are two shifts and two masks. Rows past a sequence's end are neither looked up
+nor loaded: their scores are -inf and their value words zero.
+"""
 
 import math
 
 import torch
-from numba import cuda, float32
+from numba import cuda, float32, int32, int64
+from numba.cuda import libdevice
 
-PAGE = 16
-
+GROUP = 8  # query heads per KV head
+HEAD_DIM = 128
+WORDS = 32  # 64-bit words per cached row: four bf16 each, one per lane
+PAGE = 16  # rows per page
+TILE = 128  # cache rows per block: 8 pages
 THREADS = 128
-MAX_KEYS = 4096
-MAX_DIM = 576
-NEG = -3.0e38
+WARP_ROWS = 32  # TILE // 4 warps: 2 pages per warp
+BATCH = 16  # rows a warp loads before it uses them: one page
+SCORES = 1024  # GROUP * TILE: scores, then softmax weights, [head][row]
+PARTIAL = 4096  # 4 warps * GROUP * HEAD_DIM: the warps' weighted sums before they are added
+MAX_SPLITS = 32  # slices per sequence: one per lane in the merge
+FULL_MASK = 0xFFFFFFFF
+INDEX_MASK = 0x7FFFFFFF  # indices fit in 31 bits (solve checks): masking proves them non-negative to the compiler
 
 
-@cuda.jit
-def _decode(q, k, v, block_table, lens, out, scale, group, new_tokens, heads):
-    # One block per (query row, batch): rows are (token, head) pairs; KV head = head // group.
-    row = cuda.blockIdx.x
-    b = cuda.blockIdx.y
+@cuda.jit(device=True)
+def _warp_max(value):
+    value = max(value, cuda.shfl_xor_sync(FULL_MASK, value, 16))
+    value = max(value, cuda.shfl_xor_sync(FULL_MASK, value, 8))
+    value = max(value, cuda.shfl_xor_sync(FULL_MASK, value, 4))
+    value = max(value, cuda.shfl_xor_sync(FULL_MASK, value, 2))
+    value = max(value, cuda.shfl_xor_sync(FULL_MASK, value, 1))
+    return value
+
+
+@cuda.jit(device=True)
+def _warp_sum(value):
+    value += cuda.shfl_xor_sync(FULL_MASK, value, 16)
+    value += cuda.shfl_xor_sync(FULL_MASK, value, 8)
+    value += cuda.shfl_xor_sync(FULL_MASK, value, 4)
+    value += cuda.shfl_xor_sync(FULL_MASK, value, 2)
+    value += cuda.shfl_xor_sync(FULL_MASK, value, 1)
+    return value
+
+
+@cuda.jit(device=True)
+def _score(word, qf, part, up16, up8, up4):
+    """The 8 heads' dot products of one row, each lane's 4 dims, reduced over the warp: every lane returns the score
+    of head (lane >> 2) & 7 (a reduce-scatter: halves of the heads are exchanged at each step, then the rest summed).
+    part is 4 floats of scratch (registers once inlined)."""
+    lo = int32(word)
+    hi = int32(word >> 32)
+    k0 = libdevice.int_as_float(int32(lo << 16))
+    k1 = libdevice.int_as_float(int32(lo & -65536))
+    k2 = libdevice.int_as_float(int32(hi << 16))
+    k3 = libdevice.int_as_float(int32(hi & -65536))
+    # lanes 0-15 keep heads 0-3, lanes 16-31 heads 4-7
+    for j in range(4):
+        low = qf[4 * j] * k0 + qf[4 * j + 1] * k1 + qf[4 * j + 2] * k2 + qf[4 * j + 3] * k3
+        high = qf[4 * j + 16] * k0 + qf[4 * j + 17] * k1 + qf[4 * j + 18] * k2 + qf[4 * j + 19] * k3
+        part[j] = (high if up16 else low) + cuda.shfl_xor_sync(FULL_MASK, low if up16 else high, 16)
+    # then bit 3 picks 2 of those 4, bit 2 one of the 2
+    x0 = part[0]
+    x1 = part[1]
+    x2 = part[2]
+    x3 = part[3]
+    c0 = (x2 if up8 else x0) + cuda.shfl_xor_sync(FULL_MASK, x0 if up8 else x2, 8)
+    c1 = (x3 if up8 else x1) + cuda.shfl_xor_sync(FULL_MASK, x1 if up8 else x3, 8)
+    d = (c1 if up4 else c0) + cuda.shfl_xor_sync(FULL_MASK, c0 if up4 else c1, 4)
+    d += cuda.shfl_xor_sync(FULL_MASK, d, 2)
+    d += cuda.shfl_xor_sync(FULL_MASK, d, 1)
+    return d
+
+
+@cuda.jit(device=True)
+def _accumulate(word, acc, weights, row):
+    """acc[4 h + c] += weight[h, row] * value[row, 4 lane + c]."""
+    lo = int32(word)
+    hi = int32(word >> 32)
+    v0 = libdevice.int_as_float(int32(lo << 16))
+    v1 = libdevice.int_as_float(int32(lo & -65536))
+    v2 = libdevice.int_as_float(int32(hi << 16))
+    v3 = libdevice.int_as_float(int32(hi & -65536))
+    for h in range(GROUP):
+        p = weights[h * TILE + row]
+        acc[4 * h] += p * v0
+        acc[4 * h + 1] += p * v1
+        acc[4 * h + 2] += p * v2
+        acc[4 * h + 3] += p * v3
+
+
+@cuda.jit(max_registers=128)  # 4 blocks an SM (the same 4 as at 104, without spills)
+def _decode(q_words, k_words, v_words, block_table, seq_lens, ws):
+    """Block (split, g) with g = b * kv_heads + kv: cache rows [split * TILE, +TILE) of sequence b, KV head kv.
+    q_words, k_words, v_words: the bf16 tensors as flat 64-bit words; block_table: flat int32 [batch * pages];
+    ws: float32, zeroed: [groups] counters, the float32 result [groups, GROUP, HEAD_DIM], then the slices' max
+    [g, split, h], sum [g, split, h] and unnormalised output [g, split, h, dim] (dim stored as c * 32 + lane for
+    dim 4 lane + c)."""
+    scores = cuda.shared.array(SCORES, float32)
+    partial = cuda.shared.array(PARTIAL, float32)
+    last = cuda.shared.array(1, int32)
     tid = cuda.threadIdx.x
-    head = row % heads
-    token = row // heads
-    kv = head // group
-    limit = lens[b] - new_tokens + token + 1  # keys [0, limit) are visible
-    dk = q.shape[2]
-    dv = out.shape[2]
-    qs = cuda.shared.array(MAX_DIM, float32)
-    ps = cuda.shared.array(MAX_KEYS, float32)
-    red = cuda.shared.array(THREADS, float32)
-    for d in range(tid, dk, THREADS):
-        qs[d] = float32(q[b, row, d]) * scale
+    lane = tid & 31
+    warp = (tid >> 5) & 3
+    split = cuda.blockIdx.x
+    g = cuda.blockIdx.y
+    splits = cuda.gridDim.x
+    groups = cuda.gridDim.y
+    batch = seq_lens.shape[0]
+    kv_heads = groups // batch
+    pages = block_table.shape[0] // batch  # pages per sequence
+    b = g // kv_heads
+    kv = g - b * kv_heads
+    start = split * TILE
+    end = min(seq_lens[b], pages * PAGE)
+    if start >= end:  # the whole block leaves together, before any barrier
+        return
+    live = (end + TILE - 1) // TILE  # slices of this sequence that run
+
+    # The warp's two pages (rows first .. first + 31 of the slice); pages past the end are not looked up.
+    first = warp * WARP_ROWS
+    page_at = (b * pages + ((start + first) >> 4)) & INDEX_MASK
+    page0 = block_table[page_at] if start + first < end else 0
+    page1 = block_table[page_at + 1] if start + first + PAGE < end else 0
+    row_stride = (kv_heads * WORDS) & 0xFFFF
+    at0 = ((page0 * PAGE * kv_heads + kv) * WORDS + lane) & INDEX_MASK  # this lane's word of the page's row 0
+    at1 = ((page1 * PAGE * kv_heads + kv) * WORDS + lane) & INDEX_MASK
+
+    # the 8 queries' 4 dims of this lane, times the softmax scale
+    qf = cuda.local.array(32, float32)
+    scale = float32(1.0 / math.sqrt(HEAD_DIM))
+    for h in range(GROUP):
+        word = q_words[((g * GROUP + h) * WORDS + lane) & INDEX_MASK]
+        lo = int32(word)
+        hi = int32(word >> 32)
+        qf[4 * h] = libdevice.int_as_float(int32(lo << 16)) * scale
+        qf[4 * h + 1] = libdevice.int_as_float(int32(lo & -65536)) * scale
+        qf[4 * h + 2] = libdevice.int_as_float(int32(hi << 16)) * scale
+        qf[4 * h + 3] = libdevice.int_as_float(int32(hi & -65536)) * scale
+
+    up16 = (lane & 16) != 0
+    up8 = (lane & 8) != 0
+    up4 = (lane & 4) != 0
+    writer = (lane & 3) == 0
+    my_head = (lane >> 2) & 7
+    buf = cuda.local.array(BATCH, int64)
+    part = cuda.local.array(4, float32)
+
+    # Scores of the warp's 32 rows, a page (16 loads) at a time.
+    for half in range(WARP_ROWS // BATCH):
+        at = at1 if half == 1 else at0
+        r0 = first + half * BATCH
+        for i in range(BATCH):
+            buf[i] = k_words[at + i * row_stride] if start + r0 + i < end else int64(0)
+        for i in range(BATCH):
+            s = _score(buf[i], qf, part, up16, up8, up4)
+            if writer:
+                scores[my_head * TILE + r0 + i] = s if start + r0 + i < end else float32(-math.inf)
+
+    # The first page of value words is loaded before the softmax, so it is in flight across it.
+    for i in range(BATCH):
+        buf[i] = v_words[at0 + i * row_stride] if start + first + i < end else int64(0)
     cuda.syncthreads()
-    local = float32(NEG)
-    for s in range(tid, limit, THREADS):
-        acc = float32(0.0)
-        for d in range(dk):
-            acc += qs[d] * float32(k[block_table[b, s // PAGE], s % PAGE, kv, d])
-        ps[s] = acc
-        local = max(local, acc)
-    red[tid] = local
+
+    # Softmax over the slice: warp w owns heads w and w + 4 (row 0 of a running slice is valid: the max is finite).
+    for t in range(2):
+        h = warp + 4 * t
+        x0 = scores[h * TILE + lane]
+        x1 = scores[h * TILE + lane + 32]
+        x2 = scores[h * TILE + lane + 64]
+        x3 = scores[h * TILE + lane + 96]
+        top = _warp_max(max(max(x0, x1), max(x2, x3)))
+        p0 = math.exp(x0 - top)
+        p1 = math.exp(x1 - top)
+        p2 = math.exp(x2 - top)
+        p3 = math.exp(x3 - top)
+        total = _warp_sum((p0 + p1) + (p2 + p3))
+        scores[h * TILE + lane] = p0
+        scores[h * TILE + lane + 32] = p1
+        scores[h * TILE + lane + 64] = p2
+        scores[h * TILE + lane + 96] = p3
+        stat = groups * (1 + GROUP * HEAD_DIM) + (g * splits + split) * GROUP + h
+        if lane == 0:
+            ws[stat] = top
+            ws[stat + groups * splits * GROUP] = total
     cuda.syncthreads()
-    stride = THREADS // 2
-    while stride > 0:
-        if tid < stride:
-            red[tid] = max(red[tid], red[tid + stride])
-        cuda.syncthreads()
-        stride //= 2
-    top = red[0]
+
+    # Weighted sum of the warp's 32 value rows: lane owns dims 4 lane .. 4 lane + 3 of the 8 heads.
+    acc = cuda.local.array(32, float32)
+    for j in range(32):
+        acc[j] = float32(0.0)
+    for i in range(BATCH):
+        _accumulate(buf[i], acc, scores, first + i)
+    for i in range(BATCH):
+        buf[i] = v_words[at1 + i * row_stride] if start + first + BATCH + i < end else int64(0)
+    for i in range(BATCH):
+        _accumulate(buf[i], acc, scores, first + BATCH + i)
+    for j in range(GROUP):
+        for c in range(4):
+            partial[warp * 1024 + j * HEAD_DIM + c * 32 + lane] = acc[4 * j + c]
     cuda.syncthreads()
-    local = float32(0.0)
-    for s in range(tid, limit, THREADS):
-        p = math.exp(ps[s] - top)
-        ps[s] = p
-        local += p
-    red[tid] = local
+
+    # Thread (warp w, lane) adds the 4 warps' sums of heads w and w + 4, dims 4 lane + c, and stores them.
+    o_base = groups * (1 + GROUP * HEAD_DIM + 2 * splits * GROUP) + HEAD_DIM * GROUP * g * splits  # slice 0 of g
+    for t in range(2):
+        h = warp + 4 * t
+        mine = (o_base + (split * GROUP + h) * HEAD_DIM + lane) & INDEX_MASK
+        for c in range(4):
+            k = h * HEAD_DIM + c * 32 + lane
+            ws[mine + c * 32] = (partial[k] + partial[k + 1024]) + (partial[k + 2048] + partial[k + 3072])
+    cuda.threadfence()  # this block's partial results are visible device-wide before it is counted
     cuda.syncthreads()
-    stride = THREADS // 2
-    while stride > 0:
-        if tid < stride:
-            red[tid] += red[tid + stride]
-        cuda.syncthreads()
-        stride //= 2
-    total = red[0]
-    for d in range(tid, dv, THREADS):
-        acc = float32(0.0)
-        for s in range(limit):
-            acc += ps[s] * float32(v[block_table[b, s // PAGE], s % PAGE, kv, d])
-        out[b, row, d] = acc / total
+    if tid == 0:
+        done = cuda.atomic.add(ws, g, float32(1.0))
+        last[0] = 1 if done == float32(live - 1) else 0
+    cuda.syncthreads()
+    if last[0] == 0:
+        return
+    cuda.threadfence()
+
+    # The last block of group g merges its live slices: lane s holds slice s's weight for head h.
+    ok = lane < live
+    for t in range(2):
+        h = warp + 4 * t
+        first_stat = (groups * (1 + GROUP * HEAD_DIM) + g * splits * GROUP + lane * GROUP + h) & INDEX_MASK
+        m = ws[first_stat] if ok else float32(-math.inf)
+        l = ws[first_stat + groups * splits * GROUP] if ok else float32(0.0)
+        best = _warp_max(m)
+        weight = math.exp(m - best) if ok else float32(0.0)
+        inverse = float32(1.0) / _warp_sum(weight * l)
+        a0 = float32(0.0)
+        a1 = float32(0.0)
+        a2 = float32(0.0)
+        a3 = float32(0.0)
+        at = (o_base + h * HEAD_DIM + lane) & INDEX_MASK
+        for s in range(live):
+            w = cuda.shfl_sync(FULL_MASK, weight, s)
+            here = at + s * (GROUP * HEAD_DIM)
+            a0 += w * ws[here]
+            a1 += w * ws[here + 32]
+            a2 += w * ws[here + 64]
+            a3 += w * ws[here + 96]
+        o = (groups + (g * GROUP + h) * HEAD_DIM + 4 * lane) & INDEX_MASK
+        ws[o] = a0 * inverse
+        ws[o + 1] = a1 * inverse
+        ws[o + 2] = a2 * inverse
+        ws[o + 3] = a3 * inverse
+
+
+_launches = {}
 
 
 def solve(q, k_cache, v_cache, block_table, seq_lens):
     batch, query_heads, dim = q.shape
-    group = query_heads // k_cache.shape[2]
-    assert block_table.shape[1] * PAGE <= MAX_KEYS and dim <= MAX_DIM
-    out = torch.empty(batch, query_heads, dim, device=q.device, dtype=torch.float32)
-    _decode[(query_heads, batch), THREADS](q.float(), k_cache.float(), v_cache.float(), block_table.contiguous(),
-                                           seq_lens.contiguous(), out, 1.0 / math.sqrt(dim), group, 1, query_heads)
-    return out.to(q.dtype)
+    num_pages, page_size, kv_heads = k_cache.shape[0], k_cache.shape[1], k_cache.shape[2]
+    assert dim == HEAD_DIM and page_size == PAGE and query_heads == GROUP * kv_heads
+    assert q.dtype == torch.bfloat16 and k_cache.dtype == torch.bfloat16 and v_cache.dtype == torch.bfloat16
+    context = block_table.shape[1] * PAGE
+    assert context % TILE == 0
+    splits = context // TILE
+    groups = batch * kv_heads
+    assert splits <= MAX_SPLITS and num_pages * PAGE * kv_heads * WORDS <= INDEX_MASK
+    key = (splits, groups)
+    launch = _launches.get(key)
+    if launch is None:
+        launch = _launches[key] = _decode[(splits, groups), THREADS]
+    ws = torch.zeros(groups * (1 + GROUP * HEAD_DIM + splits * GROUP * (2 + HEAD_DIM)), device=q.device,
+                     dtype=torch.float32)
+    launch(q.contiguous().view(-1).view(torch.int64), k_cache.contiguous().view(-1).view(torch.int64),
+           v_cache.contiguous().view(-1).view(torch.int64), block_table.to(torch.int32).contiguous().view(-1),
+           seq_lens.to(torch.int32), ws)
+    return ws[groups:groups * (1 + GROUP * HEAD_DIM)].view(batch, query_heads, dim).to(torch.bfloat16)
