@@ -52,15 +52,20 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 # Candidate solutions (bench/candidates/NN, MKB_CANDIDATES="21:cuda 53:triton") are graded beside the shipped ones
 # first, and the best ships when it clearly beats both (grade_candidates.py --ship). Each call starts from the
 # sender's tree again, so what an earlier call shipped is applied again here; commit the same copy where you work.
+# Each problem's candidates get at most half of what is left, and what one shipped is recorded at once, so that a
+# call stopped mid-way still applies it on the next.
 for spec in ${MKB_CANDIDATES:-}; do
   number=${spec%%:*} dsl=${spec#*:}
+  if [ "$(left)" -lt 240 ]; then
+    echo "=== candidates for p$number ($dsl) left for the next call: $(left) s left"
+    continue
+  fi
   echo "=== candidates for p$number ($dsl, $(date +%T))"
-  python3 bench/candidates/grade_candidates.py --mkb "$mkb" --problem "p$number" --dsl "$dsl" --ship \
-    bench/candidates/"$number"/v*."$dsl".py 2>&1 | tee -a "$OUT/candidates.log"
+  timeout -k 30 $(($(left) / 2)) python3 bench/candidates/grade_candidates.py --mkb "$mkb" --problem "p$number" \
+    --dsl "$dsl" --ship bench/candidates/"$number"/v*."$dsl".py 2>&1 | tee "$work/candidates-p$number-$dsl.log" |
+    tee -a "$OUT/candidates.log"
+  sed -n 's/^ship: \(.*\) is now \(.*\) (CI low .*/\1 \2/p' "$work/candidates-p$number-$dsl.log" >>"$work/shipped"
 done
-if [ -f "$OUT/candidates.log" ]; then
-  sed -n 's/^ship: \(.*\) is now \(.*\) (CI low .*/\1 \2/p' "$OUT/candidates.log" >>"$work/shipped"
-fi
 if [ -s "$work/shipped" ]; then
   while read -r from to; do
     cp "$from" "$to" && echo "shipped: $from as $to"
