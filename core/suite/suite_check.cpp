@@ -7,6 +7,8 @@
 #include "core/util/text.h"
 #include "core/wire/pool_request.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -29,6 +31,24 @@ std::string solutionFailure(const Verdict& verdict) {
 
 std::string yesNoCount(int count, int total) {
     return std::to_string(count) + "/" + std::to_string(total);
+}
+
+// Milliseconds a correctness draw took in this evaluation (the grader's stage_s.correctness over its draws, the
+// first call's compile included); unset when the verdict does not say.
+std::optional<double> msPerCorrectnessDraw(const Verdict& verdict) {
+    const auto parsed = nlohmann::json::parse(verdict.json, nullptr, false);
+    if (!parsed.is_object() || verdict.totalDraws <= 0) {
+        return std::nullopt;
+    }
+    const auto stages = parsed.find("stage_s");
+    if (stages == parsed.end() || !stages->is_object()) {
+        return std::nullopt;
+    }
+    const auto correctness = stages->find("correctness");
+    if (correctness == stages->end() || !correctness->is_number()) {
+        return std::nullopt;
+    }
+    return correctness->get<double>() * 1000.0 / verdict.totalDraws;
 }
 
 } // namespace
@@ -206,7 +226,8 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
         pooled.correctnessDraws = repeats * options.settings.correctnessDraws;
         PoolRequest request = makePoolRequest(problem, options.device, pooled);
         for (const auto& [dsl, solution] : solutions) {
-            if (solution.verdict && solution.verdict->passed) {
+            // A solution graded before the sharing began holds every grading's draws already.
+            if (solution.verdict && solution.verdict->passed && !solution.flakiness) {
                 request.kernels.push_back(
                     {dsl, std::filesystem::absolute(solution.path), dsl, options.descriptors.at(dsl), 0});
             }
@@ -251,8 +272,29 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     // A slow reference: the repeats' draws are shared across the solutions (kShareDrawsFromEagerMs), in one pool after
     // every solution's own grading.
     const auto shipped = std::count_if(order.begin(), order.end(), gradable);
-    const bool shareDraws = single && shipped >= 2 && check.validation.eagerMedianMs &&
-                            *check.validation.eagerMedianMs >= kShareDrawsFromEagerMs;
+    bool shareDraws = single && shipped >= 2 && check.validation.eagerMedianMs &&
+                      *check.validation.eagerMedianMs >= kShareDrawsFromEagerMs;
+    // Not shared from the start: the first solution whose evaluation ran every draw says what a draw costs, and when
+    // that is kShareDrawsFromDrawMs or more, the solutions after it (two at least) share their repeats.
+    bool drawCostJudged = false;
+    auto shareFromDrawCost = [&](std::size_t i, const Verdict& verdict, const GradeSettings& settings) {
+        std::size_t after = 0;
+        for (std::size_t j = i + 1; j < order.size(); ++j) {
+            after += gradable(order[j]) ? 1 : 0;
+        }
+        if (shareDraws || drawCostJudged || !single || verdict.totalDraws != settings.correctnessDraws) {
+            return;
+        }
+        drawCostJudged = true;
+        if (after < 2) {
+            return;
+        }
+        if (const auto perDraw = msPerCorrectnessDraw(verdict); perDraw && *perDraw >= kShareDrawsFromDrawMs) {
+            shareDraws = true;
+            say("share the repeats of the next " + std::to_string(after) + " solutions (a draw took " +
+                std::to_string(std::lround(*perDraw)) + " ms in " + order[i] + "'s evaluation)");
+        }
+    };
     std::map<std::string, SolutionCheck> checked;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const std::string& dsl = order[i];
@@ -304,6 +346,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                 flakiness.drawsPerGrading = options.settings.correctnessDraws;
                 creditPooledGradings(verdict, options.gradings, options.settings.correctnessDraws, 1, flakiness);
                 solution.flakiness = flakiness;
+                shareFromDrawCost(i, verdict, settings);
             }
         }
         // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.

@@ -56,6 +56,15 @@ struct FlakinessCheck {
 /// bench/README.md (seventeenth batch) measures the problems on either side.
 inline constexpr double kShareDrawsFromEagerMs = 5.0;
 
+/// Below kShareDrawsFromEagerMs, a problem whose draws are costly anyway (large inputs, a slow make_inputs, a slow
+/// float64 anchor) shares the repeats of the solutions after the first one whose evaluation ran every draw, when that
+/// evaluation's correctness stage took at least this long per draw (the compile of its first call included) and two
+/// solutions or more come after it. With three solutions sharing, 95 draws' inputs, reference and anchor computed
+/// once instead of three times save more than the pool's own 3-4 s once they take about 20 ms a draw; the measured
+/// draw also holds the solution's own call and its compile, hence twice that (an estimate; H100, seventeenth batch of
+/// bench/README.md: kv_cache/43 and 44 took 55-74 ms a draw with eager references of 4.6 and 0.55 ms).
+inline constexpr double kShareDrawsFromDrawMs = 40.0;
+
 /// One shipped solution of one DSL, graded once with full timing, then (when it passed) repeated for flakiness.
 struct SolutionCheck {
     std::string dsl;

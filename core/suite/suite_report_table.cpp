@@ -53,7 +53,11 @@ std::string flakinessMethod(const SuiteCheckReport& report) {
                std::to_string(static_cast<int>(kShareDrawsFromEagerMs)) +
                " ms or more, each solution's evaluation holds its own " + draws +
                " draws and the timing, and the other " + std::to_string(report.gradings - 1) + " x " + draws +
-               " draws are shared by the problem's solutions in one evaluation, each draw's reference computed once";
+               " draws are shared by the problem's solutions in one evaluation, each draw's reference computed once; "
+               "where a draw took " +
+               std::to_string(static_cast<int>(kShareDrawsFromDrawMs)) +
+               " ms or more in the first solution's evaluation, the solutions after it share theirs in the same way "
+               "(each solution's line says `shared`)";
     }
     std::string first = "each passing solution's full grading, then ";
     std::string repeats = std::to_string(report.gradings - 1);
