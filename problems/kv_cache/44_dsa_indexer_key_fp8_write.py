@@ -9,6 +9,12 @@ import torch
 # written at slot_mapping, every other slot keeps its content. The outputs are the updated caches, so a solution
 # copies the pool like the reference does: the copy bounds both, and the speedup over eager stays modest.
 # Eager estimate on an H200: ~0.35 ms (the pool clone plus a few small passes over the chunk).
+# pallas stays below eager here (0.44x [0.42, 0.45] on an H100, 2026-12-06, bench/results/suite-4dsl-h100-r3.md):
+# its kernel and the pool's copy take 0.392 ms of device time, Triton's 0.373 ms (the copy bounds both), but JAX's
+# per-call host work around the jitted pallas_call, its 4 DLPack imports and torch's fp8 cast of the codes take
+# 1.00 ms outside the device, against eager's 0.61 ms for everything. The cheapest Pallas round trip measured in the
+# suite (problem 18: 0.49 ms outside the device) plus that device time is 0.88 ms, still above eager (inferred).
+# numba is below eager by less (0.85x [0.83, 0.89]): 0.41 ms on the device and 0.33 ms of launch work outside it.
 NUM_TOKENS = 16384
 HEAD_DIM = 128
 PAGE_SIZE = 64
