@@ -202,13 +202,13 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     const std::vector<std::string> order = checkingOrder(options.dsls, grader.prestartedDsl());
     // --flakiness single: one evaluation holds every grading's correctness draws, then the timing.
     const bool single = options.flakiness == FlakinessMode::Single && options.gradings > 1;
-    // The DSL of the next solution this problem grades after order[i]: "" after the last one, whose DSL the next
-    // problem starts with (checkingOrder).
     // Whether the problem ships a solution in `dsl` that this check can grade (its descriptor loaded).
     auto gradable = [&](const std::string& dsl) {
         std::error_code ec;
         return options.descriptors.count(dsl) && std::filesystem::is_regular_file(solutionPath(problem, dsl), ec);
     };
+    // The DSL of the next solution this problem grades after order[i]: "" after the last one, whose DSL the next
+    // problem starts with (checkingOrder).
     auto gradedAfter = [&](std::size_t i) -> std::string {
         for (std::size_t j = i + 1; j < order.size(); ++j) {
             if (gradable(order[j])) {
@@ -274,18 +274,16 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
     const auto shipped = std::count_if(order.begin(), order.end(), gradable);
     bool shareDraws = single && shipped >= 2 && check.validation.eagerMedianMs &&
                       *check.validation.eagerMedianMs >= kShareDrawsFromEagerMs;
-    // Not shared from the start: the first solution whose evaluation ran every draw says what a draw costs, and when
-    // that is kShareDrawsFromDrawMs or more, the solutions after it (two at least) share their repeats.
+    // Not shared from the start: the first solution whose evaluation ran every draw (called for it alone) says what a
+    // draw costs, and when that is kShareDrawsFromDrawMs or more, the solutions after it (two at least) share their
+    // repeats.
     bool drawCostJudged = false;
-    auto shareFromDrawCost = [&](std::size_t i, const Verdict& verdict, const GradeSettings& settings) {
-        std::size_t after = 0;
-        for (std::size_t j = i + 1; j < order.size(); ++j) {
-            after += gradable(order[j]) ? 1 : 0;
-        }
-        if (shareDraws || drawCostJudged || !single || verdict.totalDraws != settings.correctnessDraws) {
+    auto shareFromDrawCost = [&](std::size_t i, const Verdict& verdict) {
+        if (drawCostJudged) {
             return;
         }
         drawCostJudged = true;
+        const auto after = std::count_if(order.begin() + static_cast<std::ptrdiff_t>(i) + 1, order.end(), gradable);
         if (after < 2) {
             return;
         }
@@ -346,7 +344,7 @@ ProblemCheck checkProblem(GraderProcess& grader, const Problem& problem, const S
                 flakiness.drawsPerGrading = options.settings.correctnessDraws;
                 creditPooledGradings(verdict, options.gradings, options.settings.correctnessDraws, 1, flakiness);
                 solution.flakiness = flakiness;
-                shareFromDrawCost(i, verdict, settings);
+                shareFromDrawCost(i, verdict);
             }
         }
         // Every passing solution is repeated; with none there is nothing to repeat and the solution's line says why.
