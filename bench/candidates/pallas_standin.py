@@ -111,6 +111,15 @@ def program_id(axis):
     return _PROGRAM[axis]
 
 
+def when(condition):
+    """pl.when as a decorator: the body runs (at once, as in a traced kernel) only where the condition holds."""
+    def run(body):
+        if bool(condition):
+            body()
+        return body
+    return run
+
+
 def ds(start, size):
     start = int(start)
     return slice(start, start + size)
@@ -201,6 +210,7 @@ def install():
     experimental.pallas = pallas
     pallas.triton = triton
     pallas.pallas_call, pallas.BlockSpec, pallas.program_id, pallas.ds = pallas_call, BlockSpec, program_id, ds
+    pallas.when = when
     triton.CompilerParams = CompilerParams
     sys.modules.update({"jax": jax, "jax.numpy": jnp, "jax.lax": lax, "jax.dlpack": dlpack,
                         "jax.experimental": experimental, "jax.experimental.pallas": pallas,

@@ -15,6 +15,11 @@ import torch
 # the device) would take about 0.38 ms here, against eager's 0.29 ms (inferred).
 # bench/results/suite-4dsl-h100-r3.md (grader 10bf8b0753e6, another H100): numba 0.66x [0.64, 0.68], 0.20 ms on the
 # device and 0.20 ms outside it, against eager's 0.27 ms.
+# pallas stays below eager here (0.23x [0.23, 0.24] on an H100, 2026-12-06, bench/results/suite-4dsl-h100-r3.md): its
+# kernel takes Triton's device time (0.191 against 0.192 ms), and 1.05 ms goes outside the device: JAX's per-call cost
+# around the jitted pallas_call and its DLPack imports. A form with three imports instead of five and no int32 cast
+# measured the same (0.30x against 0.30x in one run), so the imports are not the cost; the cheapest Pallas round trip
+# measured in the suite (problem 18) spends 0.49 ms outside the device, above eager's 0.26-0.29 ms for everything.
 NUM_TOKENS = 4096
 KV_HEADS = 8
 HEAD_DIM = 128

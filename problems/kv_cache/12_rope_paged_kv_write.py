@@ -6,6 +6,11 @@ import torch
 # heads and 8 KV heads of dim 128, neox-style rotary (rotate_half) read from a precomputed float32 cos|sin cache
 # (rope theta 500000, 8192 positions). The rotated queries are returned; the rotated keys and the values go into a
 # paged cache of 2048 pages of 16 token slots, every other slot keeping its previous content.
+# pallas stays below eager here (0.81x [0.79, 0.84] on an H100, 2026-12-06): an earlier Pallas form took Triton's
+# device time (0.128 against 0.125 ms) and this one adds a copy of the caches (about 0.1 ms); the rest is host work
+# outside the device, JAX's per-call cost around the jitted pallas_call and its DLPack import. The solution already brings everything across in one import
+# (eight imports measured 0.58x); the cheapest Pallas round trip measured in the suite (problem 18: one import, one
+# export) spends 0.49 ms outside the device, about eager's whole 0.6-0.7 ms here with the caches' copy added.
 NUM_TOKENS = 4096
 QUERY_HEADS = 32
 KV_HEADS = 8
