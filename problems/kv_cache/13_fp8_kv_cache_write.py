@@ -12,6 +12,11 @@ import torch
 # measured for numba is torch's clones of the caches and then one numba launch (problem 16's, with caches of the same
 # 67 MB: 0.19 ms outside the device); with e4m3 encoded by integer ops in that launch and Triton's device time it would
 # still take about 0.29 ms (inferred).
+# pallas stays below eager here (0.39x [0.38, 0.40] on an H100, 2026-12-07, beside 0.15x for the form with nine DLPack
+# imports): that form's kernels took 0.13 ms of device time (Triton's 0.10 ms) and this one adds a copy of the caches
+# (about 0.1 ms); the rest is host work outside the device, JAX's per-call cost around the jit and its import. The
+# cheapest Pallas round trip measured in the suite (problem 18: one import, one export) spends 0.49 ms outside the
+# device, more than eager's 0.26 ms for everything, so no Pallas solution can reach eager here (inferred).
 NUM_TOKENS = 4096
 KV_HEADS = 8
 HEAD_DIM = 128

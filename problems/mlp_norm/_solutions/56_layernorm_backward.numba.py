@@ -1,12 +1,14 @@
 """numba-cuda solution for 56_layernorm_backward: one block per token recomputes the row's mean and rstd, reduces
 mean(g) and mean(g * xhat) through shared memory and writes grad_x in float32, keeping mean and rstd; a second
 kernel gives each thread one column and a slice of the tokens, sums grad_out * xhat and grad_out there, and adds the
-partial sums into the float32 weight and bias gradients atomically. bfloat16 tensors are cast with torch."""
+partial sums into the weight and bias gradients atomically. Those column sums run over 32,768 tokens and are kept in
+float64 (the slices' sums and the atomic totals), then rounded once to float32: in float32 the bias gradient drifted
+1.2x past the grader's allowance on one draw in 20. bfloat16 tensors are cast with torch."""
 
 import math
 
 import torch
-from numba import cuda, float32
+from numba import cuda, float32, float64
 
 THREADS = 128
 EPS = 1e-6
@@ -67,12 +69,12 @@ def _grad_weight_bias(x, grad_out, means, rstds, grad_weight, grad_bias):
         return
     per_slice = (tokens + TOKEN_SLICES - 1) // TOKEN_SLICES
     start = cuda.blockIdx.y * per_slice
-    weight_sum = float32(0.0)
-    bias_sum = float32(0.0)
+    weight_sum = float64(0.0)
+    bias_sum = float64(0.0)
     for row in range(start, min(start + per_slice, tokens)):
         dy = grad_out[row, col]
-        weight_sum += dy * (x[row, col] - means[row]) * rstds[row]
-        bias_sum += dy
+        weight_sum += float64(dy * (x[row, col] - means[row]) * rstds[row])
+        bias_sum += float64(dy)
     cuda.atomic.add(grad_weight, col, weight_sum)
     cuda.atomic.add(grad_bias, col, bias_sum)
 
@@ -84,7 +86,7 @@ def solve(x, weight, grad_out):
     means = torch.empty(tokens, device=x.device, dtype=torch.float32)
     rstds = torch.empty(tokens, device=x.device, dtype=torch.float32)
     _grad_input[tokens, THREADS](xf, weight.float(), dyf, grad_x, means, rstds)
-    grad_weight = torch.zeros(width, device=x.device, dtype=torch.float32)
-    grad_bias = torch.zeros(width, device=x.device, dtype=torch.float32)
+    grad_weight = torch.zeros(width, device=x.device, dtype=torch.float64)
+    grad_bias = torch.zeros(width, device=x.device, dtype=torch.float64)
     _grad_weight_bias[((width + 127) // 128, TOKEN_SLICES), 128](xf, dyf, means, rstds, grad_weight, grad_bias)
-    return grad_x.to(x.dtype), grad_weight, grad_bias
+    return grad_x.to(x.dtype), grad_weight.to(torch.float32), grad_bias.to(torch.float32)
