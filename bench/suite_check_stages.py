@@ -42,22 +42,24 @@ def main() -> int:
         total += checked
         validation += (problem.get("validation") or {}).get("seconds") or 0.0
         problem_timing = problem_calls = 0.0
+        timed = 0
         for solution in problem.get("solutions", []):
             verdict = solution.get("verdict") or {}
             if not solution.get("present") or not verdict:
                 continue
             solutions += 1
             own += verdict.get("eval_seconds") or 0.0
-            for stage, seconds in (verdict.get("stage_s") or {}).items():
+            stage_s = verdict.get("stage_s") or {}
+            for stage, seconds in stage_s.items():
                 stages[stage] += seconds
-            if "timing" in (verdict.get("stage_s") or {}):
+            if "timing" in stage_s:
                 kernel, eager = verdict.get("kernel_median_ms") or 0.0, verdict.get("eager_median_ms") or 0.0
                 spent = args.timing_draws * (kernel + eager) / 1e3
                 calls += spent
                 problem_calls += spent
-                problem_timing += verdict["stage_s"]["timing"]
-        per_problem.append((problem_timing - problem_calls, problem_timing, problem.get("name", "?"),
-                            len(problem.get("solutions", []))))
+                problem_timing += stage_s["timing"]
+                timed += 1
+        per_problem.append((problem_timing - problem_calls, problem_timing, problem.get("name", "?"), timed))
 
     if not solutions:
         print(f"{args.report}: no checked solution with a verdict", file=sys.stderr)
@@ -79,7 +81,7 @@ def main() -> int:
         return 0
     print("problems whose timing stage costs the grader most (timing s - timed calls s):")
     for overhead, timing, name, count in sorted(per_problem, reverse=True)[:args.top]:
-        print(f"  {name:48} {overhead:6.1f} of {timing:6.1f} s over {count} solutions")
+        print(f"  {name:48} {overhead:6.1f} of {timing:6.1f} s over {count} timed solutions")
     return 0
 
 
