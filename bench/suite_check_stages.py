@@ -30,12 +30,17 @@ def main() -> int:
     except (OSError, ValueError) as error:
         print(f"{args.report}: cannot read a suite report: {error}", file=sys.stderr)
         return 1
+    problems = report.get("problems") if isinstance(report, dict) else None
+    if not isinstance(problems, list) or not all(isinstance(p, dict) for p in problems):
+        print(f"{args.report}: not a suite report (`mkb suite check --json`): no \"problems\" list of objects",
+              file=sys.stderr)
+        return 1
 
     stages: dict[str, float] = defaultdict(float)
     total = validation = own = calls = 0.0
     solutions = 0
     per_problem: list[tuple[float, float, str, int]] = []
-    for problem in report.get("problems", []):
+    for problem in problems:
         checked = problem.get("check_s")
         if checked is None:
             continue
