@@ -8,6 +8,8 @@ import torch
 # reference's clone does, and that copy (268 MB each way) bounds both: torch's clone of a contiguous tensor is one
 # device-to-device memcpy at the copy's full bandwidth, so a solution's copy kernel cannot beat eager here; the
 # shipped ones run at 0.82-0.89x of eager on an H200 with their copies at 0.91-0.93 of the measured peak bandwidth.
+# cuda is just below eager here (0.98x [0.96, 0.99] on an H100, 2026-12-07, bench/results/suite-4dsl-h100-r3.md;
+# Triton 1.01x): the copy bounds both, and its copy runs at 0.97 of the measured bandwidth.
 # numba stays below eager here (0.41x [0.39, 0.46] on an H100, 2026-12-06): its copies and scatter take 0.205 ms of
 # device time (Triton's 0.192 ms), and its three numba launches add 0.49 ms outside the device. A numba launch is slow
 # to leave the host: the one-launch numba solutions of problems 31 and 04 spend 0.24 and 0.34 ms outside the device

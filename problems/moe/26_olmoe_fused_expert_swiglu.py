@@ -9,6 +9,12 @@ import torch
 # 1024..2047 up, as vLLM's w13 layout):
 #   gate_up = x[r] @ w13[e].T;   out[r] = silu(gate_up[:1024]) * gate_up[1024:]     (bf16 out)
 # The eager reference rounds gate_up to bf16 as separate kernels would; a fused kernel may keep it in fp32.
+# numba stays below eager here (0.63x [0.61, 0.72] on an H100, 2026-12-07, bench/results/suite-4dsl-h100-r3.md): numba
+# has no MMA instructions, so its fused kernel runs the 275 GFLOP as float32 FMAs on the SIMT cores, 8.70 ms on the
+# device (32 TFLOP/s, about half their ~67 TFLOP/s peak), against eager's 5.7 ms for its 64 tensor-core GEMMs and the
+# SwiGLU. The SIMT floor, 4.1 ms, leaves room below eager only for a kernel near that peak. The grader before
+# 10bf8b0753e6 timed eager at 10.0 ms (bench/results/suite-4dsl-h100.md) and this same kernel at 1.07x [1.02, 1.21];
+# the current one keeps the allocator's cache between draws, which we take to be what sped eager up (inferred).
 NUM_TOKENS = 4096
 TOP_K = 8
 NUM_ROWS = NUM_TOKENS * TOP_K

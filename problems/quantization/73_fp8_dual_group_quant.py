@@ -9,6 +9,11 @@ import torch
 #   q_col = e4m3(x.T / s_col)   [H, T],   s_col [H, T / 128]       (group = x[128 i : 128 (i + 1), h])
 # nearest e4m3, ties to even. Eager PyTorch runs the two quantisations and a transpose copy: an estimated
 # 1.2-1.8 ms on an H200.
+# numba stays below eager here (0.79x [0.78, 0.79] on an H100, 2026-12-07, bench/results/suite-4dsl-h100-r3.md): 2.72
+# ms on the device against eager's 2.27 ms. numba reads no bfloat16 and has no fp8 type, so torch widens x to float32
+# before its two kernels and rounds both float32 outputs to e4m3 after them: about 1.9 GB moved where Triton's one
+# pass moves 0.24 GB (9.45x), and the column kernel's stores of the transpose are uncoalesced (neighbouring threads
+# write rows 32 KB apart). Which of the two dominates was not profiled.
 NUM_TOKENS = 8192
 HIDDEN = 7168
 GROUP = 128
