@@ -41,6 +41,26 @@ std::string speedupCell(const Verdict& verdict) {
 
 } // namespace
 
+EagerSpread eagerSpread(const ProblemCheck& check) {
+    std::vector<double> medians;
+    if (check.validation.eagerMedianMs && *check.validation.eagerMedianMs > 0.0) {
+        medians.push_back(*check.validation.eagerMedianMs);
+    }
+    for (const SolutionCheck& solution : check.solutions) {
+        if (solution.verdict && solution.verdict->eagerMedianMs && *solution.verdict->eagerMedianMs > 0.0) {
+            medians.push_back(*solution.verdict->eagerMedianMs);
+        }
+    }
+    EagerSpread spread;
+    spread.timings = static_cast<int>(medians.size());
+    if (medians.size() >= 2) {
+        const auto [low, high] = std::minmax_element(medians.begin(), medians.end());
+        spread.lowMs = *low;
+        spread.highMs = *high;
+    }
+    return spread;
+}
+
 std::string flakinessMethod(const SuiteCheckReport& report) {
     if (report.gradings <= 1) {
         return "not checked";
@@ -103,6 +123,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     out << "---|\n";
     bool iouAboveOne = false;
     bool mfuAboveOne = false;
+    bool eagerMoved = false;
     for (const ProblemCheck& check : report.problems) {
         std::string tags;
         for (const std::string& tag : check.problem.meta.tags) {
@@ -157,6 +178,12 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         if (!repeats.empty()) {
             validation += "; gradings correct: " + repeats;
         }
+        if (const EagerSpread spread = eagerSpread(check); spread.timings >= 2 && spread.ratio() >= kEagerMovedRatio) {
+            eagerMoved = true;
+            validation += "; eager moved: " + formatFigure("%.3f", spread.lowMs) + "–" +
+                          formatFigure("%.3f", spread.highMs) + " ms over " + std::to_string(spread.timings) +
+                          " timings (" + formatFigure("%.2f", spread.ratio()) + "x)";
+        }
         out << " " << markdownCell(validation) << " |\n";
     }
     if (iouAboveOne) {
@@ -164,6 +191,14 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
                "kernel moved fewer bytes from memory than that count: it reads only the part of an input it needs "
                "(a gather from a large cache), or the L2 cache serves its repeated reads. Slightly above 1, its "
                "traffic is mostly reads, which memory serves a little faster than the copy the probe measures.\n";
+    }
+    if (eagerMoved) {
+        out << "\nEager moved: eager PyTorch is timed in the validation (the eager ms column) and again in each "
+               "solution's evaluation, whose speedup divides that evaluation's eager median. Where those medians "
+               "differ by " +
+                   formatFigure("%.0f", (kEagerMovedRatio - 1.0) * 100.0) +
+                   "% or more, the problem's speedups can move that much from one run to the next: more than their "
+                   "intervals, which cover one evaluation's draws, say.\n";
     }
     if (mfuAboveOne) {
         out << "\nMFU divides by the probed matrix rate of the inputs' dominant floating dtype. A kernel whose FLOPs "
