@@ -36,6 +36,10 @@ std::string validationTableMarkdown(const SuiteCheckReport& report);
 /// The closing summary of a `--validate-only` check ("178 problems: 178 deterministic, 170 sensitive, ...").
 std::string validationSummary(const SuiteCheckReport& report);
 
+/// From this max / min ratio of a problem's eager medians up, the table says that eager moved between its timings:
+/// its speedups can move that much from one run to the next, more than their intervals (one evaluation's draws) say.
+inline constexpr double kEagerMovedRatio = 1.2;
+
 /// Eager PyTorch's median in each of a problem's timings: the validation's and each graded solution's own evaluation
 /// (each speedup divides its evaluation's eager median). Fewer than two timings: timings < 2 and no range.
 struct EagerSpread {
@@ -43,12 +47,9 @@ struct EagerSpread {
     double lowMs = 0.0;
     double highMs = 0.0;
     double ratio() const { return lowMs > 0.0 ? highMs / lowMs : 1.0; }
+    bool moved() const { return timings >= 2 && ratio() >= kEagerMovedRatio; }
 };
 EagerSpread eagerSpread(const ProblemCheck& check);
-
-/// From this max / min ratio of a problem's eager medians up, the table says that eager moved between its timings:
-/// its speedups can move that much from one run to the next, more than their intervals (one evaluation's draws) say.
-inline constexpr double kEagerMovedRatio = 1.2;
 
 /// printf-style formatting of one figure, as the renderings print them ("%.3f").
 std::string formatFigure(const char* pattern, double value);

@@ -178,7 +178,7 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
         if (!repeats.empty()) {
             validation += "; gradings correct: " + repeats;
         }
-        if (const EagerSpread spread = eagerSpread(check); spread.timings >= 2 && spread.ratio() >= kEagerMovedRatio) {
+        if (const EagerSpread spread = eagerSpread(check); spread.moved()) {
             eagerMoved = true;
             validation += "; eager moved: " + formatFigure("%.3f", spread.lowMs) + "–" +
                           formatFigure("%.3f", spread.highMs) + " ms over " + std::to_string(spread.timings) +

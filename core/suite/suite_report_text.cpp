@@ -1,6 +1,7 @@
 // The suite check in words: one line per problem as it is checked, and the closing summary.
 #include "core/suite/suite_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -190,6 +191,12 @@ std::string suiteSummary(const SuiteCheckReport& report) {
     }
     out << "; flakiness " << report.gradings << "/" << report.gradings << " on " << flakinessClean << "/"
         << solutionsTotal << " solutions";
+    const auto eagerMoved = std::count_if(report.problems.begin(), report.problems.end(),
+                                          [](const ProblemCheck& check) { return eagerSpread(check).moved(); });
+    if (eagerMoved > 0) {
+        out << "; eager moved by " << formatFigure("%.0f", (kEagerMovedRatio - 1.0) * 100.0)
+            << "% or more between its timings on " << eagerMoved << (eagerMoved == 1 ? " problem" : " problems");
+    }
     if (!report.catalogIssues.empty()) {
         out << "; " << report.catalogIssues.size() << " malformed problem file(s)";
     }

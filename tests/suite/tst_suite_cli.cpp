@@ -257,8 +257,8 @@ private slots:
 
     void eagerThatMovedBetweenTimingsIsSaidWithItsRange() {
         // "suite table: where eager's median moved by 20% or more between a problem's timings (the validation's and
-        // each solution's evaluation), the validation cell gives the range and a sentence says what it means for the
-        // speedups; a steadier eager gets neither"
+        // each solution's evaluation), the validation cell gives the range, a sentence says what it means for the
+        // speedups and the summary counts the problems; a steadier eager gets none of them"
         mkb::SuiteCheckReport report = oneTritonRow("moe", 25, "grouped_expert_gemm", 1.22, 0.21, 0.59);
         report.problems[0].validation.eagerMedianMs = 2.882;
         report.problems[0].solutions[0].verdict->eagerMedianMs = 1.302;
@@ -271,11 +271,15 @@ private slots:
         QCOMPARE(spread.timings, 2);
         QCOMPARE(spread.lowMs, 1.302);
         QCOMPARE(spread.highMs, 2.882);
+        QVERIFY2(QString::fromStdString(mkb::suiteSummary(report))
+                     .endsWith("; eager moved by 20% or more between its timings on 1 problem"),
+                 qPrintable(QString::fromStdString(mkb::suiteSummary(report))));
         // 19% apart: below the line, so neither the range nor the sentence.
         report.problems[0].solutions[0].verdict->eagerMedianMs = 2.882 / 1.19;
         table = QString::fromStdString(mkb::suiteTableMarkdown(report));
         QVERIFY2(!table.contains("eager moved"), qPrintable(table));
         QVERIFY2(!table.contains(QString::fromStdString(footnote)), qPrintable(table));
+        QVERIFY(!QString::fromStdString(mkb::suiteSummary(report)).contains("eager moved"));
         // One timing alone has no range.
         report.problems[0].validation.eagerMedianMs.reset();
         QCOMPARE(mkb::eagerSpread(report.problems[0]).timings, 1);
