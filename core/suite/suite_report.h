@@ -50,6 +50,8 @@ struct EagerSpread {
     bool moved() const { return timings >= 2 && ratio() >= kEagerMovedRatio; }
 };
 EagerSpread eagerSpread(const ProblemCheck& check);
+/// kEagerMovedRatio as the table and the summary say it ("20%").
+std::string eagerMovedPercent();
 
 /// printf-style formatting of one figure, as the renderings print them ("%.3f").
 std::string formatFigure(const char* pattern, double value);

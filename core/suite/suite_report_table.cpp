@@ -61,6 +61,10 @@ EagerSpread eagerSpread(const ProblemCheck& check) {
     return spread;
 }
 
+std::string eagerMovedPercent() {
+    return formatFigure("%.0f", (kEagerMovedRatio - 1.0) * 100.0) + "%";
+}
+
 std::string flakinessMethod(const SuiteCheckReport& report) {
     if (report.gradings <= 1) {
         return "not checked";
@@ -195,10 +199,10 @@ std::string suiteTableMarkdown(const SuiteCheckReport& report) {
     if (eagerMoved) {
         out << "\nEager moved: eager PyTorch is timed in the validation (the eager ms column) and again in each "
                "solution's evaluation, whose speedup divides that evaluation's eager median. Where those medians "
-               "differ by " +
-                   formatFigure("%.0f", (kEagerMovedRatio - 1.0) * 100.0) +
-                   "% or more, the problem's speedups can move that much from one run to the next: more than their "
-                   "intervals, which cover one evaluation's draws, say.\n";
+               "differ by "
+            << eagerMovedPercent()
+            << " or more, the problem's speedups can move that much from one run to the next: more than their "
+               "intervals, which cover one evaluation's draws, say.\n";
     }
     if (mfuAboveOne) {
         out << "\nMFU divides by the probed matrix rate of the inputs' dominant floating dtype. A kernel whose FLOPs "

@@ -194,8 +194,8 @@ std::string suiteSummary(const SuiteCheckReport& report) {
     const auto eagerMoved = std::count_if(report.problems.begin(), report.problems.end(),
                                           [](const ProblemCheck& check) { return eagerSpread(check).moved(); });
     if (eagerMoved > 0) {
-        out << "; eager moved by " << formatFigure("%.0f", (kEagerMovedRatio - 1.0) * 100.0)
-            << "% or more between its timings on " << eagerMoved << (eagerMoved == 1 ? " problem" : " problems");
+        out << "; eager moved by " << eagerMovedPercent() << " or more between its timings on " << eagerMoved
+            << (eagerMoved == 1 ? " problem" : " problems");
     }
     if (!report.catalogIssues.empty()) {
         out << "; " << report.catalogIssues.size() << " malformed problem file(s)";
