@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git lld
   # GUI: Qt 6 Widgets/PrintSupport/Svg/Test, QCustomPlot for charts, OpenGL headers Qt's CMake files ask for
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   # core: SQLite store, JSON, HTTP for model endpoints, dtl for kernel diffs
