@@ -91,5 +91,44 @@ class CompareTest(unittest.TestCase):
         self.assertIn("device meta", judging.mismatch_note(leaves[0]))
 
 
+class FiniteFastPathTest(unittest.TestCase):
+    """_finite_numbers (every value finite) must give exactly _numbers's figures, which it stands in for."""
+
+    def cases(self):
+        generator = torch.Generator().manual_seed(7)
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            for shape in ((), (1,), (37,), (8, 33), (3, 4, 5)):
+                anchor = torch.randn(shape, generator=generator, dtype=torch.float64) * 3
+                cand = (anchor + 1e-3 * torch.randn(shape, generator=generator, dtype=torch.float64)).to(dtype)
+                ref = anchor.to(dtype)
+                yield f"{dtype} {shape}", cand, ref, anchor
+        wide = torch.randn(6, 8, generator=generator, dtype=torch.float64)
+        yield "non-contiguous", wide.t().float(), wide.t().float(), wide.t()
+        tied = torch.zeros(10, dtype=torch.float64)
+        yield "ties", tied.float() + 1, tied.float(), tied  # the first of equal worst differences
+        yield "float32 anchor", torch.randn(9, generator=generator), torch.randn(9, generator=generator), \
+            torch.randn(9, generator=generator)
+
+    def test_the_fast_path_gives_the_general_paths_numbers(self) -> None:
+        for name, cand, ref, anchor in self.cases():
+            with self.subTest(name):
+                anchor64 = anchor.to(torch.float64)
+                fast = compare._finite_numbers(cand, ref, anchor64)
+                general = compare._numbers(cand.to(torch.float64), ref.to(torch.float64), anchor64)
+                for got, want in zip(fast[0] + fast[1], general[0] + general[1]):
+                    self.assertEqual(got.dtype, torch.float64)
+                    self.assertEqual(got.item(), want.item())
+
+    def test_a_leaf_with_a_non_finite_value_takes_the_general_path(self) -> None:
+        anchor = torch.tensor([1.0, float("inf"), 3.0], dtype=torch.float64)
+        leaf = compare._float_leaf("output", torch.tensor([1.0, float("inf"), 2.0]), anchor.float(), anchor)
+        self.assertEqual(leaf["nonfinite"], 0)
+        self.assertEqual(leaf["cand_err"], 1.0)
+        self.assertEqual(leaf["worst_index"], [2])
+        leaf = compare._float_leaf("output", torch.tensor([1.0, 2.0, float("nan")]), anchor.float(), anchor)
+        self.assertEqual(leaf["nonfinite"], 2)
+        self.assertEqual(leaf["cand_err"], float("inf"))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -399,7 +399,9 @@ class Evaluation:
         for index in range(settings.timing_draws):
             seed = draws.fresh_seed()
             inputs = self.draw(seed)
-            kept = memory.moved(inputs, "cpu") if index in recheck else None  # on the host until the re-check
+            kept = None
+            if index in recheck:
+                kept = self.park(inputs, len(recheck) - len(rechecked))
             elapsed, output = self.timed_solve(inputs)
             if kept is not None and self.inplace:  # the in-place outputs are re-checked with the returned ones
                 output = (output, memory.moved([inputs[i] for i in self.inplace], "cpu"))
@@ -421,7 +423,8 @@ class Evaluation:
                    "persisting_l2_reset": self.clock.persisting_reset is not None})
         self.enter("recheck")
         gpu_ms: list[float] = []
-        for index, kept, output in rechecked:
+        while rechecked:  # each parked set goes back as soon as its re-check is done
+            index, kept, output = rechecked.pop(0)
             memory.release(self.device)
             if self.gpu_timer.available:  # GPU time of a call on this re-checked draw's inputs (CUDA only)
                 measured, _ = self.gpu_timed_solve(memory.moved(kept, self.device))
@@ -439,6 +442,17 @@ class Evaluation:
                        "launches": 1})
         self.send({"t": "gpu_times", "gpu_ms": gpu_ms, "source": self.gpu_timer.source if gpu_ms else "none"})
         self.last_inputs = self.draw(draws.fresh_seed())
+
+    def park(self, inputs: list, sets_left: int) -> list:
+        """A pristine copy of a timing draw's inputs, kept for its re-check (the call may write into the ones it is
+        given). It stays on the device when this set and the `sets_left - 1` still to come fit there beside the
+        re-check's float64 anchor and a second set of inputs, with a quarter of the device free besides
+        (memory.fits_uncrowded): a device copy takes milliseconds, where parking 4 GiB on the host took 2.5-2.9 s and
+        bringing it back 0.5 s on an H100 (docs/design.md §5.4). Otherwise it goes to the host."""
+        size = memory.tensor_bytes(inputs)
+        needed = sets_left * size + memory.promoted_bytes(inputs) + size
+        place = self.device if memory.fits_uncrowded(self.budget, needed) else "cpu"
+        return memory.moved(inputs, place)
 
     def _slow_down(self, warmup_ms: list[float]) -> None:
         """Makes this grading time a slowed copy of the kernel (mkb calibrate's A/B control): from here on every solve

@@ -78,6 +78,21 @@ def release(device: str) -> None:
             pass
 
 
+def fits_uncrowded(budget: "Budget", needed: int) -> bool:
+    """True when `needed` more bytes fit on the budget's device and leave CROWDED_FREE_SHARE of a CUDA device free;
+    on the host, when they fit what Budget says is free."""
+    free = budget.free_bytes()
+    if free is None:
+        return False
+    reserve = 0
+    if budget.device.startswith("cuda"):
+        try:
+            reserve = int(CROWDED_FREE_SHARE * torch.cuda.mem_get_info()[1])
+        except RuntimeError:
+            return False
+    return needed + reserve <= free
+
+
 def tensor_bytes(value: Any) -> int:
     return sum(t.numel() * t.element_size() for t in draws.tensors_in(value))
 
@@ -170,8 +185,8 @@ def sum_bytes(values: Iterable[Any]) -> int:
 
 
 def moved(value: Any, device: str) -> Any:
-    """A copy of a tree of tensors on `device` (lists, tuples and dicts kept; other values as they are): the timing
-    stage parks the inputs it re-checks later on the host, so three spare input sets do not sit on the GPU."""
+    """A copy of a tree of tensors on `device` (lists, tuples and dicts kept; other values as they are): where the
+    timing stage parks the inputs it re-checks later, and how it brings them back."""
     if isinstance(value, torch.Tensor):
         return value.detach().to(device, copy=True)
     if isinstance(value, list):
