@@ -37,6 +37,13 @@ class ParkingRoomTest(unittest.TestCase):
         budget.free_bytes = lambda held=0: None  # type: ignore[method-assign]
         self.assertFalse(memory.fits_uncrowded(budget, 1))
 
+    def test_a_parked_set_is_brought_back_only_when_it_is_elsewhere(self) -> None:
+        import torch
+
+        here = [torch.ones(2), (torch.zeros(1), 3)]
+        self.assertTrue(memory.is_on(here, "cpu"))
+        self.assertFalse(memory.is_on(here + [torch.ones(1, device="meta")], "cpu"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -399,9 +399,7 @@ class Evaluation:
         for index in range(settings.timing_draws):
             seed = draws.fresh_seed()
             inputs = self.draw(seed)
-            kept = None
-            if index in recheck:
-                kept = self.park(inputs, len(recheck) - len(rechecked))
+            kept = self.park(inputs, len(recheck) - len(rechecked)) if index in recheck else None
             elapsed, output = self.timed_solve(inputs)
             if kept is not None and self.inplace:  # the in-place outputs are re-checked with the returned ones
                 output = (output, memory.moved([inputs[i] for i in self.inplace], "cpu"))
@@ -426,13 +424,15 @@ class Evaluation:
         while rechecked:  # each parked set goes back as soon as its re-check is done
             index, kept, output = rechecked.pop(0)
             memory.release(self.device)
+            if not memory.is_on(kept, self.device):  # parked on the host: brought back once
+                kept = memory.moved(kept, self.device)
             if self.gpu_timer.available:  # GPU time of a call on this re-checked draw's inputs (CUDA only)
-                measured, _ = self.gpu_timed_solve(memory.moved(kept, self.device))
+                measured, _ = self.gpu_timed_solve(draws.clone_tree(kept))  # a copy: the call may write into it
                 if measured is not None:
                     gpu_ms.append(measured)
                 memory.release(self.device)
             written: list = []
-            reference, anchor = self.reference_pair(memory.moved(kept, self.device), written if self.inplace else None)
+            reference, anchor = self.reference_pair(kept, written if self.inplace else None)
             candidate_written: list = []
             if self.inplace:
                 output, candidate_written = output[0], memory.moved(output[1], self.device)

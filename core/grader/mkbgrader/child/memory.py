@@ -184,6 +184,12 @@ def sum_bytes(values: Iterable[Any]) -> int:
     return sum(tensor_bytes(v) for v in values)
 
 
+def is_on(value: Any, device: str) -> bool:
+    """True when every tensor in a tree of them is on `device` already."""
+    where = torch.device(device)
+    return all(tensor.device == where for tensor in draws.tensors_in(value))
+
+
 def moved(value: Any, device: str) -> Any:
     """A copy of a tree of tensors on `device` (lists, tuples and dicts kept; other values as they are): where the
     timing stage parks the inputs it re-checks later, and how it brings them back."""
