@@ -48,6 +48,20 @@ std::string printablePrefix(const std::string& text, std::size_t limit) {
     return text.size() > limit ? out + "…" : out;
 }
 
+/// GLIBC_TUNABLES for the grader: the caller's own, with glibc's malloc told to back its large blocks with
+/// transparent huge pages (glibc 2.35 and later; an older glibc ignores the name) unless the caller chose otherwise.
+/// A draw's host tensors (every draw on a CPU device, parked or copied ones on a GPU) are blocks above malloc's
+/// mmap threshold, mapped afresh and faulted in 4 KiB at a time on each draw: a CPU grading of a 128 MiB
+/// KernelBench-X task spent most of its time in the kernel, 152 s where huge pages take 20 s (docs/design.md §5.4).
+/// On a GPU the timed region's memory is the device's (torch's caching allocator), so only the work around it changes.
+std::string graderMallocTunables(const char* inherited) {
+    const std::string own = inherited ? inherited : "";
+    if (own.find("glibc.malloc.hugetlb") != std::string::npos) {
+        return own;
+    }
+    return own.empty() ? "glibc.malloc.hugetlb=1" : own + ":glibc.malloc.hugetlb=1";
+}
+
 /// The `kind` object of the reply to a `kind` request ("retime", "pool"), or the error: the server's refusal (an
 /// "error" reply, its message quoted) or a reply without that object (a grader older than the request).
 Result<Json> replyPart(const std::string& line, const std::string& kind) {
@@ -102,6 +116,7 @@ Status GraderProcess::spawn() {
     const char* oldPath = std::getenv("PYTHONPATH");
     spec.setEnvironment["PYTHONPATH"] = packageDir.string() + (oldPath && *oldPath ? std::string(":") + oldPath : "");
     spec.setEnvironment["PYTHONUNBUFFERED"] = "1";
+    spec.setEnvironment["GLIBC_TUNABLES"] = graderMallocTunables(std::getenv("GLIBC_TUNABLES"));
     for (const auto& [key, value] : launch_.extraEnvironment) {
         spec.setEnvironment[key] = value;
     }

@@ -5,6 +5,8 @@
 #include "core/wire/verdict_json.h"
 #include "support/testpaths.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -104,6 +106,34 @@ private slots:
         QVERIFY(again.passed);
         QCOMPARE(grader.pid(), first);
         QCOMPARE(grader.spawnCount(), 1);
+    }
+
+    void theGraderBacksItsLargeHostBlocksWithHugePages() {
+        // glibc.malloc.hugetlb=1 is added to the caller's tunables, and a caller's own choice of it is kept
+        const QByteArray before = qgetenv("GLIBC_TUNABLES");
+        const bool hadBefore = qEnvironmentVariableIsSet("GLIBC_TUNABLES");
+        const auto tunablesSeenByGrader = [&](const char* callers) {
+            if (callers) {
+                qputenv("GLIBC_TUNABLES", callers);
+            } else {
+                qunsetenv("GLIBC_TUNABLES");
+            }
+            GraderProcess grader(fakeLaunch("normal"));
+            const Verdict verdict = grader.grade(dummyRequest());
+            const nlohmann::json json = nlohmann::json::parse(verdict.json, nullptr, false);
+            return json.is_object() && json.value("echo_glibc_tunables", nlohmann::json()).is_string()
+                       ? json["echo_glibc_tunables"].get<std::string>()
+                       : std::string("(none)");
+        };
+        QCOMPARE(tunablesSeenByGrader(nullptr), std::string("glibc.malloc.hugetlb=1"));
+        QCOMPARE(tunablesSeenByGrader("glibc.malloc.arena_max=2"),
+                 std::string("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"));
+        QCOMPARE(tunablesSeenByGrader("glibc.malloc.hugetlb=0"), std::string("glibc.malloc.hugetlb=0"));
+        if (hadBefore) {
+            qputenv("GLIBC_TUNABLES", before);
+        } else {
+            qunsetenv("GLIBC_TUNABLES");
+        }
     }
 
     void garbageLineIsInfrastructureError() {
