@@ -52,7 +52,7 @@ std::string printablePrefix(const std::string& text, std::size_t limit) {
 /// transparent huge pages (glibc 2.35 and later; an older glibc ignores the name) unless the caller chose otherwise.
 /// A draw's host tensors (every draw on a CPU device, parked or copied ones on a GPU) are blocks above malloc's
 /// mmap threshold, mapped afresh and faulted in 4 KiB at a time on each draw: a CPU grading of a 128 MiB
-/// KernelBench-X task spent most of its time in the kernel, 152 s where huge pages take 20 s (docs/design.md §5.4).
+/// KernelBench-X task spent most of its time in the kernel, 152 s where huge pages take 20-28 s (docs/design.md §5.4).
 /// On a GPU the timed region's memory is the device's (torch's caching allocator), so only the work around it changes.
 std::string graderMallocTunables(const char* inherited) {
     const std::string own = inherited ? inherited : "";
