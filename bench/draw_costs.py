@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """What each step of the grader's draw loop costs for one problem, on a GPU host: the problem's own make_inputs and
 reference, its float64 anchor, and the grader's copies, parking and collection around them, each synchronised and
-repeated, in milliseconds (median, min, max). For diagnosis, beside bench/grading_profile.py: the profile says which
-functions a grading spends its time in, this says what one draw's pieces cost at the problem's real sizes. It runs
-the problem's own code only, never a candidate.
+repeated, in milliseconds (median, min, max); first, what the timed region itself adds to a timed call (the clock's
+floor). For diagnosis, beside bench/grading_profile.py: the profile says which functions a grading spends its time
+in, this says what one draw's pieces cost at the problem's real sizes. It runs the problem's own code only, never a
+candidate.
 
     python3 bench/draw_costs.py NN [NN ...] [--device cuda:0] [--repeats 5]
 """
@@ -49,6 +50,7 @@ def main() -> int:
         print(f"  {label:34} median {times[len(times) // 2]:9.2f} ms  min {times[0]:9.2f}  max {times[-1]:9.2f}")
         return result
 
+    clock_floor(torch, device)
     for number in args.numbers:
         found = sorted(glob.glob(os.path.join(REPO, "problems", "*", f"{number}_*.py")))
         if not found:
@@ -72,6 +74,40 @@ def main() -> int:
         del inputs
         memory.release(device)
     return 0
+
+
+def clock_floor(torch: Any, device: str, repeats: int = 200) -> None:
+    """What the timed region adds to every timed call, both arms alike: an empty call timed as timing.Clock times a
+    solve (synchronize(), start event, the call, synchronize(), end event, each without a device or stream, so torch
+    looks the current device up each time), beside the same events with the device and stream named; and what one
+    torch.cuda.is_available() costs, which that lookup calls."""
+    from mkbgrader.child import timing
+
+    clock = timing.Clock(device)
+    stream = torch.cuda.current_stream(torch.device(device))
+
+    def named() -> float:
+        torch.cuda.synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record(stream)
+        torch.cuda.synchronize(device)
+        end.record(stream)
+        end.synchronize()
+        return float(start.elapsed_time(end))
+
+    def median(values: list) -> float:
+        return sorted(values)[len(values) // 2]
+
+    as_clock = median([clock.time_call(lambda: None)[0] for _ in range(repeats)])
+    as_named = median([named() for _ in range(repeats)])
+    calls = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        torch.cuda.is_available()
+        calls.append((time.perf_counter() - began) * 1e6)
+    print(f"the clock's floor on {device}: an empty call timed as timing.Clock does, median {as_clock * 1e3:.1f} us; "
+          f"with the device and stream named, {as_named * 1e3:.1f} us; torch.cuda.is_available() "
+          f"{median(calls):.1f} us a call (max {max(calls):.1f})")
 
 
 if __name__ == "__main__":
