@@ -95,19 +95,19 @@ def clock_floor(torch: Any, device: str, repeats: int = 200) -> None:
         end.synchronize()
         return float(start.elapsed_time(end))
 
-    def median(values: list) -> float:
-        return sorted(values)[len(values) // 2]
+    def spread(values_ms: list) -> str:
+        values = sorted(v * 1e3 for v in values_ms)
+        return f"median {values[len(values) // 2]:.1f} us (min {values[0]:.1f}, max {values[-1]:.1f})"
 
-    as_clock = median([clock.time_call(lambda: None)[0] for _ in range(repeats)])
-    as_named = median([named() for _ in range(repeats)])
+    as_clock = spread([clock.time_call(lambda: None)[0] for _ in range(repeats)])
+    as_named = spread([named() for _ in range(repeats)])
     calls = []
     for _ in range(repeats):
         began = time.perf_counter()
         torch.cuda.is_available()
-        calls.append((time.perf_counter() - began) * 1e6)
-    print(f"the clock's floor on {device}: an empty call timed as timing.Clock does, median {as_clock * 1e3:.1f} us; "
-          f"with the device and stream named, {as_named * 1e3:.1f} us; torch.cuda.is_available() "
-          f"{median(calls):.1f} us a call (max {max(calls):.1f})")
+        calls.append((time.perf_counter() - began) * 1e3)
+    print(f"the clock's floor on {device}: an empty call timed as timing.Clock does, {as_clock}; with the device and "
+          f"stream named, {as_named}; torch.cuda.is_available() {spread(calls)} a call")
 
 
 if __name__ == "__main__":
