@@ -9,10 +9,11 @@ import torch
 # derivative is 1 - (c / 50)^2. A batch of 2 sequences of 2048 tokens, bf16, layout [batch, tokens, heads, dim].
 # Eager estimate on an H200: ~8 ms (six [2, 16, 2048, 2048] float32 intermediates and five batched GEMMs).
 # numba is below eager here: the causal half of the five products is 172 GFLOP, so beating eager's 12.2 ms
-# (docs/suite.md; its cuBLAS float32 GEMMs run the full 344 GFLOP) needs at least 14 TFLOP/s of float32 FMAs with the
-# softcap's tanh and exp in the loop, and numba has no tensor cores (no MMA); its FlashAttention-2-style solution
-# (K, V rows in registers, dot products summed by warp shuffles) was measured at 0.33x of eager on an H200, and the
-# suite's tiled numba GEMM does not reach that rate either (29_fp8_block_scaled_gemm: 0.13x, about 6 TFLOP/s).
+# (bench/results/suite-2dsl-h200.md; its cuBLAS float32 GEMMs run the full 344 GFLOP) needs at least 14 TFLOP/s of
+# float32 FMAs with the softcap's tanh and exp in the loop, and numba has no tensor cores (no MMA); its
+# FlashAttention-2-style solution (K, V rows in registers, dot products summed by warp shuffles) was measured at 0.33x
+# of eager on an H200, and the suite's tiled numba GEMM does not reach that rate either (29_fp8_block_scaled_gemm:
+# 0.13x, about 6 TFLOP/s).
 BATCH = 2
 SEQ_LEN = 2048
 QUERY_HEADS = 16

@@ -9,10 +9,10 @@ import torch
 # (a_scales[m, k // 128]); weights are fp8 e4m3 with one float32 scale per 128x128 block
 # (b_scales[n // 128, k // 128]). out[m, n] = sum_k a[m, k] * a_scales[m, k // 128] * b[n, k] * b_scales[n // 128,
 # k // 128], in bf16. Each 128-wide slice of the product is accumulated and then scaled, as DeepGEMM does.
-# numba cannot beat eager here: the work is one 120 GFLOP product, which eager runs as a float32 cuBLAS GEMM in
-# 2.74 ms (docs/suite.md), about 44 TFLOP/s, two thirds of the H200's float32 CUDA-core peak; numba reaches neither
-# the fp8 nor the bf16 tensor cores (no MMA), so it must match cuBLAS's own SIMT GEMM in Python-written FMAs, and its
-# shared-memory tiled GEMM (64 x 64 tiles, 4 x 4 per thread) was measured at 0.13x of eager on an H200.
+# numba cannot beat eager here: the work is one 120 GFLOP product, which eager runs as a float32 cuBLAS GEMM in 2.74 ms
+# (bench/results/suite-2dsl-h200.md), about 44 TFLOP/s, two thirds of the H200's float32 CUDA-core peak; numba reaches
+# neither the fp8 nor the bf16 tensor cores (no MMA), so it must match cuBLAS's own SIMT GEMM in Python-written FMAs,
+# and its shared-memory tiled GEMM (64 x 64 tiles, 4 x 4 per thread) was measured at 0.13x of eager on an H200.
 # numba stays below eager on an H100 too (0.13x [0.13, 0.13], 2026-12-06): eager's 2.68 ms, dequantisation included,
 # is 45 TFLOP/s over the 120 GFLOP, 88% of the 51 TFLOP/s float32 peak probed on that card; numba's GEMM runs at 6.1
 # TFLOP/s (19.8 ms of device time), and at the rate of the suite's fastest numba GEMM (25_mixtral_grouped_expert_gemm,
