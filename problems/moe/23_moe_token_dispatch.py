@@ -10,13 +10,6 @@ import torch
 #                                        (a stable sort of the flattened expert ids: the order is fully defined);
 #   expert_offsets  [NUM_EXPERTS + 1] int32  expert e owns rows expert_offsets[e] .. expert_offsets[e + 1] - 1.
 # Routing is skewed (some experts are popular) and each token picks TOP_K distinct experts.
-# pallas stays below eager here (0.67x [0.64, 0.70] on an H100, 2026-12-07, bench/results/suite-4dsl-h100-r4.md;
-# 0.82x [0.80, 0.83] in bench/results/suite-4dsl-h100-r3.md): its kernels take Triton's device time (0.192 against
-# 0.192 ms), and 0.93 ms goes outside the device: JAX's per-call host work around the jitted dispatch, its two DLPack
-# imports and three exports, against eager's 0.55-0.79 ms for everything. The cheapest Pallas round trip measured in
-# the suite (problem 18: one import, one export) spends 0.49 ms outside the device on r3's host, and the r4 record's
-# host ran launch-bound work 1.6-1.8x slower (bench/README.md, twenty-second batch), so no Pallas form of this
-# three-output sort reaches eager (inferred).
 NUM_TOKENS = 16384
 HIDDEN = 2048
 NUM_EXPERTS = 60

@@ -7,13 +7,6 @@ import torch
 # scale is max|y| (floored at 1e-10) over 127; q = y / scale rounded to the nearest integer, ties to even
 # (torch.round, __float2int_rn, cvt.rni), saturated to +-127. Outputs are judged by the quantization metrics: a
 # different reduction order or rsqrt may move a rare element by one step.
-# pallas stays below eager here (0.70x [0.68, 0.71] on an H100, 2026-12-07, bench/results/suite-4dsl-h100-r4.md;
-# 0.91x [0.90, 0.93] in bench/results/suite-4dsl-h100-r3.md): its kernel takes 0.038 ms of device time (Triton's
-# 0.021 ms), and 0.84 ms goes outside the device: JAX's per-call host work around the jitted pallas_call, its two
-# DLPack imports and two exports, against eager's 0.60 ms for everything. The cheapest Pallas round trip measured in
-# the suite (problem 18: one import, one export) spends 0.49 ms outside the device on r3's host, and the r4 record's
-# host ran launch-bound work 1.6-1.8x slower (bench/README.md, twenty-second batch), so a Pallas kernel reaches
-# eager here only on a fast host, if at all (inferred).
 NUM_TOKENS = 4096
 HIDDEN = 4096
 EPS = 1e-5
