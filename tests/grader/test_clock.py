@@ -42,12 +42,16 @@ class FakeCuda:
         return self.default_stream
 
 
+def fake_torch(journal: list) -> types.SimpleNamespace:
+    return types.SimpleNamespace(cuda=FakeCuda(journal), device=lambda name: ("device", name))
+
+
 class ClockTest(unittest.TestCase):
     def test_a_timed_call_names_its_device_and_stream(self) -> None:
         journal: list = []
-        cuda = FakeCuda(journal)
-        fake_torch = types.SimpleNamespace(cuda=cuda, device=lambda name: ("device", name))
-        with mock.patch.object(timing, "torch", fake_torch):
+        torch = fake_torch(journal)
+        cuda = torch.cuda
+        with mock.patch.object(timing, "torch", torch):
             clock = timing.Clock("cuda:1")
             built = list(journal)
             journal.clear()
@@ -62,11 +66,10 @@ class ClockTest(unittest.TestCase):
 
     def test_a_replaced_synchronize_does_not_change_the_clock(self) -> None:
         journal: list = []
-        cuda = FakeCuda(journal)
-        fake_torch = types.SimpleNamespace(cuda=cuda, device=lambda name: ("device", name))
-        with mock.patch.object(timing, "torch", fake_torch):
+        torch = fake_torch(journal)
+        with mock.patch.object(timing, "torch", torch):
             clock = timing.Clock("cuda:0")
-            cuda.synchronize = lambda device=None: journal.append(("replaced", device))
+            torch.cuda.synchronize = lambda device=None: journal.append(("replaced", device))
             journal.clear()
             clock.time_call(lambda: None)
         self.assertNotIn("replaced", [entry[0] for entry in journal],

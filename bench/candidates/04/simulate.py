@@ -17,20 +17,16 @@ inputs are unchanged. The simulator reads numpy arrays, so each launch gets nump
 shuffles (a per-warp barrier and exchange) and libdevice's bit casts (numpy views) are stood in by Python.
 Usage: /usr/bin/python3 simulate.py [shipped] [v1] [v2]"""
 
-import importlib.util
 import os
 import sys
-import threading
 import time
-import types
 
-os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from numba_simulator import REPO, load, simulate  # noqa: E402  (turns the simulator on first)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from numba.cuda.simulator import kernelapi  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PROBLEM = os.path.join(REPO, "problems/moe/04_mixtral_top2_router.py")
 SOLUTIONS = {
     "shipped": os.path.join(REPO, "problems/moe/_solutions/04_mixtral_top2_router.numba.py"),
@@ -39,86 +35,10 @@ SOLUTIONS = {
 }
 TOKENS, HIDDEN = 21, 384
 
-_lock = threading.Lock()
-
-
-def _warp(thread):
-    """The (barrier, exchange) of the calling simulator thread's warp."""
-    with _lock:
-        state = thread._manager.__dict__.setdefault("_warps", {})
-        key = (tuple(thread.blockIdx), thread.thread_id >> 5)
-        if key not in state:
-            state[key] = (threading.Barrier(32), {})
-        return state[key]
-
-
-def _exchange(value, source):
-    thread = threading.current_thread()
-    barrier, exchange = _warp(thread)
-    lane = thread.thread_id & 31
-    exchange[lane] = value
-    barrier.wait()
-    result = exchange[source(lane)]
-    barrier.wait()
-    return result
-
-
-def _shfl_xor_sync(self, mask, value, lane_mask):
-    return _exchange(value, lambda lane: lane ^ lane_mask)
-
-
-def _shfl_sync(self, mask, value, src_lane):
-    return _exchange(value, lambda lane: src_lane)
-
-
-kernelapi.FakeCUDAModule.shfl_xor_sync = _shfl_xor_sync
-kernelapi.FakeCUDAModule.shfl_sync = _shfl_sync
-
-
-class Libdevice:
-    @staticmethod
-    def int_as_float(x):
-        return np.array([int(x) & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0]
-
-    @staticmethod
-    def float_as_int(x):
-        return int(np.array([x], dtype=np.float32).view(np.int32)[0])
-
-
-def load(path: str, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class GarbageTorch(types.ModuleType):
-    """torch as the solution sees it, except that torch.empty fills its tensor with garbage (NaN, or -12345)."""
-
-    def __init__(self):
-        super().__init__("torch")
-
-    def __getattr__(self, name):
-        return getattr(torch, name)
-
-    @staticmethod
-    def empty(*args, **kwargs):
-        tensor = torch.empty(*args, **kwargs)
-        return tensor.fill_(float("nan") if tensor.is_floating_point() else -12345)
-
 
 def shrink(solution) -> None:
     """The kernel given numpy views of the tensors; libdevice stood in; torch.empty garbage-filled."""
-    solution.torch = GarbageTorch()
-    solution.libdevice = Libdevice
-    kernel = solution._router
-
-    class Host:
-        def __getitem__(self, config):
-            launch = kernel[config]
-            return lambda *args: launch(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in args])
-
-    solution._router = Host()
+    simulate(solution, "_router")
     if hasattr(solution, "_launches"):
         solution._launches.clear()
 
