@@ -35,7 +35,7 @@ class Clock:
             self.stream = torch.cuda.current_stream(named)
             self.event_type = torch.cuda.Event
             if kernel_only:
-                props = torch.cuda.get_device_properties(torch.device(device))
+                props = torch.cuda.get_device_properties(named)
                 l2 = int(getattr(props, "L2_cache_size", 0) or 0) or 64 * 1024 * 1024
                 self.flush_buffer = torch.empty(max(2 * l2, 256 * 1024 * 1024) // 4, dtype=torch.int32, device=device)
                 self.persisting_reset = _persisting_l2_reset()
