@@ -84,20 +84,21 @@ class GarbageTorch(types.ModuleType):
         return tensor.fill_(float("nan") if tensor.is_floating_point() else -12345)
 
 
+class NumpyLaunch:
+    """A kernel as a solution launches it (`kernel[config](*args)`), with numpy views of its tensor arguments."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, config):
+        launch = self.kernel[config]
+        return lambda *args: launch(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in args])
+
+
 def simulate(solution, *kernel_names: str) -> None:
     """Readies a loaded solution module for the simulator: each named kernel is launched with numpy views of its
     tensor arguments, libdevice is stood in, and torch.empty hands out garbage."""
     solution.torch = GarbageTorch()
     solution.libdevice = Libdevice
     for name in kernel_names:
-        kernel = getattr(solution, name)
-
-        class Host:
-            def __init__(self, kernel):
-                self.kernel = kernel
-
-            def __getitem__(self, config):
-                launch = self.kernel[config]
-                return lambda *args: launch(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in args])
-
-        setattr(solution, name, Host(kernel))
+        setattr(solution, name, NumpyLaunch(getattr(solution, name)))

@@ -6,7 +6,7 @@ copies of the inputs (the grader's anchor) and against its own float32 reference
 Inputs as make_inputs draws them, plus edge rows: a token scaled by 1000, one whose three inputs cancel to near zero
 (its normalisation divides by a small deviation), and values whose float32 sums sit exactly halfway between two
 bf16 (round to nearest even must pick the even one). It prints, first, the bf16 rounding of _pack against torch's
-cast on 200,000 float32 patterns (ties and the largest finite values among them); then per solution the max abs
+cast on 22,000 float32 patterns (ties and the largest finite values among them); then per solution the max abs
 error of each output against the anchor, the grader's allowance (3 x max(reference error, bf16 eps x max|anchor|)),
 whether it passes, how many elements differ from the float32 reference's, and whether the inputs are unchanged.
 Usage: /usr/bin/python3 simulate.py [shipped] [v1]"""
@@ -34,7 +34,7 @@ BF16_EPS = 2.0 ** -7
 def check_rounding(solution) -> int:
     """Mismatches of _pack's two halves against torch's float32 -> bf16 cast."""
     generator = np.random.default_rng(0)
-    bits = generator.integers(0, 2 ** 32, 200000, dtype=np.uint64).astype(np.uint32)
+    bits = generator.integers(0, 2 ** 32, 22000, dtype=np.uint64).astype(np.uint32)
     bits[:1000] = (bits[:1000] & 0xFFFF0000) | 0x8000  # exact ties
     bits[1000:2000] = (bits[1000:2000] & 0xFFFF0000) | 0x7FFF  # just below a tie
     bits[2000:2010] = [0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F7FFF, 0, 0x80000000, 1, 0x00008000, 0x3F808000, 0x3F818000,
@@ -44,9 +44,7 @@ def check_rounding(solution) -> int:
     want = torch.from_numpy(values.copy()).to(torch.bfloat16).view(torch.int16).numpy().astype(np.uint16)
     bad = 0
     pack = solution._pack.py_func
-    for value, expected, ok in zip(values[:20000].tolist() + values[-2000:].tolist(),
-                                   want[:20000].tolist() + want[-2000:].tolist(),
-                                   finite[:20000].tolist() + finite[-2000:].tolist()):
+    for value, expected, ok in zip(values.tolist(), want.tolist(), finite.tolist()):
         if not ok:
             continue
         word = pack(np.float32(value), np.float32(value)) & 0xFFFFFFFF
