@@ -6,6 +6,7 @@ turns the simulator on. For a host without a GPU; the GPU decides (grade_candida
 import importlib.util
 import os
 import threading
+import time
 import types
 
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -102,3 +103,18 @@ def simulate(solution, *kernel_names: str) -> None:
     solution.libdevice = Libdevice
     for name in kernel_names:
         setattr(solution, name, NumpyLaunch(getattr(solution, name)))
+
+
+def solve_timed(solution, inputs: list, before: list):
+    """solution.solve on the inputs: (its outputs, the seconds it took in the simulator, whether the inputs still
+    equal `before`, the clones taken before the first solution ran)."""
+    began = time.time()
+    outputs = solution.solve(*inputs)
+    seconds = time.time() - began
+    return outputs, seconds, all(torch.equal(t, b) for t, b in zip(inputs, before))
+
+
+def worst_error(output, anchor) -> float:
+    """The largest absolute difference from the float64 anchor; NaN when any difference is not finite."""
+    error = (output.double() - anchor).abs()
+    return float(error.max()) if bool(torch.isfinite(error).all()) else float("nan")

@@ -19,10 +19,9 @@ Usage: /usr/bin/python3 simulate.py [shipped] [v1] [v2]"""
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from numba_simulator import REPO, load, simulate  # noqa: E402  (turns the simulator on first)
+from numba_simulator import REPO, load, simulate, solve_timed, worst_error  # noqa: E402  (turns the simulator on first)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -97,13 +96,9 @@ def main() -> None:
         if hasattr(solution, "_low"):
             print(f"{tag}: fp16 widening, mismatches over 4 x 65536 patterns (non-finite skipped): "
                   f"{check_widening(solution)}")
-        began = time.time()
-        out = solution.solve(*inputs)
-        seconds = time.time() - began
-        err = (out.double() - anchor).abs()
-        worst = float(err.max()) if bool(torch.isfinite(err).all()) else float("nan")
+        out, seconds, untouched = solve_timed(solution, inputs, before)
+        worst = worst_error(out, anchor)
         chosen = torch.equal(out != 0, anchor != 0)
-        untouched = all(torch.equal(t, b) for t, b in zip(inputs, before))
         print(f"{tag}: {tuple(out.shape)} {out.dtype}, max abs error {worst:.3g} (allowance {limit:.3g}, "
               f"{worst / limit:.2f}x of it), passes {worst <= limit}, same experts {chosen}, inputs unchanged "
               f"{untouched}, {seconds:.0f} s in the simulator")

@@ -13,10 +13,9 @@ Usage: /usr/bin/python3 simulate.py [shipped] [v1]"""
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from numba_simulator import REPO, load, simulate  # noqa: E402  (turns the simulator on first)
+from numba_simulator import REPO, load, simulate, solve_timed, worst_error  # noqa: E402  (turns the simulator on first)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -87,16 +86,12 @@ def main() -> None:
         simulate(solution, *KERNELS[tag])
         if hasattr(solution, "_pack"):
             print(f"{tag}: bf16 rounding, mismatches against torch's cast: {check_rounding(solution)}")
-        began = time.time()
-        outs = solution.solve(*inputs)
-        seconds = time.time() - began
+        outs, seconds, untouched = solve_timed(solution, inputs, before)
         for name, out, ref, anc, limit in zip(("normed", "summed"), outs, reference, anchor, limits):
-            err = (out.double() - anc).abs()
-            worst = float(err.max()) if bool(torch.isfinite(err).all()) else float("nan")
+            worst = worst_error(out, anc)
             differ = int((out.float() != ref.float()).sum())
             print(f"{tag} {name}: {tuple(out.shape)} {out.dtype}, max abs error {worst:.3g} (allowance {limit:.3g}, "
                   f"passes {worst <= limit}), {differ} of {out.numel()} elements differ from the float32 reference")
-        untouched = all(torch.equal(t, b) for t, b in zip(inputs, before))
         print(f"{tag}: inputs unchanged {untouched}, {seconds:.0f} s in the simulator")
 
 

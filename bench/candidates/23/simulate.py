@@ -8,10 +8,9 @@ Usage: /usr/bin/python3 simulate.py [shipped] [v1]"""
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from numba_simulator import REPO, load, simulate  # noqa: E402  (turns the simulator on first)
+from numba_simulator import REPO, load, simulate, solve_timed  # noqa: E402  (turns the simulator on first)
 
 import torch  # noqa: E402
 
@@ -45,13 +44,10 @@ def main() -> None:
     for tag in wanted:
         solution = load(SOLUTIONS[tag], tag)
         simulate(solution, *KERNELS[tag])
-        began = time.time()
-        outs = solution.solve(*inputs)
-        seconds = time.time() - began
+        outs, seconds, untouched = solve_timed(solution, inputs, before)
         for name, out, ref in zip(("permuted_hidden", "sorted_slots", "expert_offsets"), outs, reference):
             same = out.shape == ref.shape and out.dtype == ref.dtype and torch.equal(out, ref)
             print(f"{tag} {name}: {tuple(out.shape)} {out.dtype}, equal to the reference's {same}")
-        untouched = all(torch.equal(t, b) for t, b in zip(inputs, before))
         print(f"{tag}: inputs unchanged {untouched}, {seconds:.0f} s in the simulator")
 
 
